@@ -1,0 +1,183 @@
+"""Small real datasets shipped with jaxtests, and a CSV loader for your own data.
+
+Every loader returns ``(X, y)`` as float64 numpy arrays. Binary
+classification labels are ±1 with the positive class documented per loader.
+Provenance and licences: ``jaxtests/datasets/data/README.md``.
+"""
+
+import csv
+import gzip
+import math
+import os
+from importlib import resources
+
+import numpy as np
+
+__all__ = ["list_datasets", "load_breast_cancer", "load_csv", "load_diabetes", "load_pima"]
+
+_DATASETS = {
+    "breast_cancer": ("breast_cancer.csv", "malignant", "classification", (569, 30)),
+    "pima": ("pima.csv", "diabetes", "classification", (768, 8)),
+    "diabetes": ("diabetes.csv", "progression", "regression", (442, 10)),
+}
+
+
+def list_datasets():
+    """Names of the bundled datasets with their task and ``X`` shape.
+
+    Returns
+    -------
+    dict
+        ``name -> {"task": ..., "shape": (n, d), "loader": "load_<name>"}``.
+    """
+    return {
+        name: {"task": task, "shape": shape, "loader": f"load_{name}"}
+        for name, (_, _, task, shape) in _DATASETS.items()
+    }
+
+
+def _bundled(name):
+    fname, label, task, _ = _DATASETS[name]
+    path = resources.files(__name__).joinpath("data", fname)
+    with resources.as_file(path) as p:
+        X, y = load_csv(p, label=label)
+    if task == "classification":
+        y = 2.0 * y - 1.0  # 0/1 in the file -> -1/+1, positive class +1
+    return X, y
+
+
+def load_breast_cancer():
+    """Wisconsin diagnostic breast cancer data (UCI; CC BY 4.0).
+
+    Returns
+    -------
+    X : ndarray, shape (569, 30)
+        Cell-nucleus features (mean, standard error and worst of ten measures).
+    y : ndarray, shape (569,)
+        +1 malignant (212 cases), -1 benign (357).
+    """
+    return _bundled("breast_cancer")
+
+
+def load_pima():
+    """Pima Indians diabetes data (UCI, via R's mlbench ``PimaIndiansDiabetes``).
+
+    Returns
+    -------
+    X : ndarray, shape (768, 8)
+        pregnant, glucose, pressure, triceps, insulin, mass, pedigree, age. Zeros
+        in glucose, pressure, triceps, insulin and mass code missing values in
+        the original data and are kept.
+    y : ndarray, shape (768,)
+        +1 diabetic (268 cases), -1 not diabetic (500).
+    """
+    return _bundled("pima")
+
+
+def load_diabetes():
+    """Diabetes progression regression data (Efron et al. 2004), unscaled.
+
+    Returns
+    -------
+    X : ndarray, shape (442, 10)
+        age, sex (1/2), bmi, bp, s1..s6 (blood serum measurements).
+    y : ndarray, shape (442,)
+        Quantitative disease progression one year after baseline (25 to 346).
+    """
+    return _bundled("diabetes")
+
+
+def _open_text(path):
+    if str(path).endswith(".gz"):
+        return gzip.open(path, "rt", newline="")
+    return open(path, newline="")
+
+
+def load_csv(path, *, label, features=None, delimiter=","):
+    """Read a numeric feature/label table from a CSV file with a header row.
+
+    Parameters
+    ----------
+    path : str or path-like
+        CSV file (``.gz`` files are decompressed).
+    label : str
+        Name of the label (target) column.
+    features : sequence of str, optional
+        Feature columns in the order wanted; default all columns but ``label``.
+    delimiter : str
+        Field separator.
+
+    Returns
+    -------
+    X : ndarray, shape (n_rows, n_features)
+    y : ndarray, shape (n_rows,)
+        The label column as read (no recoding; ±1 conversion of {0, 1} labels
+        happens in the functions that need binary labels).
+
+    Raises
+    ------
+    ValueError
+        Missing column, ragged row, non-numeric value, or an empty/NaN/inf
+        cell; the message names the file, the line number (1-based, header is
+        line 1) and the column.
+    """
+    path = os.fspath(path)
+    if not isinstance(label, str):
+        raise TypeError(f"`label` must be a column name (str), got {type(label).__name__}.")
+    with _open_text(path) as fh:
+        reader = csv.reader(fh, delimiter=delimiter)
+        try:
+            header = [h.strip() for h in next(reader)]
+        except StopIteration:
+            raise ValueError(f"{path}: the file is empty (no header line).") from None
+        if features is None:
+            features = [h for h in header if h != label]
+        else:
+            if isinstance(features, str):
+                raise TypeError("`features` must be a sequence of column names, not a str.")
+            features = list(features)
+        wanted = [*features, label]
+        missing = [c for c in wanted if c not in header]
+        if missing:
+            raise ValueError(
+                f"{path}: column(s) {missing} not found in the header (line 1); "
+                f"columns are {header}."
+            )
+        if len(set(header)) != len(header):
+            dup = sorted({h for h in header if header.count(h) > 1})
+            raise ValueError(f"{path}: duplicate column name(s) {dup} in the header (line 1).")
+        cols = [header.index(c) for c in wanted]
+        rows = []
+        for lineno, row in enumerate(reader, start=2):
+            if not row or all(not c.strip() for c in row):
+                continue  # blank line
+            if len(row) != len(header):
+                raise ValueError(
+                    f"{path}, line {lineno}: {len(row)} fields, the header has {len(header)}."
+                )
+            vals = []
+            for j in cols:
+                cell = row[j].strip()
+                if cell == "" or cell.lower() in ("na", "nan", "null", "none"):
+                    raise ValueError(
+                        f"{path}, line {lineno}, column {header[j]!r}: empty or missing value "
+                        f"{row[j]!r}; remove or impute it first."
+                    )
+                try:
+                    v = float(cell)
+                except ValueError:
+                    raise ValueError(
+                        f"{path}, line {lineno}, column {header[j]!r}: non-numeric value "
+                        f"{row[j]!r}."
+                    ) from None
+                if not math.isfinite(v):
+                    raise ValueError(
+                        f"{path}, line {lineno}, column {header[j]!r}: non-finite value "
+                        f"{row[j]!r}."
+                    )
+                vals.append(v)
+            rows.append(vals)
+    if not rows:
+        raise ValueError(f"{path}: no data rows after the header.")
+    data = np.asarray(rows, dtype=np.float64)
+    return data[:, :-1].copy(), data[:, -1].copy()

@@ -1,0 +1,38 @@
+"""Per-instance loss kernels. Shapes: ``y, f : (..., n_instances)`` broadcastable.
+
+Pure; no validation. Labels are ±1 for the classification losses.
+"""
+
+import jax.numpy as jnp
+
+__all__ = ["absolute", "epsilon_insensitive", "hinge", "power", "square", "zero_one"]
+
+
+def zero_one(y, f):
+    """0/1 loss on the sign of ``f``: 1 where ``y * f <= 0`` (``f == 0`` is an error)."""
+    return jnp.where(y * f > 0, 0, 1).astype(jnp.result_type(y, f))
+
+
+def hinge(y, f):
+    """Hinge loss ``max(0, 1 - y f)`` (seed 000, eq. 2)."""
+    return jnp.maximum(0, 1 - y * f)
+
+
+def square(y, f):
+    """Square loss ``(y - f)^2`` (seed 000, eq. 3)."""
+    return jnp.square(y - f)
+
+
+def absolute(y, f):
+    """Absolute loss ``|y - f|``."""
+    return jnp.abs(y - f)
+
+
+def epsilon_insensitive(y, f, epsilon):
+    """Epsilon-insensitive loss ``max(0, |y - f| - epsilon)`` (seed 000, eq. 4)."""
+    return jnp.maximum(0, jnp.abs(y - f) - epsilon)
+
+
+def power(y, f, p):
+    """DELVE loss ``|y - f|^p`` (seed 001, eq. 1); ``0^p = 0`` for ``p > 0``."""
+    return jnp.abs(y - f) ** p

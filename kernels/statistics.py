@@ -1,0 +1,417 @@
+"""Test-statistic kernels shared by the parametric tests and the permutation engine.
+
+The observed statistic and every resampled one come from these functions
+(vmapped over resamples), so they accept leading batch dimensions. The
+reference distributions of the parametric tests (t, F, chi-square, normal,
+binomial tails) live here too, written with ``betainc``/``gammaincc`` so that
+batched p-values stay on the device. Pure; no validation.
+"""
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+from jax import lax
+from jax.scipy import special
+
+__all__ = [
+    "ALTERNATIVES",
+    "AnovaSums",
+    "BlockedAnovaSums",
+    "HotellingParts",
+    "MardiaMoments",
+    "PairedMoments",
+    "anova_f",
+    "anova_sums",
+    "binom_cdf",
+    "binom_pmf",
+    "blocked_anova_f",
+    "blocked_anova_sums",
+    "chi2_sf",
+    "corrected_t_statistic",
+    "correlation_rcond",
+    "covariance",
+    "f_sf",
+    "ftest_5x2cv_statistic",
+    "hotelling_lawley_trace",
+    "hotelling_parts",
+    "hotelling_parts_two_sample",
+    "hotelling_t2",
+    "hotelling_t2_two_sample",
+    "manova_eigen",
+    "manova_eigenvalues",
+    "manova_he",
+    "mardia_moments",
+    "mcnemar_counts",
+    "mean",
+    "norm_sf",
+    "paired_moments",
+    "pillai_trace",
+    "pooled_t_statistic",
+    "roy_root",
+    "t_pvalue",
+    "t_sf",
+    "t_statistic",
+    "ttest_5x2cv_statistic",
+    "wilks_lambda",
+]
+
+ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+# ----------------------------------------------------------------------------------------
+# Univariate location statistics
+# ----------------------------------------------------------------------------------------
+
+
+def mean(d):
+    """Mean over the last axis; ``d : (..., n)`` -> ``(...)``."""
+    return jnp.mean(d, axis=-1)
+
+
+def t_statistic(d):
+    """One-sample (paired) t ``sqrt(n) mean / sd`` over the last axis (seed 002).
+
+    ``d : (..., n)`` -> ``(...)``. Zero variance gives ±inf (nonzero mean) or NaN.
+    """
+    n = d.shape[-1]
+    m = jnp.mean(d, axis=-1)
+    s = jnp.std(d, axis=-1, ddof=1)
+    return m * jnp.sqrt(jnp.asarray(n, d.dtype)) / s
+
+
+class PairedMoments(NamedTuple):
+    """Paired t statistic with the mean difference and its standard error, each ``(...)``."""
+
+    statistic: jnp.ndarray
+    mean: jnp.ndarray
+    standard_error: jnp.ndarray
+
+
+def paired_moments(d):
+    """t, mean and standard error ``sd / sqrt(n)`` of ``d : (..., n)`` (seed 002)."""
+    n = d.shape[-1]
+    m = jnp.mean(d, axis=-1)
+    se = jnp.std(d, axis=-1, ddof=1) / jnp.sqrt(jnp.asarray(n, d.dtype))
+    return PairedMoments(m / se, m, se)
+
+
+def pooled_t_statistic(a, b):
+    """Student's two-sample t with pooled variance; ``a : (..., n1)``, ``b : (..., n2)``."""
+    n1, n2 = a.shape[-1], b.shape[-1]
+    va = jnp.var(a, axis=-1, ddof=1)
+    vb = jnp.var(b, axis=-1, ddof=1)
+    sp2 = ((n1 - 1) * va + (n2 - 1) * vb) / (n1 + n2 - 2)
+    return (jnp.mean(a, axis=-1) - jnp.mean(b, axis=-1)) / jnp.sqrt(sp2 * (1 / n1 + 1 / n2))
+
+
+def ttest_5x2cv_statistic(d):
+    """Dietterich's (1998) 5x2cv t: ``d[0, 0] / sqrt(mean_i s_i^2)``.
+
+    ``d : (..., 5, 2)`` differences (replication x fold) -> ``(...)``, with
+    ``s_i^2 = sum_j (d_ij - mean_j d_ij)^2``.
+    """
+    s2 = jnp.sum((d - jnp.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
+    return d[..., 0, 0] / jnp.sqrt(jnp.mean(s2, axis=-1))
+
+
+def ftest_5x2cv_statistic(d):
+    """Alpaydin's (1999) combined 5x2cv F: ``sum d_ij^2 / (2 sum_i s_i^2)``; ``(..., 5, 2)``."""
+    s2 = jnp.sum((d - jnp.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
+    return jnp.sum(d**2, axis=(-2, -1)) / (2 * jnp.sum(s2, axis=-1))
+
+
+def corrected_t_statistic(d, test_train_ratio):
+    """Nadeau & Bengio (2003) corrected resampled t; ``d : (..., J)`` -> ``PairedMoments``.
+
+    The variance of the mean is ``(1/J + n_test/n_train) s^2`` instead of ``s^2/J``.
+    """
+    n = d.shape[-1]
+    m = jnp.mean(d, axis=-1)
+    se = jnp.sqrt((1 / n + test_train_ratio) * jnp.var(d, axis=-1, ddof=1))
+    return PairedMoments(m / se, m, se)
+
+
+# ----------------------------------------------------------------------------------------
+# Multivariate location statistics
+# ----------------------------------------------------------------------------------------
+
+
+def covariance(x):
+    """Unbiased covariance of ``x : (..., n, p)`` -> ``(..., p, p)``."""
+    n = x.shape[-2]
+    xc = x - jnp.mean(x, axis=-2, keepdims=True)
+    return jnp.einsum("...ki,...kj->...ij", xc, xc) / (n - 1)
+
+
+def correlation_rcond(s, scale):
+    """Reciprocal condition number of the correlation matrix of covariance ``s : (..., p, p)``.
+
+    A measure whose standard deviation is at most ``1e-13 * scale`` (``scale : (..., p)``,
+    e.g. the largest absolute value of that measure) counts as constant: result 0.
+    """
+    sd = jnp.sqrt(jnp.maximum(jnp.diagonal(s, axis1=-2, axis2=-1), 0))
+    ok = sd > 1e-13 * scale
+    safe = jnp.where(ok, sd, 1)
+    r = s / (safe[..., :, None] * safe[..., None, :])
+    ev = jnp.linalg.eigvalsh(r)
+    return jnp.where(jnp.all(ok, axis=-1), jnp.maximum(ev[..., 0], 0) / ev[..., -1], 0)
+
+
+def hotelling_t2(d):
+    """Paired Hotelling ``T^2 = n dbar' S^-1 dbar`` (seed 004, eq. 1).
+
+    ``d : (..., n, p)`` (instances or folds by measures) -> ``(...)``.
+    """
+    n = d.shape[-2]
+    dbar = jnp.mean(d, axis=-2)
+    dc = d - dbar[..., None, :]
+    s = jnp.einsum("...ki,...kj->...ij", dc, dc) / (n - 1)
+    w = jnp.linalg.solve(s, dbar[..., None])[..., 0]
+    return n * jnp.sum(dbar * w, axis=-1)
+
+
+class HotellingParts(NamedTuple):
+    """T^2 with its pieces: mean difference ``(..., p)``, covariance ``(..., p, p)``,
+    discriminant direction ``w = S^-1 dbar`` ``(..., p)``."""
+
+    statistic: jnp.ndarray
+    mean: jnp.ndarray
+    covariance: jnp.ndarray
+    direction: jnp.ndarray
+
+
+def hotelling_parts(d):
+    """Paired T^2, dbar, S_d and Fisher's direction ``w = S_d^-1 dbar`` (seed 004, eqs. 1-2)."""
+    n = d.shape[-2]
+    dbar = jnp.mean(d, axis=-2)
+    s = covariance(d)
+    w = jnp.linalg.solve(s, dbar[..., None])[..., 0]
+    return HotellingParts(n * jnp.sum(dbar * w, axis=-1), dbar, s, w)
+
+
+def hotelling_parts_two_sample(a, b):
+    """Two-sample T^2 ``n1 n2/(n1+n2) dbar' S_p^-1 dbar`` with pooled ``S_p`` (Rencher 5.4).
+
+    ``a : (..., n1, p)``, ``b : (..., n2, p)``.
+    """
+    n1, n2 = a.shape[-2], b.shape[-2]
+    dbar = jnp.mean(a, axis=-2) - jnp.mean(b, axis=-2)
+    s = ((n1 - 1) * covariance(a) + (n2 - 1) * covariance(b)) / (n1 + n2 - 2)
+    w = jnp.linalg.solve(s, dbar[..., None])[..., 0]
+    t2 = (n1 * n2 / (n1 + n2)) * jnp.sum(dbar * w, axis=-1)
+    return HotellingParts(t2, dbar, s, w)
+
+
+def hotelling_t2_two_sample(a, b):
+    """Two-sample Hotelling T^2 with pooled covariance -> ``(...)``."""
+    return hotelling_parts_two_sample(a, b).statistic
+
+
+# ----------------------------------------------------------------------------------------
+# ANOVA and MANOVA (seed 004, section 2.2)
+# ----------------------------------------------------------------------------------------
+
+
+class AnovaSums(NamedTuple):
+    """One-way sums of squares, each ``(...)``."""
+
+    between: jnp.ndarray
+    within: jnp.ndarray
+
+
+def anova_sums(x):
+    """Between and within sums of squares of ``x : (..., L groups, k)``."""
+    gm = jnp.mean(x, axis=-1)
+    grand = jnp.mean(gm, axis=-1)
+    k = x.shape[-1]
+    between = k * jnp.sum((gm - grand[..., None]) ** 2, axis=-1)
+    within = jnp.sum((x - gm[..., None]) ** 2, axis=(-2, -1))
+    return AnovaSums(between, within)
+
+
+def anova_f(x):
+    """One-way ANOVA F ``(SSB/(L-1)) / (SSW/(L(k-1)))`` of ``x : (..., L, k)``."""
+    n_groups, k = x.shape[-2], x.shape[-1]
+    ss = anova_sums(x)
+    return (ss.between / (n_groups - 1)) / (ss.within / (n_groups * (k - 1)))
+
+
+class BlockedAnovaSums(NamedTuple):
+    """Randomized-block sums of squares (treatments, blocks, error), each ``(...)``."""
+
+    treatment: jnp.ndarray
+    block: jnp.ndarray
+    error: jnp.ndarray
+
+
+def blocked_anova_sums(x):
+    """Two-way additive decomposition of ``x : (..., L treatments, k blocks)``."""
+    n_groups, k = x.shape[-2], x.shape[-1]
+    rows = jnp.mean(x, axis=-1)
+    cols = jnp.mean(x, axis=-2)
+    grand = jnp.mean(rows, axis=-1)
+    treatment = k * jnp.sum((rows - grand[..., None]) ** 2, axis=-1)
+    block = n_groups * jnp.sum((cols - grand[..., None]) ** 2, axis=-1)
+    resid = x - rows[..., :, None] - cols[..., None, :] + grand[..., None, None]
+    return BlockedAnovaSums(treatment, block, jnp.sum(resid**2, axis=(-2, -1)))
+
+
+def blocked_anova_f(x):
+    """Repeated-measures F ``(SS_t/(L-1)) / (SS_e/((L-1)(k-1)))`` of ``x : (..., L, k)``."""
+    n_groups, k = x.shape[-2], x.shape[-1]
+    ss = blocked_anova_sums(x)
+    return (ss.treatment / (n_groups - 1)) / (ss.error / ((n_groups - 1) * (k - 1)))
+
+
+def manova_he(x):
+    """Between (H) and within (E) scatter matrices of ``x : (..., L, k, p)`` (seed 004).
+
+    Returns ``(H, E)``, each ``(..., p, p)``.
+    """
+    k = x.shape[-2]
+    gm = jnp.mean(x, axis=-2)  # (..., L, p)
+    grand = jnp.mean(gm, axis=-2)  # (..., p)
+    dc = gm - grand[..., None, :]
+    h = k * jnp.einsum("...li,...lj->...ij", dc, dc)
+    xc = x - gm[..., :, None, :]
+    e = jnp.einsum("...lki,...lkj->...ij", xc, xc)
+    return h, e
+
+
+def _whiten(h, e):
+    # E = C C'; C^-1 H C^-T is symmetric with the eigenvalues of E^-1 H, so eigh applies.
+    c = jnp.linalg.cholesky(e)
+    a = lax.linalg.triangular_solve(c, h, left_side=True, lower=True)
+    m = lax.linalg.triangular_solve(c, a, left_side=False, lower=True, transpose_a=True)
+    return c, 0.5 * (m + jnp.swapaxes(m, -1, -2))
+
+
+def manova_eigenvalues(h, e):
+    """Eigenvalues of ``E^-1 H``, descending, ``(..., p)``; tiny negatives clipped to 0."""
+    _, m = _whiten(h, e)
+    lam = jnp.linalg.eigvalsh(m)[..., ::-1]
+    return jnp.maximum(lam, 0)
+
+
+def manova_eigen(h, e):
+    """Eigenvalues (descending) and unit eigenvectors of ``E^-1 H`` (columns), seed 004 §3.6.
+
+    Each eigenvector is signed so that its largest-magnitude coefficient is positive.
+    """
+    c, m = _whiten(h, e)
+    lam, u = jnp.linalg.eigh(m)
+    lam, u = lam[..., ::-1], u[..., ::-1]
+    # v = C^-T u solves E^-1 H v = lambda v.
+    v = lax.linalg.triangular_solve(c, u, left_side=True, lower=True, transpose_a=True)
+    v = v / jnp.linalg.norm(v, axis=-2, keepdims=True)
+    idx = jnp.argmax(jnp.abs(v), axis=-2, keepdims=True)
+    sign = jnp.sign(jnp.take_along_axis(v, idx, axis=-2))
+    return jnp.maximum(lam, 0), v * sign
+
+
+def wilks_lambda(x):
+    """Wilks' ``|E| / |E + H|`` of ``x : (..., L, k, p)`` (seed 004, eq. 3)."""
+    h, e = manova_he(x)
+    return jnp.exp(jnp.linalg.slogdet(e)[1] - jnp.linalg.slogdet(e + h)[1])
+
+
+def pillai_trace(x):
+    """Pillai's trace ``tr(H (H + E)^-1)`` of ``x : (..., L, k, p)``."""
+    lam = manova_eigenvalues(*manova_he(x))
+    return jnp.sum(lam / (1 + lam), axis=-1)
+
+
+def hotelling_lawley_trace(x):
+    """Hotelling-Lawley trace ``tr(E^-1 H)`` of ``x : (..., L, k, p)``."""
+    return jnp.sum(manova_eigenvalues(*manova_he(x)), axis=-1)
+
+
+def roy_root(x):
+    """Roy's greatest root (largest eigenvalue of ``E^-1 H``) of ``x : (..., L, k, p)``."""
+    return manova_eigenvalues(*manova_he(x))[..., 0]
+
+
+class MardiaMoments(NamedTuple):
+    """Mardia's (1970) multivariate skewness ``b1p`` and kurtosis ``b2p``, each ``(...)``."""
+
+    skewness: jnp.ndarray
+    kurtosis: jnp.ndarray
+
+
+def mardia_moments(x):
+    """``b1p = mean_ij g_ij^3`` and ``b2p = mean_i g_ii^2``, ``g = Xc S^-1 Xc'``, S with 1/n.
+
+    ``x : (..., n, p)``.
+    """
+    n = x.shape[-2]
+    xc = x - jnp.mean(x, axis=-2, keepdims=True)
+    s = jnp.einsum("...ki,...kj->...ij", xc, xc) / n
+    z = jnp.swapaxes(jnp.linalg.solve(s, jnp.swapaxes(xc, -1, -2)), -1, -2)
+    g = jnp.einsum("...ip,...jp->...ij", xc, z)
+    b1 = jnp.mean(g**3, axis=(-2, -1))
+    b2 = jnp.mean(jnp.diagonal(g, axis1=-2, axis2=-1) ** 2, axis=-1)
+    return MardiaMoments(b1, b2)
+
+
+def mcnemar_counts(correct_a, correct_b):
+    """Discordant counts ``(n01, n10)`` over the last axis: a right & b wrong, a wrong & b right.
+
+    ``correct_* : (..., n)`` booleans; counts are float64-able floats of shape ``(...)``.
+    """
+    n01 = jnp.sum(correct_a & ~correct_b, axis=-1)
+    n10 = jnp.sum(~correct_a & correct_b, axis=-1)
+    return n01, n10
+
+
+# ----------------------------------------------------------------------------------------
+# Reference distributions (upper tails in the form that keeps far tails accurate)
+# ----------------------------------------------------------------------------------------
+
+
+def t_sf(t, df):
+    """Student t survival function ``P(T > t)`` via ``I_x(df/2, 1/2)``, ``x = df/(df+t^2)``."""
+    df = jnp.asarray(df, t.dtype)
+    tail = 0.5 * special.betainc(df / 2, jnp.asarray(0.5, t.dtype), df / (df + t * t))
+    return jnp.where(t > 0, tail, 1 - tail)
+
+
+def t_pvalue(t, df, alternative):
+    """p-value of a t statistic for a static ``alternative`` in :data:`ALTERNATIVES`."""
+    if alternative == "greater":
+        return t_sf(t, df)
+    if alternative == "less":
+        return t_sf(-t, df)
+    dfa = jnp.asarray(df, t.dtype)
+    # Two-sided p directly as I_x(df/2, 1/2): no 1 - (...) cancellation in the far tail.
+    return special.betainc(dfa / 2, jnp.asarray(0.5, t.dtype), dfa / (dfa + t * t))
+
+
+def f_sf(f, dfn, dfd):
+    """F survival function ``I_x(dfd/2, dfn/2)`` with ``x = dfd / (dfd + dfn f)``."""
+    dfn = jnp.asarray(dfn, f.dtype)
+    dfd = jnp.asarray(dfd, f.dtype)
+    return special.betainc(dfd / 2, dfn / 2, dfd / (dfd + dfn * f))
+
+
+def chi2_sf(x, df):
+    """Chi-square survival function ``Q(df/2, x/2)``."""
+    return special.gammaincc(jnp.asarray(df, x.dtype) / 2, x / 2)
+
+
+def norm_sf(z):
+    """Standard normal survival function ``erfc(z / sqrt 2) / 2``."""
+    return 0.5 * special.erfc(z / jnp.sqrt(jnp.asarray(2.0, z.dtype)))
+
+
+def binom_cdf(k, n, p):
+    """``P(X <= k)`` for ``X ~ Bin(n, p)`` as ``I_{1-p}(n - k, k + 1)``; 1 when ``k >= n``."""
+    full = k >= n
+    safe_a = jnp.where(full, 1, n - k)
+    val = special.betainc(safe_a, k + 1, 1 - p)
+    return jnp.where(k < 0, 0, jnp.where(full, 1, val))
+
+
+def binom_pmf(k, n, p):
+    """``P(X = k)`` for ``X ~ Bin(n, p)`` via log-gamma."""
+    logc = special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
+    return jnp.exp(logc + special.xlogy(k, p) + special.xlog1py(n - k, -p))

@@ -1,0 +1,21 @@
+"""Strict numerics for the whole suite: float64, no implicit rank or dtype promotion."""
+
+import jax
+import numpy as np
+import pytest
+
+jax.config.update("jax_enable_x64", True)
+jax.config.update("jax_numpy_rank_promotion", "raise")
+jax.config.update("jax_numpy_dtype_promotion", "strict")
+
+
+@pytest.fixture
+def key():
+    """A fixed JAX key; tests that need independent streams split it."""
+    return jax.random.key(20131218)
+
+
+@pytest.fixture
+def rng():
+    """A fixed numpy Generator for reference data."""
+    return np.random.default_rng(20131218)

@@ -172,8 +172,7 @@ def load_csv(path, *, label, features=None, delimiter=","):
                     ) from None
                 if not math.isfinite(v):
                     raise ValueError(
-                        f"{path}, line {lineno}, column {header[j]!r}: non-finite value "
-                        f"{row[j]!r}."
+                        f"{path}, line {lineno}, column {header[j]!r}: non-finite value {row[j]!r}."
                     )
                 vals.append(v)
             rows.append(vals)

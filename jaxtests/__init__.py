@@ -3,8 +3,47 @@
 Public API re-exports only; see the submodules for documentation.
 """
 
-from jaxtests import losses, measures
+from jaxtests import datasets, losses, measures, models, study
+from jaxtests._cv import CVResult, FiveByTwo, KFold, RandomSplits, cross_validate
+from jaxtests._intervals import clopper_pearson, hoeffding_interval, hoeffding_sample_size
+from jaxtests._multivariate import anova, hotelling_t2, manova, mardia
+from jaxtests._permutation import PermutationTestResult, permutation_test, signflip_test, swap_test
+from jaxtests._posthoc import adjust_pvalues, cliques, ordering, posthoc
+from jaxtests._sanity import permutation_test_score
+from jaxtests._ttests import ftest_5x2cv, mcnemar, ttest_5x2cv, ttest_corrected, ttest_paired
 
-__all__ = ["losses", "measures"]
+__all__ = [
+    "CVResult",
+    "FiveByTwo",
+    "KFold",
+    "PermutationTestResult",
+    "RandomSplits",
+    "adjust_pvalues",
+    "anova",
+    "cliques",
+    "clopper_pearson",
+    "cross_validate",
+    "datasets",
+    "ftest_5x2cv",
+    "hoeffding_interval",
+    "hoeffding_sample_size",
+    "hotelling_t2",
+    "losses",
+    "manova",
+    "mardia",
+    "mcnemar",
+    "measures",
+    "models",
+    "ordering",
+    "permutation_test",
+    "permutation_test_score",
+    "posthoc",
+    "signflip_test",
+    "study",
+    "swap_test",
+    "ttest_5x2cv",
+    "ttest_corrected",
+    "ttest_paired",
+]
 
 __version__ = "0.1.0"

@@ -1,0 +1,348 @@
+"""``jaxtests demo``: the seeds' case studies in miniature on an embedded dataset.
+
+1. Kernel machines (linear, quadratic, cubic, Gaussian; normalised kernels as
+   in seed 000) and other learners under 10-fold cross-validation, all on the
+   same folds.
+2. Seed 000: paired t on 0/1 error beside paired t on hinge loss, all pairs
+   of kernel machines.
+3. Seed 004: paired t on error beside Hotelling's T² on (tpr, fpr).
+4. Seed 004: ANOVA on error and MANOVA on (tpr, fpr), post hoc cliques and the
+   ordering display, the learned measure M1.
+5. Seed 003: sign-flip permutation tests (10^6 draws) on per-instance hinge
+   loss differences, exact test on per-fold differences.
+6. Seed 003: the label-permutation sanity check of cross-validation.
+
+Prints a report, writes ``demo.json`` (every number) and PNG plots to ``--out``.
+"""
+
+import itertools
+import json
+import os
+import time
+
+import numpy as np
+
+from jaxtests._report import Progress, jsonable, text_table
+
+KERNELS = {
+    "svm-linear": {"kernel": "linear"},
+    "svm-quadratic": {"kernel": "poly", "degree": 2},
+    "svm-cubic": {"kernel": "poly", "degree": 3},
+    "svm-gaussian": {"kernel": "rbf"},
+}
+
+
+def _learners(quick):
+    from jaxtests import models
+
+    out = {name: models.svc(C=1.0, **kw) for name, kw in KERNELS.items()}
+    out["lda"] = models.lda(reg=1e-3)
+    out["logistic"] = models.logistic()
+    if not quick:
+        out["knn"] = models.knn(k=5)
+        out["qda"] = models.qda(reg_param=0.05)
+        out["centroid"] = models.nearest_centroid()
+    return out
+
+
+def _p(res):
+    return float(np.asarray(res.pvalue))
+
+
+def _decision(p, alpha):
+    return "reject" if p <= alpha else "accept"
+
+
+def run_demo(args):
+    """Run the demo; returns the exit status."""
+    from jaxtests import _cv, _multivariate, _permutation, _posthoc, _sanity, _ttests, datasets
+
+    t0 = time.perf_counter()
+    alpha = 0.05
+    loaders = {"breast_cancer": datasets.load_breast_cancer, "pima": datasets.load_pima}
+    if args.dataset not in loaders:
+        raise ValueError(f"--dataset must be one of {sorted(loaders)}; got {args.dataset!r}.")
+    if args.n_resamples < 1:
+        raise ValueError(f"--n-resamples must be at least 1, got {args.n_resamples}.")
+    X, y = loaders[args.dataset]()
+    X = (X - X.mean(0)) / X.std(0)
+    n_resamples = min(args.n_resamples, 100_000) if args.quick else args.n_resamples
+    os.makedirs(args.out, exist_ok=True)
+    report = {
+        "dataset": args.dataset,
+        "n": int(X.shape[0]),
+        "d": int(X.shape[1]),
+        "seed": args.seed,
+        "alpha": alpha,
+        "n_resamples": n_resamples,
+    }
+    say = print
+    say(
+        f"jaxtests demo: {args.dataset} ({X.shape[0]} instances, {X.shape[1]} features, "
+        f"{int((y > 0).sum())} positive), seed {args.seed}"
+    )
+
+    # 1. Paired 10-fold cross-validation.
+    learners = _learners(args.quick)
+    cv = _cv.cross_validate(learners, X, y, cv=10, key=args.seed)
+    names = list(cv.names)
+    rows = []
+    per_fold = {}
+    for n in names:
+        err = np.asarray(cv.fold_scores(n, "error")).ravel()
+        hin = np.asarray(cv.fold_losses(n, "hinge")).ravel()
+        tpr = np.asarray(cv.fold_scores(n, "tpr")).ravel()
+        fpr = np.asarray(cv.fold_scores(n, "fpr")).ravel()
+        auc = np.asarray(cv.fold_scores(n, "roc_auc")).ravel()
+        per_fold[n] = {"error": err, "hinge": hin, "tpr": tpr, "fpr": fpr, "roc_auc": auc}
+        rows.append(
+            {
+                "learner": n,
+                "error": err.mean(),
+                "hinge": hin.mean(),
+                "tpr": tpr.mean(),
+                "fpr": fpr.mean(),
+                "AUC": auc.mean(),
+            }
+        )
+    report["learners"] = {n: {k: v.tolist() for k, v in d.items()} for n, d in per_fold.items()}
+    say("\n1. Stratified 10-fold cross-validation, identical folds (means over folds)")
+    say(text_table(rows, ["learner", "error", "hinge", "tpr", "fpr", "AUC"]))
+
+    # 2. Seed 000: t on 0/1 error vs t on hinge loss, pairs of kernel machines.
+    say("\n2. Paired t on 0/1 error vs on hinge loss (seed 000), kernel machines")
+    rows, agree, disagree = [], np.zeros((2, 2), int), []
+    for a, b in itertools.combinations(KERNELS, 2):
+        te = cv.ttest_paired(a, b, loss="zero_one")
+        th = cv.ttest_paired(a, b, loss="hinge")
+        de, dh = _p(te) <= alpha, _p(th) <= alpha
+        agree[int(de), int(dh)] += 1
+        if dh and not de:
+            disagree.append((a, b))
+        rows.append(
+            {
+                "pair": f"{a} vs {b}",
+                "t (error)": float(te.statistic),
+                "p (error)": _p(te),
+                "t (hinge)": float(th.statistic),
+                "p (hinge)": _p(th),
+                "error": _decision(_p(te), alpha),
+                "hinge": _decision(_p(th), alpha),
+            }
+        )
+    report["error_vs_hinge"] = {"pairs": rows, "table": agree.tolist()}
+    say(text_table(rows, list(rows[0])))
+    say(f"   agreement (rows: error accept/reject, cols: hinge accept/reject): {agree.tolist()}")
+
+    # 3. Seed 004: univariate error vs Hotelling's T² on (tpr, fpr), all pairs.
+    say("\n3. Paired t on error vs Hotelling's T² on (tpr, fpr) (seed 004)")
+    rows, agree = [], np.zeros((2, 2), int)
+    for a, b in itertools.combinations(names, 2):
+        te = cv.ttest_paired(a, b, loss="zero_one")
+        try:
+            th = cv.hotelling_t2(a, b, measures=("tpr", "fpr"))
+            ph, stat = _p(th), float(th.statistic)
+        except ValueError as exc:  # e.g. identical predictions: singular covariance
+            ph, stat = float("nan"), float("nan")
+            say(f"   {a} vs {b}: Hotelling not defined ({exc})")
+        de, dh = _p(te) <= alpha, ph <= alpha
+        if np.isfinite(ph):
+            agree[int(de), int(dh)] += 1
+        rows.append(
+            {
+                "pair": f"{a} vs {b}",
+                "p (error)": _p(te),
+                "T2": stat,
+                "p (T2)": ph,
+                "univariate": _decision(_p(te), alpha),
+                "multivariate": _decision(ph, alpha) if np.isfinite(ph) else "-",
+            }
+        )
+    report["univariate_vs_multivariate"] = {"pairs": rows, "table": agree.tolist()}
+    say(text_table(rows, list(rows[0])))
+    say(f"   agreement (rows: univariate accept/reject, cols: multivariate): {agree.tolist()}")
+
+    # 4. ANOVA / MANOVA, post hoc cliques and ordering, learned measure.
+    say("\n4. ANOVA on error, MANOVA on (tpr, fpr), post hoc analysis (seed 004)")
+    err = np.stack([per_fold[n]["error"] for n in names])
+    tf = np.stack([np.stack([per_fold[n]["tpr"], per_fold[n]["fpr"]], -1) for n in names])
+    an = _multivariate.anova(err, blocked=True)
+    ma = _multivariate.manova(tf, names=("tpr", "fpr"))
+    say(f"   ANOVA (folds as blocks) on error: F = {float(an.statistic):.4g}, p = {_p(an):.4g}")
+    say(
+        f"   MANOVA on (tpr, fpr): Wilks' Lambda = {float(ma.statistic):.4g}, "
+        f"F = {float(ma.f_statistic):.4g}, p = {_p(ma):.4g}; Pillai p = "
+        f"{float(ma.pillai_pvalue):.4g}, Roy p = {float(ma.roy_pvalue):.4g}"
+    )
+    w = np.asarray(ma.eigenvectors)[:, 0]
+    say(
+        f"   learned measure M1 = {w[0]:+.3f} tpr {w[1]:+.3f} fpr "
+        f"({100 * float(np.asarray(ma.share)[0]):.0f}% of the eigenvalue sum)"
+    )
+    ph_err = _posthoc.posthoc(err, test="t", correction="holm", alpha=alpha, names=names)
+    say("   post hoc t on error (Holm):")
+    say("   " + ph_err.text().replace("\n", "\n   "))
+    report["anova"] = jsonable(an)
+    report["manova"] = jsonable(ma)
+    report["posthoc_error"] = jsonable(ph_err)
+    try:
+        ph_mv = _posthoc.posthoc(tf, test="hotelling", correction="holm", alpha=alpha, names=names)
+        say("   post hoc Hotelling on (tpr, fpr) (Holm):")
+        say("   " + ph_mv.text().replace("\n", "\n   "))
+        report["posthoc_tpr_fpr"] = jsonable(ph_mv)
+    except ValueError as exc:  # two learners with identical (tpr, fpr) on every fold
+        say(f"   post hoc Hotelling on (tpr, fpr) not defined: {str(exc).split(':')[0]}")
+        report["posthoc_tpr_fpr"] = {"error": str(exc)}
+
+    # 5. Sign-flip permutation tests (seed 003): a pair the error test cannot separate
+    # but the hinge test can (seed 000's point), else the two best kernel machines.
+    best = (
+        disagree[0] if disagree else sorted(KERNELS, key=lambda n: per_fold[n]["hinge"].mean())[:2]
+    )
+    a, b = best
+    say(f"\n5. Sign-flip permutation tests (seed 003): {a} vs {b}")
+    la = np.asarray(cv.instance_losses(a, "hinge"))
+    lb = np.asarray(cv.instance_losses(b, "hinge"))
+    valid = np.asarray(cv.valid)
+    d_inst = (la - lb)[valid]
+    with Progress("sign flips", disable=args.quiet) as bar:
+        kw = {"progress": bar} if _accepts(_permutation.signflip_test, "progress") else {}
+        sf = _permutation.signflip_test(
+            d_inst, statistic="mean", n_resamples=n_resamples, key=args.seed, return_null=True, **kw
+        )
+    d_fold = per_fold[a]["hinge"] - per_fold[b]["hinge"]
+    sf_exact = _permutation.signflip_test(d_fold, statistic="t", method="exact")
+    tt_inst = _ttests.ttest_paired(la[valid], lb[valid])
+    say(
+        f"   per-instance hinge differences (m = {d_inst.size}), {sf.method}, "
+        f"{sf.n_resamples} draws: p = {_p(sf):.4g}, 99% interval "
+        f"[{float(np.asarray(sf.pvalue_interval[0])):.3g}, "
+        f"{float(np.asarray(sf.pvalue_interval[1])):.3g}]"
+    )
+    say(
+        f"   paired t on the same differences: t = {float(tt_inst.statistic):.4g}, "
+        f"p = {_p(tt_inst):.4g}"
+    )
+    say(f"   per-fold differences (k = 10), exact over 2^10 sign patterns: p = {_p(sf_exact):.4g}")
+    report["signflip_instances"] = jsonable(
+        {k: v for k, v in vars_of(sf).items() if k != "null_distribution"}
+    )
+    report["signflip_folds_exact"] = jsonable(sf_exact)
+    report["ttest_instances"] = jsonable(tt_inst)
+
+    # 6. Label-permutation sanity check (seed 003).
+    from jaxtests import models
+
+    n_perm = 200 if args.quick else 1000
+    say(f"\n6. Label-permutation sanity check: ridge classifier, 5-fold CV, {n_perm} permutations")
+    with Progress("label permutations", unit="perm", disable=args.quiet) as bar:
+        sc = _sanity.permutation_test_score(
+            models.ridge_classifier(),
+            X,
+            y,
+            cv=5,
+            n_permutations=n_perm,
+            key=args.seed,
+            progress=bar,
+        )
+    scores = np.asarray(sc.permutation_scores)
+    say(
+        f"   accuracy {float(sc.statistic):.4f}; permuted labels: mean {scores.mean():.4f}, "
+        f"max {scores.max():.4f}; p = {_p(sc):.4g} (cannot be below 1/{n_perm + 1})"
+    )
+    report["sanity"] = jsonable({k: v for k, v in vars_of(sc).items() if k != "permutation_scores"})
+    report["sanity"]["permutation_scores_summary"] = {
+        "mean": float(scores.mean()),
+        "sd": float(scores.std()),
+        "max": float(scores.max()),
+    }
+
+    # Plots and JSON.
+    pngs = _plots(args.out, names, per_fold, best, ph_err, ma, tf, sf, sc)
+    report["elapsed_s"] = time.perf_counter() - t0
+    path = os.path.join(args.out, "demo.json")
+    with open(path, "w") as fh:
+        json.dump(report, fh, indent=2)
+    say(f"\nWrote {path} and {len(pngs)} plots: {', '.join(os.path.basename(p) for p in pngs)}")
+    say(f"in {os.path.abspath(args.out)} ({report['elapsed_s']:.1f} s)")
+    return 0
+
+
+def vars_of(res):
+    """Fields of a result dataclass as a dict."""
+    import dataclasses
+
+    return {f.name: getattr(res, f.name) for f in dataclasses.fields(res)}
+
+
+def _accepts(fn, name):
+    import inspect
+
+    return name in inspect.signature(fn).parameters
+
+
+def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("   (matplotlib not installed: no plots; pip install 'jaxtests[plot]')")
+        return []
+    from jaxtests import plot
+
+    files = []
+
+    def save(fig, name):
+        p = os.path.join(out, name)
+        fig.savefig(p, dpi=110)
+        plt.close(fig)
+        files.append(p)
+
+    a, b = best
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    plot.fold_histograms(
+        {a: per_fold[a]["error"], b: per_fold[b]["error"]},
+        measure="error",
+        ax=axes[0],
+        title="0/1 error per fold",
+    )
+    plot.fold_histograms(
+        {a: per_fold[a]["hinge"], b: per_fold[b]["hinge"]},
+        measure="hinge",
+        ax=axes[1],
+        title="Hinge loss per fold",
+    )
+    save(fig, "folds_error_hinge.png")
+    pts = {n: np.stack([per_fold[n]["fpr"], per_fold[n]["tpr"]], -1) for n in names}
+    save(plot.scatter_gaussian(pts, labels=("fpr", "tpr")), "tpr_fpr_scatter.png")
+    if sf.null_distribution is not None:
+        save(
+            plot.null_distribution(
+                np.asarray(sf.null_distribution),
+                float(sf.statistic),
+                _p(sf),
+                statistic="mean hinge difference",
+            ),
+            "signflip_null.png",
+        )
+    means = {n: per_fold[n]["error"].mean() for n in names}
+    groups = [
+        tuple(names[i] for i in c) if not isinstance(next(iter(c)), str) else tuple(c)
+        for c in ph_err.cliques
+    ]
+    save(plot.ordering(means, groups, measure="error"), "ordering_error.png")
+    w = np.asarray(ma.eigenvectors)[:, 0]  # columns are eigenvectors
+    save(plot.projection(tf, w, names, measure_names=("tpr", "fpr")), "learned_measure_m1.png")
+    save(
+        plot.null_distribution(
+            np.asarray(sc.permutation_scores),
+            float(sc.statistic),
+            _p(sc),
+            statistic="CV accuracy with permuted labels",
+            title="Label-permutation sanity check",
+        ),
+        "sanity_null.png",
+    )
+    return files

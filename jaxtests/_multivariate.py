@@ -1,0 +1,838 @@
+"""Multivariate and many-algorithm parametric tests: Hotelling's T², ANOVA, MANOVA,
+Mardia's normality tests (seed 004).
+
+Statistic kernels come from :mod:`jaxtests.kernels.statistics`; every input may carry
+leading batch dimensions. Singular covariance matrices are detected on the host after
+the jitted call and reported as a ``ValueError`` (never a silent pseudo-inverse).
+"""
+
+import functools
+import math
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxtests import _permutation_methods as PM
+from jaxtests._precision import x64
+from jaxtests._results import result, static_field
+from jaxtests._validation import (
+    as_float_array,
+    as_names,
+    check_choice,
+    is_concrete,
+)
+from jaxtests.kernels import multitest as MT
+from jaxtests.kernels import statistics as S
+
+__all__ = [
+    "AnovaResult",
+    "HotellingResult",
+    "ManovaResult",
+    "MardiaResult",
+    "anova",
+    "hotelling_t2",
+    "manova",
+    "mardia",
+]
+
+METHODS = PM.METHODS
+# Below this reciprocal condition number of the correlation matrix, the covariance is
+# treated as singular: collinear measures computed in float64 land near 1e-16.
+RCOND_TOL = 1e-10
+
+
+def _check_rcond(rcond, what, names, remedy):
+    if not is_concrete(rcond):
+        return
+    r = np.asarray(rcond)
+    bad = ~(r > RCOND_TOL)
+    if not bad.any():
+        return
+    idx = tuple(int(i) for i in np.argwhere(bad)[0]) if r.ndim else ()
+    where = ""
+    if r.ndim:
+        shown = idx[0] if len(idx) == 1 else idx
+        where = f" (batch index {shown}; {int(bad.sum())} of {r.size} tests)"
+    measures = f" over measures {list(names)}" if names else ""
+    raise ValueError(
+        f"{what} is singular{measures}{where}: reciprocal condition number "
+        f"{float(r[idx]):.3g} <= {RCOND_TOL:g}. A measure is constant or the measures are "
+        "collinear (e.g. error together with tpr and fpr, or tp, fn, fp, tn that sum to the "
+        f"fold size). {remedy} "
+        "A pseudo-inverse would give a meaningless statistic."
+    )
+
+
+def _names_iv(names, p):
+    return as_names(names, p, "names")
+
+
+# ----------------------------------------------------------------------------------------
+# Hotelling's T²
+# ----------------------------------------------------------------------------------------
+
+
+@result
+class HotellingResult:
+    """Result of :func:`hotelling_t2`.
+
+    Attributes
+    ----------
+    statistic : array
+        Hotelling's T².
+    pvalue : array
+        From the F conversion ``(m - p + 1)/(m p) T² ~ F(p, m - p + 1)``.
+    f_statistic : array
+    df : tuple of int
+        ``(p, m - p + 1)``, with ``m = k - 1`` (paired) or ``n1 + n2 - 2``.
+    mean_difference : array ``(..., p)``
+    covariance : array ``(..., p, p)``
+        ``S_d`` (paired) or the pooled covariance.
+    direction : array ``(..., p)``
+        Fisher's discriminant direction ``w = S^-1 dbar`` (seed 004, eq. 2).
+    univariate_statistic, univariate_pvalue : arrays ``(..., p)``
+        Post hoc t test per measure and its raw two-sided p-value.
+    univariate_pvalue_adjusted : array ``(..., p)``
+        The same p-values adjusted over the ``p`` measures by ``correction``.
+    method : str
+        "parametric" (``pvalue`` from the F conversion) or "permutation" (``pvalue``
+        from the permutation distribution of T²; ``f_statistic``, ``df`` and the
+        univariate post hoc tests stay parametric).
+    pvalue_interval, n_resamples, seed, permutation_method
+        Permutation only, as in :class:`TtestResult`.
+    """
+
+    statistic: jax.Array
+    pvalue: jax.Array
+    f_statistic: jax.Array
+    df: tuple = static_field()
+    mean_difference: jax.Array
+    covariance: jax.Array
+    direction: jax.Array
+    univariate_statistic: jax.Array
+    univariate_pvalue: jax.Array
+    univariate_pvalue_adjusted: jax.Array
+    paired: bool = static_field()
+    correction: str = static_field()
+    names: tuple | None = static_field()
+    method: str = static_field()
+    pvalue_interval: jax.Array | None = None
+    n_resamples: int | None = static_field(default=None)
+    seed: object = static_field(default=None)
+    permutation_method: str | None = static_field(default=None)
+
+
+def _permutation_fields(perm):
+    return dict(
+        pvalue_interval=perm.pvalue_interval,
+        n_resamples=perm.n_resamples,
+        seed=perm.seed,
+        permutation_method=perm.permutation_method,
+    )
+
+
+def _scale(x, axis):
+    return jnp.max(jnp.abs(x), axis=axis)
+
+
+@functools.partial(jax.jit, static_argnames=("correction",))
+def _hotelling_paired(a, b, correction):
+    d = a - b
+    k, p = d.shape[-2], d.shape[-1]
+    parts = S.hotelling_parts(d)
+    f = parts.statistic * (k - p) / (p * (k - 1))
+    ut = S.t_statistic(jnp.swapaxes(d, -1, -2))
+    pval, up = S.betainc_stacked(S.f_sf_args(f[..., None], p, k - p), S.t_two_sided_args(ut, k - 1))
+    pval = pval[..., 0]
+    rcond = S.correlation_rcond(parts.covariance, _scale(d, -2))
+    return parts, f, pval, ut, up, MT.adjust(up, correction), rcond
+
+
+@functools.partial(jax.jit, static_argnames=("correction",))
+def _hotelling_unpaired(a, b, correction):
+    n1, n2, p = a.shape[-2], b.shape[-2], a.shape[-1]
+    parts = S.hotelling_parts_two_sample(a, b)
+    m = n1 + n2 - 2
+    f = parts.statistic * (m - p + 1) / (p * m)
+    ut = S.pooled_t_statistic(jnp.swapaxes(a, -1, -2), jnp.swapaxes(b, -1, -2))
+    pval, up = S.betainc_stacked(S.f_sf_args(f[..., None], p, m - p + 1), S.t_two_sided_args(ut, m))
+    pval = pval[..., 0]
+    scale = jnp.maximum(_scale(a, -2), _scale(b, -2))
+    rcond = S.correlation_rcond(parts.covariance, scale)
+    return parts, f, pval, ut, up, MT.adjust(up, correction), rcond
+
+
+@x64
+def hotelling_t2(
+    a,
+    b,
+    *,
+    paired=True,
+    correction="holm",
+    names=None,
+    method="parametric",
+    n_resamples=PM.N_RESAMPLES,
+    key=None,
+):
+    """Hotelling's T² test comparing two algorithms on ``p`` performance measures at once.
+
+    Parameters
+    ----------
+    a, b : array_like, shape ``(..., k, p)``
+        Performance vectors of algorithms A and B: ``k`` folds by ``p`` measures, e.g.
+        (tpr, fpr) or (precision, recall). Leading axes are batch axes. With
+        ``paired=False`` the fold counts may differ (``n1``, ``n2``).
+    paired : bool
+        Paired test on ``d = a - b`` (same folds for both algorithms, seed 004) or the
+        two-sample test with pooled covariance.
+    correction : {"holm", "bonferroni", "hochberg", "hommel", "bh", "by", "none"}
+        Adjustment of the ``p`` post hoc univariate t tests.
+    names : sequence of str, optional
+        Names of the ``p`` measures (kept in the result for reports).
+    method : {"parametric", "permutation"}
+        Reference distribution of T²: the F conversion, or its permutation
+        distribution. Paired: sign flips of whole rows of ``d = a - b`` (each fold's
+        difference vector is symmetric about 0 under H0), exact when
+        ``2^k <= n_resamples``. Unpaired: the ``n1 + n2`` rows are split between the two
+        samples at random (exact when ``C(n1 + n2, n1) <= n_resamples``). The tests of a
+        batch share their draws; concrete arrays only (no ``jit``).
+    n_resamples : int
+        Permutation only: Monte Carlo draws, and the most rearrangements enumerated.
+    key : int, JAX key or None
+        Permutation only: randomness of the draws, recorded as ``seed``.
+
+    Returns
+    -------
+    HotellingResult
+
+    Raises
+    ------
+    ValueError
+        If the covariance is singular: too few folds (``k <= p``), a constant measure,
+        or collinear measures. The check runs on concrete inputs only.
+
+    Notes
+    -----
+    Paired: ``T² = k dbar' S_d^-1 dbar`` and ``(k - p)/(p (k - 1)) T² ~ F(p, k - p)``
+    (seed 004, eq. 1 and footnote 2). Two-sample: ``T² = n1 n2 / (n1 + n2)
+    dbar' S_p^-1 dbar`` with ``m = n1 + n2 - 2``. The direction ``w = S^-1 dbar`` is the
+    linear combination of the measures that separates the algorithms most (eq. 2).
+
+    The permutation p-value is ``P(T²* >= T²)`` over the rearrangements, computed with
+    the same T² kernel (no normality assumption). Flipping every row leaves T²
+    unchanged, so an exact paired p-value is at least ``2 / 2^k``. The post hoc
+    univariate tests stay parametric.
+
+    References
+    ----------
+    Yildiz & Alpaydin, "Multivariate Comparison of Classification Algorithms" (seed 004).
+    Rencher, A. C. (1995). Methods of Multivariate Analysis. Wiley.
+    Good, P. (2005). Permutation, Parametric and Bootstrap Tests of Hypotheses, ch. 9.
+
+    Examples
+    --------
+    >>> a = [[0.90, 0.10], [0.85, 0.12], [0.88, 0.08], [0.91, 0.11], [0.87, 0.09]]
+    >>> b = [[0.80, 0.05], [0.82, 0.06], [0.79, 0.04], [0.84, 0.07], [0.78, 0.05]]
+    >>> res = hotelling_t2(a, b, names=["tpr", "fpr"])
+    >>> res.df
+    (2, 3)
+    >>> perm = hotelling_t2(a, b, method="permutation")  # all 2^5 row flips
+    >>> perm.permutation_method, float(perm.pvalue)  # only +d and -d reach T²
+    ('exact', 0.0625)
+    """
+    check_choice(correction, "correction", MT.ADJUSTMENTS)
+    if not isinstance(paired, bool | np.bool_):
+        raise TypeError(f"`paired` must be a bool, got {type(paired).__name__}.")
+    a = as_float_array(a, "a", min_ndim=2)
+    b = as_float_array(b, "b", min_ndim=2)
+    n_resamples, typed_key, seed = PM.permutation_iv(method, n_resamples, key, (a, "a"), (b, "b"))
+    p = a.shape[-1]
+    names = _names_iv(names, p)
+    if paired:
+        if tuple(a.shape) != tuple(b.shape):
+            raise ValueError(
+                f"`a` and `b` must have the same shape for a paired test, got "
+                f"{tuple(a.shape)} and {tuple(b.shape)}."
+            )
+        k = a.shape[-2]
+        if k <= p:
+            raise ValueError(
+                f"`a` and `b` have k={k} folds for p={p} measures: the paired T² needs more "
+                f"folds than measures (k > p), else the covariance of `a - b` is singular. "
+                "Use more folds or fewer measures."
+            )
+        parts, f, pval, ut, up, upa, rcond = _hotelling_paired(a, b, correction)
+        df = (p, k - p)
+        what = "The covariance of `a - b`"
+    else:
+        if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-1]:
+            raise ValueError(
+                "`a` and `b` must share batch shape and number of measures, got "
+                f"{tuple(a.shape)} and {tuple(b.shape)}."
+            )
+        n1, n2 = a.shape[-2], b.shape[-2]
+        if n1 < 2 or n2 < 2 or n1 + n2 - 2 < p + 1:
+            raise ValueError(
+                f"`a` and `b` have n1={n1} and n2={n2} folds for p={p} measures: the "
+                "two-sample T² needs n1, n2 >= 2 and n1 + n2 - 2 > p. Use more folds or "
+                "fewer measures."
+            )
+        parts, f, pval, ut, up, upa, rcond = _hotelling_unpaired(a, b, correction)
+        df = (p, n1 + n2 - 1 - p)
+        what = "The pooled covariance of `a` and `b`"
+    _check_rcond(rcond, what, names, "Drop a redundant measure or use more folds.")
+    fields = {}
+    if method == "permutation":
+        draws = dict(n_resamples=n_resamples, key=typed_key, seed=seed)
+        if paired:
+            perm = PM.signflip("hotelling", a - b, alternative="greater", **draws)
+        else:
+            perm = PM.hotelling_two_sample(a, b, **draws)
+        pval = perm.pvalue
+        fields = _permutation_fields(perm)
+    return HotellingResult(
+        statistic=parts.statistic,
+        pvalue=pval,
+        f_statistic=f,
+        df=df,
+        mean_difference=parts.mean,
+        covariance=parts.covariance,
+        direction=parts.direction,
+        univariate_statistic=ut,
+        univariate_pvalue=up,
+        univariate_pvalue_adjusted=upa,
+        paired=bool(paired),
+        correction=correction,
+        names=names,
+        method=method,
+        **fields,
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# ANOVA
+# ----------------------------------------------------------------------------------------
+
+
+@result
+class AnovaResult:
+    """Result of :func:`anova`.
+
+    Attributes
+    ----------
+    statistic, pvalue : arrays
+        F and its upper-tail p-value.
+    df : tuple of int
+        ``(L - 1, L (k - 1))`` one-way, ``(L - 1, (L - 1)(k - 1))`` blocked.
+    ss_effect : array
+        Between-algorithm sum of squares.
+    ss_error : array
+        Within (one-way) or residual (blocked) sum of squares.
+    ss_block : array or None
+        Between-fold sum of squares (blocked only).
+    method : str
+        "parametric" (F distribution) or "permutation" (algorithm labels permuted
+        within each fold).
+    pvalue_interval, n_resamples, seed, permutation_method
+        Permutation only, as in :class:`TtestResult`.
+    """
+
+    statistic: jax.Array
+    pvalue: jax.Array
+    df: tuple = static_field()
+    ss_effect: jax.Array
+    ss_error: jax.Array
+    ss_block: jax.Array | None
+    blocked: bool = static_field()
+    method: str = static_field()
+    pvalue_interval: jax.Array | None = None
+    n_resamples: int | None = static_field(default=None)
+    seed: object = static_field(default=None)
+    permutation_method: str | None = static_field(default=None)
+
+
+@jax.jit
+def _anova_oneway(x):
+    n_groups, k = x.shape[-2], x.shape[-1]
+    ss = S.anova_sums(x)
+    f = S.anova_f(x)
+    return f, S.f_sf(f, n_groups - 1, n_groups * (k - 1)), ss.between, ss.within
+
+
+@jax.jit
+def _anova_blocked(x):
+    n_groups, k = x.shape[-2], x.shape[-1]
+    ss = S.blocked_anova_sums(x)
+    f = S.blocked_anova_f(x)
+    return f, S.f_sf(f, n_groups - 1, (n_groups - 1) * (k - 1)), ss.treatment, ss.error, ss.block
+
+
+def _ranked_f(f):
+    # The engine's tie tolerance is relative (NaN at inf): rank F = inf (zero error
+    # variance) as the largest float so that equal draws count, and F = 0/0 (no
+    # variation between algorithms within any fold: every permutation gives the same
+    # data) as 0, so that all draws tie and p = 1.
+    return jnp.nan_to_num(f, nan=0.0)
+
+
+def _oneway_f_by_fold(xb):
+    """One-way F of fold-major ``xb : (k, L)``, ranked for the permutation engine."""
+    return _ranked_f(S.anova_f(xb.T))
+
+
+def _blocked_f_by_fold(xb):
+    """Blocked F of fold-major ``xb : (k, L)``, ranked for the permutation engine."""
+    return _ranked_f(S.blocked_anova_f(xb.T))
+
+
+def _groups_iv(x, name, ndim):
+    x = as_float_array(x, name, min_ndim=ndim)
+    n_groups, k = x.shape[-ndim], x.shape[-ndim + 1]
+    if n_groups < 2:
+        raise ValueError(f"`{name}` needs at least 2 algorithms (axis {-ndim}), got {n_groups}.")
+    if k < 2:
+        raise ValueError(f"`{name}` needs at least 2 folds (axis {-ndim + 1}), got {k}.")
+    return x
+
+
+@x64
+def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, key=None):
+    """ANOVA F test that ``L`` algorithms have the same expected performance.
+
+    Parameters
+    ----------
+    x : array_like, shape ``(..., L, k)``
+        Performance of ``L`` algorithms on ``k`` folds; leading axes are batch axes.
+    blocked : bool
+        False: one-way ANOVA (seed 004, univariate case of section 2.2). True: randomized
+        block (repeated-measures) ANOVA with folds as blocks, which removes the
+        fold-to-fold variation shared by all algorithms (statsmodels' ``AnovaRM``).
+    method : {"parametric", "permutation"}
+        Reference distribution of F: the F distribution, or the permutation
+        distribution of the same F when the ``L`` algorithm labels are permuted
+        independently within each fold (the folds are blocks shared by all algorithms;
+        Monte Carlo). The tests of a batch share their draws and run one after the
+        other; concrete arrays only (no ``jit``).
+    n_resamples : int
+        Permutation only: Monte Carlo draws.
+    key : int, JAX key or None
+        Permutation only: randomness of the draws, recorded as ``seed``.
+
+    Returns
+    -------
+    AnovaResult
+
+    Notes
+    -----
+    One-way: ``F = (SSB / (L - 1)) / (SSW / (L (k - 1)))``. Blocked:
+    ``F = (SS_alg / (L - 1)) / (SS_res / ((L - 1)(k - 1)))`` with
+    ``SS_res = SS_total - SS_alg - SS_folds``. Zero error variance gives ``inf``/NaN with a
+    ``RuntimeWarning``, as :func:`scipy.stats.f_oneway`.
+
+    The permutation p-value is ``(b + 1) / (B + 1)`` with ``b`` the draws whose F is at
+    least the observed one (Phipson & Smyth 2010). Permutations within folds leave
+    ``SS_total`` and ``SS_folds`` unchanged, so both F's are increasing in ``SS_alg``
+    and the one-way and blocked tests give the same permutation p-value for the same
+    key; the blocked F is the randomized-block test of Good (2005), ch. 8.
+
+    References
+    ----------
+    Seed 004; Montgomery, D. C. (2009). Design and Analysis of Experiments, ch. 3-4.
+    Good, P. (2005). Permutation, Parametric and Bootstrap Tests of Hypotheses.
+    """
+    if not isinstance(blocked, bool | np.bool_):
+        raise TypeError(f"`blocked` must be a bool, got {type(blocked).__name__}.")
+    x = _groups_iv(x, "x", 2)
+    n_resamples, typed_key, seed = PM.permutation_iv(method, n_resamples, key, (x, "x"))
+    n_groups, k = x.shape[-2], x.shape[-1]
+    if blocked:
+        f, p, sse, ssr, ssb = _anova_blocked(x)
+        df = (n_groups - 1, (n_groups - 1) * (k - 1))
+    else:
+        f, p, sse, ssr = _anova_oneway(x)
+        ssb = None
+        df = (n_groups - 1, n_groups * (k - 1))
+    if is_concrete(ssr) and np.any(np.asarray(ssr) == 0):
+        if method == "parametric":
+            inf_p, nan_p = "p = 0", "p = NaN"
+        else:
+            inf_p, nan_p = "ranked above every finite F", "p = 1: all permutations tie"
+        warnings.warn(
+            f"`x` has zero error variance in some tests: F is inf ({inf_p}) where the "
+            f"algorithm means differ and NaN ({nan_p}) where they do not.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    fields = {}
+    if method == "permutation":
+        perm = PM.within_blocks(
+            _blocked_f_by_fold if blocked else _oneway_f_by_fold,
+            jnp.swapaxes(x, -1, -2),
+            2,
+            n_resamples=n_resamples,
+            key=typed_key,
+            seed=seed,
+        )
+        p = perm.pvalue
+        fields = _permutation_fields(perm)
+    return AnovaResult(
+        statistic=f,
+        pvalue=p,
+        df=df,
+        ss_effect=sse,
+        ss_error=ssr,
+        ss_block=ssb,
+        blocked=bool(blocked),
+        method=method,
+        **fields,
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# MANOVA
+# ----------------------------------------------------------------------------------------
+
+
+def _manova_dfs(p, q, v):
+    """F approximations of the four statistics as statsmodels' ``multivariate_stats``."""
+    s = min(p, q)
+    m = (abs(p - q) - 1) / 2
+    n = (v - p - 1) / 2
+    # Wilks: Rao's F, exact when min(p, q) <= 2.
+    t = math.sqrt((p * p * q * q - 4) / (p * p + q * q - 5)) if p * p + q * q - 5 > 0 else 1.0
+    wilks = (p * q, (v - (p - q + 1) / 2) * t - (p * q - 2) / 2, t)
+    pillai = (s * (2 * m + s + 1), s * (2 * n + s + 1))
+    if n > 0:
+        # McKeon (1974); statsmodels and SAS use it when n > 0.
+        b = math.inf if n == 1 else (p + 2 * n) * (q + 2 * n) / 2 / (2 * n + 1) / (n - 1)
+        df2 = 4 + (p * q + 2) / (b - 1)
+        hl = (p * q, df2, (df2 - 2) / 2 / n)
+    else:
+        hl = (s * (2 * m + s + 1), s * (s * n + 1), float(s))
+    r = max(p, q)
+    roy = (r, v - r + q)
+    return wilks, pillai, hl, roy
+
+
+@result
+class ManovaResult:
+    """Result of :func:`manova`.
+
+    ``statistic``/``pvalue``/``f_statistic``/``df`` are Wilks' Lambda with its F
+    (exact when ``wilks_exact``, Rao's otherwise). ``bartlett_*`` is the chi-square
+    approximation of seed 004's footnote 3. ``pillai*``, ``hotelling_lawley*`` and
+    ``roy*`` are the other three statistics with statsmodels' F approximations (Roy's F
+    is an upper bound, so its p-value is a lower bound). ``eigenvalues`` ``(..., s)``,
+    ``eigenvectors`` ``(..., p, s)`` (columns, unit norm) and ``share`` ``(..., s)`` are
+    the learned performance measures: the eigen-decomposition of ``E^-1 H``, with
+    ``s = min(p, L - 1)``. ``h`` and ``e`` are the between and within scatter matrices.
+    With ``method="permutation"``, ``pvalue`` is the permutation p-value of Wilks'
+    Lambda (``pvalue_interval``, ``n_resamples``, ``seed``, ``permutation_method`` as in
+    :class:`TtestResult`); every other p-value stays parametric.
+    """
+
+    statistic: jax.Array
+    pvalue: jax.Array
+    f_statistic: jax.Array
+    df: tuple = static_field()
+    wilks_exact: bool = static_field()
+    bartlett_statistic: jax.Array
+    bartlett_pvalue: jax.Array
+    bartlett_df: int = static_field()
+    pillai: jax.Array
+    pillai_f: jax.Array
+    pillai_pvalue: jax.Array
+    pillai_df: tuple = static_field()
+    hotelling_lawley: jax.Array
+    hotelling_lawley_f: jax.Array
+    hotelling_lawley_pvalue: jax.Array
+    hotelling_lawley_df: tuple = static_field()
+    roy: jax.Array
+    roy_f: jax.Array
+    roy_pvalue: jax.Array
+    roy_df: tuple = static_field()
+    eigenvalues: jax.Array
+    eigenvectors: jax.Array
+    share: jax.Array
+    h: jax.Array
+    e: jax.Array
+    names: tuple | None = static_field()
+    method: str = static_field()
+    pvalue_interval: jax.Array | None = None
+    n_resamples: int | None = static_field(default=None)
+    seed: object = static_field(default=None)
+    permutation_method: str | None = static_field(default=None)
+
+    def learned_measures(self, digits=3):
+        """The eigenvectors as text, ``M1: -0.379·tp + 0.733·fp ...`` (unbatched only)."""
+        vec = np.asarray(self.eigenvectors)
+        if vec.ndim != 2:
+            raise ValueError("`learned_measures` needs an unbatched result (eigenvectors (p, s)).")
+        lam = np.asarray(self.eigenvalues)
+        share = np.asarray(self.share)
+        names = self.names or tuple(f"x{i + 1}" for i in range(vec.shape[0]))
+        lines = []
+        for j in range(vec.shape[1]):
+            terms = " ".join(
+                f"{'-' if c < 0 else '+'} {abs(c):.{digits}f}·{nm}"
+                for c, nm in zip(vec[:, j], names)
+            )
+            terms = terms[2:] if terms.startswith("+ ") else "-" + terms[2:]
+            lines.append(f"M{j + 1}: {terms}   (eigenvalue {lam[j]:.4g}, share {share[j]:.1%})")
+        return "\n".join(lines)
+
+    def table(self):
+        """The four statistics as text, laid out like statsmodels' ``mv_test`` (unbatched)."""
+        rows = [
+            ("Wilks' lambda", self.statistic, self.df, self.f_statistic, self.pvalue),
+            ("Pillai's trace", self.pillai, self.pillai_df, self.pillai_f, self.pillai_pvalue),
+            (
+                "Hotelling-Lawley trace",
+                self.hotelling_lawley,
+                self.hotelling_lawley_df,
+                self.hotelling_lawley_f,
+                self.hotelling_lawley_pvalue,
+            ),
+            ("Roy's greatest root", self.roy, self.roy_df, self.roy_f, self.roy_pvalue),
+        ]
+        out = [f"{'':24}{'Value':>10}{'Num DF':>9}{'Den DF':>10}{'F Value':>10}{'Pr > F':>10}"]
+        for name, v, df, f, p in rows:
+            if np.ndim(v):
+                raise ValueError("`table` needs an unbatched result.")
+            out.append(
+                f"{name:24}{float(v):10.4f}{df[0]:9.4g}{df[1]:10.4g}{float(f):10.4f}"
+                f"{float(p):10.4g}"
+            )
+        return "\n".join(out)
+
+
+@jax.jit
+def _manova(x):
+    n_groups, k, p = x.shape[-3], x.shape[-2], x.shape[-1]
+    q, v = n_groups - 1, n_groups * (k - 1)
+    h, e = S.manova_he(x)
+    lam, vec = S.manova_eigen(h, e)
+    s = min(p, q)
+    lam, vec = lam[..., :s], vec[..., :s]
+    (w1, w2, t), (p1, p2), (h1, h2, hc), (r1, r2) = _manova_dfs(p, q, v)
+    wilks = jnp.exp(jnp.linalg.slogdet(e)[1] - jnp.linalg.slogdet(e + h)[1])
+    lt = wilks ** (1 / t)
+    wf = (1 - lt) / lt * w2 / w1
+    pillai = jnp.sum(lam / (1 + lam), axis=-1)
+    pf = p2 / p1 * pillai / (s - pillai)
+    hl = jnp.sum(lam, axis=-1)
+    hf = h2 / h1 * hl / hc
+    roy = lam[..., 0]
+    rf = r2 / r1 * roy
+    bart = -(v - (p - q + 1) / 2) * jnp.log(wilks)
+    share = lam / jnp.sum(lam, axis=-1, keepdims=True)
+    scale = jnp.max(jnp.abs(x - jnp.mean(x, axis=-2, keepdims=True)), axis=(-3, -2))
+    rcond = S.correlation_rcond(e, scale)
+    # The four F tails in one betainc call (compile time).
+    fs = jnp.stack([wf, pf, hf, rf], axis=-1)
+    dfn = jnp.broadcast_to(jnp.asarray([w1, p1, h1, r1], fs.dtype), fs.shape)
+    dfd = jnp.broadcast_to(jnp.asarray([w2, p2, h2, r2], fs.dtype), fs.shape)
+    pv = S.f_sf(fs, dfn, dfd)
+    return dict(
+        statistic=wilks,
+        pvalue=pv[..., 0],
+        f_statistic=wf,
+        bartlett_statistic=bart,
+        bartlett_pvalue=S.chi2_sf(bart, p * q),
+        pillai=pillai,
+        pillai_f=pf,
+        pillai_pvalue=pv[..., 1],
+        hotelling_lawley=hl,
+        hotelling_lawley_f=hf,
+        hotelling_lawley_pvalue=pv[..., 2],
+        roy=roy,
+        roy_f=rf,
+        roy_pvalue=pv[..., 3],
+        eigenvalues=lam,
+        eigenvectors=vec,
+        share=share,
+        h=h,
+        e=e,
+    ), rcond
+
+
+def _neg_wilks_by_fold(xb):
+    """``-Lambda`` of fold-major ``xb : (k, L, p)``: larger is more extreme."""
+    return -S.wilks_lambda(jnp.swapaxes(xb, 0, 1))
+
+
+@x64
+def manova(x, *, names=None, method="parametric", n_resamples=PM.N_RESAMPLES, key=None):
+    """One-way MANOVA: do ``L`` algorithms have the same expected performance vector?
+
+    Parameters
+    ----------
+    x : array_like, shape ``(..., L, k, p)``
+        ``p`` performance measures of ``L`` algorithms on ``k`` folds (seed 004, §2.2);
+        leading axes are batch axes.
+    names : sequence of str, optional
+        Names of the ``p`` measures, used by ``learned_measures()``.
+    method : {"parametric", "permutation"}
+        Reference distribution of Wilks' Lambda: Rao's F, or its permutation
+        distribution when the ``L`` algorithm labels are permuted independently within
+        each fold (folds as blocks; Monte Carlo). Only ``pvalue`` changes: Bartlett's,
+        Pillai's, Hotelling-Lawley's and Roy's p-values stay parametric. The tests of a
+        batch share their draws; concrete arrays only (no ``jit``).
+    n_resamples : int
+        Permutation only: Monte Carlo draws.
+    key : int, JAX key or None
+        Permutation only: randomness of the draws, recorded as ``seed``.
+
+    Returns
+    -------
+    ManovaResult
+        Wilks' Lambda (``statistic``) with its F and p-value, Bartlett's chi-square,
+        Pillai, Hotelling-Lawley and Roy with their F approximations, and the
+        eigen-decomposition of ``E^-1 H`` as learned measures.
+
+    Raises
+    ------
+    ValueError
+        If ``E`` is singular: fewer error degrees of freedom ``L (k - 1)`` than measures,
+        a constant measure, or collinear measures.
+
+    Notes
+    -----
+    ``H = k sum_i (xbar_i - xbar)(xbar_i - xbar)'``, ``E = sum_ij (x_ij - xbar_i)(...)'``,
+    ``Lambda = |E| / |E + H|``. With ``q = L - 1``, ``v = L (k - 1)``, Rao's F uses
+    ``t = sqrt((p²q² - 4)/(p² + q² - 5))`` (1 if the denominator is not positive) and is
+    exact when ``min(p, q) <= 2``. Bartlett: ``-(v - (p - q + 1)/2) log Lambda ~
+    chi²(p q)`` (seed 004, footnote 3). The other F approximations are those of
+    statsmodels' ``MANOVA.mv_test``.
+
+    Small Lambda is evidence against H0, so the permutation p-value is
+    ``P(Lambda* <= Lambda)``: the engine counts draws of ``-Lambda`` (the same Wilks
+    kernel) at least the observed one, ``(b + 1) / (B + 1)``. Permutations within
+    folds leave ``E + H`` unchanged, so this is also the p-value of ``|E|``.
+
+    References
+    ----------
+    Seed 004; Rencher (1995), ch. 6; Rao, C. R. (1951); McKeon, J. J. (1974), Biometrika 61.
+    Good, P. (2005). Permutation, Parametric and Bootstrap Tests of Hypotheses, ch. 9.
+    """
+    x = _groups_iv(x, "x", 3)
+    n_resamples, typed_key, seed = PM.permutation_iv(method, n_resamples, key, (x, "x"))
+    n_groups, k, p = x.shape[-3], x.shape[-2], x.shape[-1]
+    names = _names_iv(names, p)
+    v = n_groups * (k - 1)
+    if v < p:
+        raise ValueError(
+            f"`x` has L={n_groups} algorithms and k={k} folds for p={p} measures: the within "
+            f"scatter E has L (k - 1) = {v} degrees of freedom < p and is singular. Use more "
+            "folds or fewer measures."
+        )
+    out, rcond = _manova(x)
+    _check_rcond(
+        rcond, "The within-algorithm scatter matrix E of `x`", names, "Drop a redundant measure."
+    )
+    (w1, w2, _), pdf, (h1, h2, _), rdf = _manova_dfs(p, n_groups - 1, v)
+    if method == "permutation":
+        perm = PM.within_blocks(
+            _neg_wilks_by_fold,
+            jnp.swapaxes(x, -3, -2),
+            3,
+            n_resamples=n_resamples,
+            key=typed_key,
+            seed=seed,
+        )
+        out["pvalue"] = perm.pvalue
+        out.update(_permutation_fields(perm))
+    return ManovaResult(
+        **out,
+        df=(w1, w2),
+        wilks_exact=min(p, n_groups - 1) <= 2,
+        bartlett_df=p * (n_groups - 1),
+        pillai_df=pdf,
+        hotelling_lawley_df=(h1, h2),
+        roy_df=rdf,
+        names=names,
+        method=method,
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# Mardia
+# ----------------------------------------------------------------------------------------
+
+
+@result
+class MardiaResult:
+    """Result of :func:`mardia`.
+
+    ``skewness`` (b1p) and ``kurtosis`` (b2p) are Mardia's sample measures;
+    ``skewness_statistic = n b1p / 6 ~ chi²(skewness_df)``,
+    ``kurtosis_statistic = (b2p - p (p + 2)) / sqrt(8 p (p + 2) / n) ~ N(0, 1)``
+    (two-sided p-value).
+    """
+
+    skewness_statistic: jax.Array
+    skewness_pvalue: jax.Array
+    kurtosis_statistic: jax.Array
+    kurtosis_pvalue: jax.Array
+    skewness: jax.Array
+    kurtosis: jax.Array
+    skewness_df: int = static_field()
+
+
+@jax.jit
+def _mardia(x):
+    n, p = x.shape[-2], x.shape[-1]
+    mom = S.mardia_moments(x)
+    skew = n * mom.skewness / 6
+    df = p * (p + 1) * (p + 2) // 6
+    z = (mom.kurtosis - p * (p + 2)) / math.sqrt(8 * p * (p + 2) / n)
+    xc = x - jnp.mean(x, axis=-2, keepdims=True)
+    rcond = S.correlation_rcond(S.covariance(x), jnp.max(jnp.abs(xc), axis=-2))
+    return skew, S.chi2_sf(skew, df), z, 2 * S.norm_sf(jnp.abs(z)), mom, rcond
+
+
+@x64
+def mardia(x):
+    """Mardia's tests of multivariate normality (skewness and kurtosis).
+
+    Parameters
+    ----------
+    x : array_like, shape ``(..., n, p)``
+        ``n`` observations (e.g. folds) of ``p`` measures; leading axes are batch axes.
+
+    Returns
+    -------
+    MardiaResult
+
+    Notes
+    -----
+    With ``g_ij = (x_i - xbar)' S^-1 (x_j - xbar)`` and ``S`` the covariance with
+    divisor ``n``: ``b1p = sum_ij g_ij³ / n²``, ``b2p = sum_i g_ii² / n``. The large-sample
+    reference distributions are used (no small-sample correction). Seed 004 uses this test
+    to check the normality assumption of the multivariate tests.
+
+    References
+    ----------
+    Mardia, K. V. (1970). Measures of multivariate skewness and kurtosis with
+    applications. Biometrika 57, 519-530.
+    """
+    x = as_float_array(x, "x", min_ndim=2)
+    n, p = x.shape[-2], x.shape[-1]
+    if n <= p:
+        raise ValueError(
+            f"`x` has n={n} observations for p={p} measures: Mardia's tests need n > p "
+            "(a nonsingular covariance)."
+        )
+    skew, sp, z, kp, mom, rcond = _mardia(x)
+    _check_rcond(rcond, "The covariance of `x`", None, "Drop a redundant measure.")
+    return MardiaResult(
+        skewness_statistic=skew,
+        skewness_pvalue=sp,
+        kurtosis_statistic=z,
+        kurtosis_pvalue=kp,
+        skewness=mom.skewness,
+        kurtosis=mom.kurtosis,
+        skewness_df=p * (p + 1) * (p + 2) // 6,
+    )

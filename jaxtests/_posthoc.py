@@ -1,0 +1,520 @@
+"""Post hoc analysis of ``L`` algorithms: pairwise tests, p-value adjustment, cliques and
+the ordering with underlined groups (seed 004, §2.2 and §3.5).
+"""
+
+import dataclasses
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxtests import _permutation_methods as PM
+from jaxtests._multivariate import _check_rcond
+from jaxtests._precision import x64
+from jaxtests._results import result, static_field
+from jaxtests._validation import (
+    as_float_array,
+    as_names,
+    check_choice,
+    check_probability,
+    normalize_axis,
+)
+from jaxtests.kernels import multitest as MT
+from jaxtests.kernels import statistics as S
+
+__all__ = ["Ordering", "PosthocResult", "adjust_pvalues", "cliques", "ordering", "posthoc"]
+
+METHODS = PM.METHODS
+TESTS = ("t", "hotelling", "permutation")
+_ADJUST_ALIASES = {"fdr_bh": "bh", "fdr_by": "by", "simes-hochberg": "hochberg"}
+
+
+# ----------------------------------------------------------------------------------------
+# adjust_pvalues
+# ----------------------------------------------------------------------------------------
+
+
+@functools.partial(jax.jit, static_argnames=("method",))
+def _adjust(p, method):
+    return MT.adjust(p, method)
+
+
+@x64
+def adjust_pvalues(p, method="holm", *, axis=-1):
+    """Adjust p-values for multiple comparisons.
+
+    Parameters
+    ----------
+    p : array_like, shape ``(..., m, ...)``
+        Raw p-values in [0, 1]; the ``m`` comparisons lie along ``axis``, other axes
+        are batch axes.
+    method : {"holm", "bonferroni", "hochberg", "hommel", "bh", "by", "none"}
+        Family-wise error control (Bonferroni, Holm 1979, Hochberg 1988, Hommel 1988) or
+        false discovery rate control (Benjamini-Hochberg 1995, Benjamini-Yekutieli 2001).
+        ``"fdr_bh"``, ``"fdr_by"`` and ``"simes-hochberg"`` (statsmodels' names) are
+        accepted as aliases.
+    axis : int
+
+    Returns
+    -------
+    jax.Array
+        Adjusted p-values in the original order and shape, as R's ``p.adjust`` and
+        statsmodels' ``multipletests(...)[1]``.
+
+    Notes
+    -----
+    Reject hypothesis ``i`` at family-wise (or FDR) level ``alpha`` when
+    ``adjusted[i] <= alpha``. Seed 003 introduces the Bonferroni correction; seed 004
+    uses Holm's.
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").tolist()
+    [0.03, 0.06, 0.06]
+    """
+    method = _ADJUST_ALIASES.get(method, method)
+    check_choice(method, "method", MT.ADJUSTMENTS)
+    p = as_float_array(p, "p", min_ndim=1)
+    arr = np.asarray(p)
+    if ((arr < 0) | (arr > 1)).any():
+        idx = tuple(int(i) for i in np.argwhere((arr < 0) | (arr > 1))[0])
+        raise ValueError(
+            f"`p` must hold probabilities in [0, 1]; found {float(arr[idx])!r} at index "
+            f"{idx[0] if len(idx) == 1 else idx}."
+        )
+    ax = normalize_axis(axis, p.ndim)
+    out = _adjust(jnp.moveaxis(p, ax, -1), method)
+    return jnp.moveaxis(out, -1, ax)
+
+
+# ----------------------------------------------------------------------------------------
+# Cliques and ordering (host-side graph algorithms on small L)
+# ----------------------------------------------------------------------------------------
+
+
+def _reject_iv(reject):
+    r = np.asarray(reject)
+    if r.ndim != 2 or r.shape[0] != r.shape[1]:
+        raise ValueError(f"`reject` must be a square (L, L) matrix, got shape {r.shape}.")
+    if r.dtype.kind != "b":
+        raise TypeError(f"`reject` must be a boolean matrix, got dtype {r.dtype}.")
+    if not np.array_equal(r, r.T):
+        raise ValueError("`reject` must be symmetric (reject[i, j] == reject[j, i]).")
+    return r
+
+
+def _bron_kerbosch(adj):
+    # Bron-Kerbosch with pivoting: every maximal clique of the graph `adj` (sets of
+    # vertex indices), here the graph of pairs that are NOT significantly different.
+    out = []
+
+    def expand(r, p, x):
+        if not p and not x:
+            out.append(tuple(sorted(r)))
+            return
+        pivot = max(p | x, key=lambda u: len(adj[u] & p))
+        for v in sorted(p - adj[pivot]):
+            expand(r | {v}, p & adj[v], x & adj[v])
+            p = p - {v}
+            x = x | {v}
+
+    expand(set(), set(range(len(adj))), set())
+    return sorted(out, key=lambda c: (-len(c), c))
+
+
+def cliques(reject, names=None):
+    """Maximal sets of algorithms with no significantly different pair (seed 004).
+
+    Parameters
+    ----------
+    reject : array_like of bool, shape ``(L, L)``
+        Symmetric matrix of pairwise rejections (diagonal ignored).
+    names : sequence of str, optional
+        Names of the ``L`` algorithms; the cliques are returned as names if given.
+
+    Returns
+    -------
+    list of tuple
+        The maximal cliques of the "not significantly different" graph, largest first.
+        Cliques may overlap; an algorithm different from all others is a singleton.
+    """
+    r = _reject_iv(reject)
+    n = r.shape[0]
+    names = as_names(names, n, "names")
+    adj = [{j for j in range(n) if j != i and not r[i, j]} for i in range(n)]
+    found = _bron_kerbosch(adj)
+    if names is None:
+        return found
+    return [tuple(names[i] for i in c) for c in found]
+
+
+@dataclasses.dataclass(frozen=True)
+class Ordering:
+    """Algorithms sorted by mean with the groups that are not significantly different.
+
+    ``order`` holds indices (best first under the chosen direction), ``labels`` their
+    names, ``means`` the sorted means, and ``groups`` maximal runs of consecutive
+    algorithms (positions in ``order``) with no significant pair: the seed's underlines.
+    """
+
+    order: tuple
+    labels: tuple
+    means: tuple
+    groups: tuple
+
+    def text(self):
+        """The underlined display of seed 004 §3.5, one underline per group."""
+        width = [max(len(s), 1) for s in self.labels]
+        starts = np.concatenate([[0], np.cumsum([w + 2 for w in width])])[:-1]
+        lines = ["  ".join(self.labels)]
+        rows = []  # pack non-overlapping underlines onto the same line
+        for g in self.groups:
+            lo, hi = int(starts[g[0]]), int(starts[g[-1]] + width[g[-1]])
+            for row in rows:
+                if all(hi + 1 < a or lo > b + 1 for a, b in row):
+                    row.append((lo, hi))
+                    break
+            else:
+                rows.append([(lo, hi)])
+        for row in rows:
+            buf = [" "] * max(b for _, b in row)
+            for a, b in row:
+                buf[a:b] = "─" * (b - a)
+            lines.append("".join(buf).rstrip())
+        return "\n".join(lines)
+
+    def __str__(self):
+        return self.text()
+
+
+def ordering(means, reject, names=None, *, descending=False):
+    """Sort algorithms by mean and find the groups not significantly different.
+
+    Parameters
+    ----------
+    means : array_like, shape ``(L,)``
+        Mean performance of each algorithm (e.g. error; lower first by default).
+    reject : array_like of bool, shape ``(L, L)``
+        Symmetric pairwise rejection matrix.
+    names : sequence of str, optional
+    descending : bool
+        Sort from the largest mean (for scores such as accuracy).
+
+    Returns
+    -------
+    Ordering
+        With ``text()`` giving the underlined display, e.g.::
+
+            rf  lda  qda  knn  c4.5
+            ───────
+
+    Notes
+    -----
+    A group is a maximal run ``i..j`` of consecutive algorithms in the sorted order with
+    no rejected pair inside it; runs of one algorithm are not underlined (seed 004 §3.5).
+    """
+    r = _reject_iv(reject)
+    m = np.asarray(means, dtype=float)
+    if m.shape != (r.shape[0],):
+        raise ValueError(
+            f"`means` must have shape ({r.shape[0]},) to match `reject`, got {m.shape}."
+        )
+    names = as_names(names, r.shape[0], "names") or tuple(str(i) for i in range(r.shape[0]))
+    order = np.argsort(-m if descending else m, kind="stable")
+    rs = r[np.ix_(order, order)]
+    n = len(order)
+    runs = []
+    for i in range(n):
+        j = i
+        while j + 1 < n and not rs[i : j + 2, i : j + 2].any():
+            j += 1
+        if j > i and not any(a <= i and j <= b for a, b in runs):
+            runs.append((i, j))
+    groups = tuple(tuple(range(a, b + 1)) for a, b in runs)
+    return Ordering(
+        order=tuple(int(i) for i in order),
+        labels=tuple(names[i] for i in order),
+        means=tuple(float(v) for v in m[order]),
+        groups=groups,
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# posthoc
+# ----------------------------------------------------------------------------------------
+
+
+@result
+class PosthocResult:
+    """Result of :func:`posthoc`.
+
+    ``statistic``, ``pvalue`` and ``pvalue_adjusted`` are ``(L, L)`` matrices (the
+    ``t`` of ``x_i - x_j`` is antisymmetric, T² symmetric; diagonal 0 / 1 / 1);
+    ``reject`` is ``pvalue_adjusted <= alpha``. ``mean`` is ``(L,)`` or ``(L, p)``.
+    ``cliques`` are the maximal sets with no significant pair (names if given) and
+    ``ordering`` (univariate tests only) the sorted algorithms with their groups.
+    ``method`` is "parametric" or "permutation"; permutation results also carry
+    ``pvalue_interval`` ``(L, L, 2)`` (99% Clopper-Pearson interval of each raw
+    p-value, ``(p, p)`` when exact), ``n_resamples``, ``seed`` and
+    ``permutation_method`` ("exact", "monte-carlo" or "binomial").
+    """
+
+    statistic: jax.Array
+    pvalue: jax.Array
+    pvalue_adjusted: jax.Array
+    reject: jax.Array
+    mean: jax.Array
+    cliques: tuple = static_field()
+    ordering: Ordering | None = static_field()
+    names: tuple | None = static_field()
+    test: str = static_field()
+    correction: str = static_field()
+    alpha: float = static_field()
+    paired: bool = static_field()
+    method: str = static_field()
+    pvalue_interval: jax.Array | None = None
+    n_resamples: int | None = static_field(default=None)
+    seed: object = static_field(default=None)
+    permutation_method: str | None = static_field(default=None)
+
+    def text(self):
+        """A short report: adjusted p-value of every pair, cliques and the ordering."""
+        n = self.pvalue.shape[0]
+        names = self.names or tuple(str(i) for i in range(n))
+        padj = np.asarray(self.pvalue_adjusted)
+        rej = np.asarray(self.reject)
+        how = "" if self.method == "parametric" else f" ({self.permutation_method} permutation)"
+        out = [
+            f"Pairwise {self.test} tests{how}, {self.correction} correction, alpha = {self.alpha}"
+        ]
+        for i in range(n):
+            for j in range(i + 1, n):
+                mark = " *" if rej[i, j] else ""
+                out.append(f"  {names[i]} vs {names[j]}: p_adj = {padj[i, j]:.4g}{mark}")
+        shown = ("{" + ", ".join(map(str, c)) + "}" for c in self.cliques)
+        out.append("Cliques: " + ", ".join(shown))
+        if self.ordering is not None:
+            out.append("Ordering:")
+            out.extend("  " + line for line in self.ordering.text().split("\n"))
+        return "\n".join(out)
+
+
+def _pairs(n):
+    i, j = np.triu_indices(n, 1)
+    return i, j
+
+
+@functools.partial(jax.jit, static_argnames=("paired", "correction"))
+def _pairwise_t(x, paired, correction):
+    i, j = _pairs(x.shape[0])
+    k = x.shape[1]
+    if paired:
+        t = S.t_statistic(x[i] - x[j])
+        p = S.t_pvalue(t, k - 1, "two-sided")
+    else:
+        t = S.pooled_t_statistic(x[i], x[j])
+        p = S.t_pvalue(t, 2 * k - 2, "two-sided")
+    return t, p, MT.adjust(p, correction), jnp.mean(x, axis=-1)
+
+
+@functools.partial(jax.jit, static_argnames=("paired", "correction"))
+def _pairwise_hotelling(x, paired, correction):
+    i, j = _pairs(x.shape[0])
+    k, p = x.shape[1], x.shape[2]
+    if paired:
+        d = x[i] - x[j]
+        parts = S.hotelling_parts(d)
+        f = parts.statistic * (k - p) / (p * (k - 1))
+        pv = S.f_sf(f, p, k - p)
+        scale = jnp.max(jnp.abs(d), axis=-2)
+    else:
+        parts = S.hotelling_parts_two_sample(x[i], x[j])
+        m = 2 * k - 2
+        f = parts.statistic * (m - p + 1) / (p * m)
+        pv = S.f_sf(f, p, m - p + 1)
+        scale = jnp.maximum(jnp.max(jnp.abs(x[i]), axis=-2), jnp.max(jnp.abs(x[j]), axis=-2))
+    rcond = S.correlation_rcond(parts.covariance, scale)
+    return parts.statistic, pv, MT.adjust(pv, correction), jnp.mean(x, axis=-2), rcond
+
+
+def _square(vals, n, diag, antisym=False):
+    """``(n_pairs, ...)`` pair values -> ``(n, n, ...)`` matrix (pair order of ``_pairs``)."""
+    i, j = _pairs(n)
+    v = np.asarray(vals)
+    out = np.full((n, n, *v.shape[1:]), diag, dtype=v.dtype)
+    out[i, j] = v
+    out[j, i] = -v if antisym else v
+    return out
+
+
+def _pairwise_permutation(x, test, paired, correction, n_resamples, key, seed):
+    """Raw (and maxT-adjusted) permutation p-values of every pair, sharing the draws."""
+    i, j = _pairs(x.shape[0])
+    maxt = "maxT" if correction == "maxT" else None
+    draws = dict(n_resamples=n_resamples, key=key, seed=seed, correction=maxt)
+    if test == "t" and paired:
+        return PM.signflip("t", x[i] - x[j], alternative="two-sided", **draws)
+    if test == "t":
+        return PM.twosample(x[i], x[j], **draws)
+    if paired:
+        return PM.signflip("hotelling", x[i] - x[j], alternative="greater", **draws)
+    return PM.hotelling_two_sample(x[i], x[j], **draws)
+
+
+@x64
+def posthoc(
+    x,
+    *,
+    test="t",
+    correction="holm",
+    alpha=0.05,
+    names=None,
+    paired=True,
+    method="parametric",
+    n_resamples=PM.N_RESAMPLES,
+    key=None,
+):
+    """All pairwise post hoc tests among ``L`` algorithms, with cliques and ordering.
+
+    Parameters
+    ----------
+    x : array_like
+        ``(L, k)`` for ``test="t"`` or ``"permutation"`` (one measure) or ``(L, k, p)``
+        for ``test="hotelling"``: ``L`` algorithms on the same ``k`` folds.
+    test : {"t", "hotelling", "permutation"}
+        Pairwise paired t test or paired Hotelling T² (seed 004, eq. 1);
+        ``"permutation"`` is short for ``test="t", method="permutation"``.
+    correction : {"holm", "bonferroni", "hochberg", "hommel", "bh", "by", "none", "maxT"}
+        Adjustment over the ``L (L - 1) / 2`` pairs (seed 004 uses Holm's). ``"maxT"``
+        (permutation only) is Westfall & Young's single-step max-T adjustment from the
+        draws that all pairs share; the others adjust the raw p-values.
+    alpha : float
+        Level at which adjusted p-values reject.
+    names : sequence of str, optional
+        Names of the ``L`` algorithms.
+    paired : bool
+        Paired tests (the folds are shared, the default) or two-sample tests.
+    method : {"parametric", "permutation"}
+        Reference distribution of each pair's statistic: t or F, or the permutation
+        distribution of the same statistic: sign flips of the paired differences of the
+        ``k`` folds (exact when ``2^k <= n_resamples``), or, with ``paired=False``,
+        random splits of the ``2 k`` folds between the two algorithms (exact when
+        ``C(2k, k) <= n_resamples``). All pairs share the same draws.
+    n_resamples : int
+        Permutation only: Monte Carlo draws, and the most rearrangements enumerated.
+    key : int, JAX key or None
+        Permutation only: randomness of the draws, recorded as ``seed``.
+
+    Returns
+    -------
+    PosthocResult
+        Raw and adjusted p-value matrices, ``reject``, ``cliques``, ``ordering`` (for
+        ``test="t"``; by ascending mean, e.g. error) and ``text()``.
+
+    Notes
+    -----
+    Post hoc analysis is a per-data-set report, so ``x`` carries no batch axes; for many
+    data sets at once call :func:`ttest_paired` or :func:`hotelling_t2` on stacked pairs.
+
+    Permutation t tests are two-sided, ``min(1, 2 min(P(T >= t), P(T <= t)))`` (t is
+    increasing in the mean under sign flips and in the mean difference under splits,
+    so the engine counts those linear forms exactly); T² uses ``P(T²* >= T²)``. With
+    ``correction="maxT"`` the adjusted p-value of pair ``(i, j)`` is the share of draws
+    whose largest statistic over all pairs (t on the scale of its null standard
+    deviation, which orders draws as ``max |t|`` does) reaches pair ``(i, j)``'s
+    observed one; it is never below the raw p-value and controls the family-wise error
+    without Bonferroni's loss under correlated pairs.
+
+    References
+    ----------
+    Seed 004 (§2.2, §3.5); Holm, S. (1979). Scand. J. Statist. 6, 65-70.
+    Westfall, P. H. & Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley.
+    """
+    check_choice(test, "test", TESTS)
+    check_choice(method, "method", METHODS)
+    asked = test
+    if test == "permutation":
+        test, method = "t", "permutation"
+    correction = _ADJUST_ALIASES.get(correction, correction)
+    check_choice(correction, "correction", (*MT.ADJUSTMENTS, "maxT"))
+    if correction == "maxT" and method != "permutation":
+        raise ValueError(
+            "`correction`='maxT' adjusts with the permutation draws: use "
+            "method='permutation' (or test='permutation')."
+        )
+    alpha = check_probability(alpha, "alpha")
+    if not isinstance(paired, bool | np.bool_):
+        raise TypeError(f"`paired` must be a bool, got {type(paired).__name__}.")
+    ndim = 2 if test == "t" else 3
+    x = as_float_array(x, "x")
+    if x.ndim != ndim:
+        shape = "(L, k)" if test == "t" else "(L, k, p)"
+        raise ValueError(f"`x` must have shape {shape} for test={asked!r}, got {tuple(x.shape)}.")
+    n_resamples, typed_key, seed = PM.permutation_iv(method, n_resamples, key, (x, "x"))
+    n, k = x.shape[0], x.shape[1]
+    if n < 2:
+        raise ValueError(f"`x` needs at least 2 algorithms (axis 0), got {n}.")
+    if k < 2:
+        raise ValueError(f"`x` needs at least 2 folds (axis 1), got {k}.")
+    names = as_names(names, n, "names")
+    # The parametric adjustment runs on the raw p-values; maxT replaces it below.
+    adjust_with = "none" if correction == "maxT" else correction
+    if test == "t":
+        stat, p, padj, mean = _pairwise_t(x, bool(paired), adjust_with)
+    else:
+        p_dim = x.shape[2]
+        if (paired and k <= p_dim) or (not paired and 2 * k - 2 < p_dim):
+            raise ValueError(
+                f"`x` has k={k} folds for p={p_dim} measures: pairwise Hotelling tests need "
+                "more folds than measures. Use more folds or fewer measures."
+            )
+        stat, p, padj, mean, rcond = _pairwise_hotelling(x, bool(paired), adjust_with)
+        ii, jj = _pairs(n)
+        r = np.asarray(rcond)
+        bad = np.flatnonzero(~(r > 1e-10))
+        if bad.size:
+            lab = names or tuple(str(v) for v in range(n))
+            first = int(bad[0])
+            _check_rcond(
+                r[first],
+                f"The covariance of x[{lab[ii[first]]}] - x[{lab[jj[first]]}]",
+                None,
+                "Drop a redundant measure or use more folds.",
+            )
+    fields = {}
+    if method == "permutation":
+        perm = _pairwise_permutation(
+            x, test, bool(paired), correction, n_resamples, typed_key, seed
+        )
+        p = perm.pvalue
+        padj = perm.pvalue_adjusted if correction == "maxT" else _adjust(p, correction)
+        fields = dict(
+            pvalue_interval=jnp.asarray(_square(perm.pvalue_interval, n, 1.0)),
+            n_resamples=perm.n_resamples,
+            seed=perm.seed,
+            permutation_method=perm.permutation_method,
+        )
+    stat_m = _square(stat, n, 0.0, antisym=(test == "t"))
+    p_m = _square(p, n, 1.0)
+    padj_m = _square(padj, n, 1.0)
+    rej = padj_m <= alpha
+    np.fill_diagonal(rej, False)
+    cl = tuple(cliques(rej, names))
+    order = ordering(np.asarray(mean), rej, names) if test == "t" else None
+    return PosthocResult(
+        statistic=jnp.asarray(stat_m),
+        pvalue=jnp.asarray(p_m),
+        pvalue_adjusted=jnp.asarray(padj_m),
+        reject=jnp.asarray(rej),
+        mean=mean,
+        cliques=cl,
+        ordering=order,
+        names=names,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        paired=bool(paired),
+        method=method,
+        **fields,
+    )

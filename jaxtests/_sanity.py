@@ -1,0 +1,741 @@
+"""Label-permutation sanity check: Ojala & Garriga (2010) test 1 (seed 003).
+
+Cross-validate the model on the data, then on ``n_permutations`` copies of the
+data with permuted labels; the p-value is the fraction of permuted runs that
+score at least as well. Built-in learners train all permuted label vectors at
+once; scikit-learn estimators fall back to joblib.
+
+Binary labels permuted over all instances (the common case) are drawn sort-free
+in fixed blocks of permutations (``jaxtests.kernels.learners.draw_binary_labels``),
+block ``j`` from the key ``fold_in(key, j)``, so the permutations do not depend
+on ``batch_size``. For the ridge classifier on k-fold splits a block's scores
+come from per-fold confusion counts computed in the cheap order (one ``X_k' b_k``
+product per fold, ``ridge_partition_counts``) inside a ``lax.fori_loop`` over
+blocks: memory does not grow with the number of permutations.
+"""
+
+import functools
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import scipy.stats
+from jax import lax
+
+from jaxtests import models as _models
+from jaxtests._cv import (
+    KFold,
+    _normalise_models,
+    is_builtin,
+    make_splits,
+    model_task,
+    padded_test_index,
+    sklearn_outputs,
+)
+from jaxtests._precision import x64
+from jaxtests._random import resolve_key
+from jaxtests._results import result, static_field
+from jaxtests._validation import as_float_array, as_int_scalar, as_label_array, check_choice
+from jaxtests.kernels import learners as _L
+
+__all__ = ["PermutationTestScoreResult", "permutation_test_score"]
+
+_CLF_SCORES = (
+    "accuracy",
+    "balanced_accuracy",
+    "error",
+    "recall",
+    "tpr",
+    "fpr",
+    "precision",
+    "specificity",
+    "f1",
+    "roc_auc",
+)
+_REG_SCORES = ("r2", "neg_mean_squared_error", "neg_mean_absolute_error")
+_TIE_RTOL = 1e-12  # scores equal up to round-off count as ties (scipy's permutation_test idea)
+_BLOCK_BYTES = 2**23  # a block of permuted labels holds about 8 MB of float64
+_FIT_CHUNK = {"ridge": 1024, "ridge_classifier": 1024, "logistic": 128, "svc": 16, "svr": 16}
+
+
+def block_rows(n):
+    """Permutations per label block for ``n`` instances (a power of two in [32, 1024])."""
+    rows = 2 ** int(np.floor(np.log2(max(1, _BLOCK_BYTES // (8 * n)))))
+    return int(min(1024, max(32, rows)))
+
+
+# ---------------------------------------------------------------- scoring kernels
+
+
+def _div(a, b):
+    return jnp.where(b > 0, a / jnp.where(b > 0, b, 1), 0.0)
+
+
+def count_scores(tp, fn, fp, tn, scoring):
+    """Mean over folds of count-based scores; counts ``(B, K)`` float -> ``(B, S)``.
+
+    Pure; the observed score and every permuted score are computed by this
+    function, from confusion counts, so equal counts give equal scores.
+    """
+    cnt = tp + fn + fp + tn
+    out = []
+    for s in scoring:
+        if s == "accuracy":
+            val = (tp + tn) / cnt
+        elif s == "error":
+            val = (fp + fn) / cnt
+        elif s in ("recall", "tpr"):
+            val = _div(tp, tp + fn)
+        elif s == "fpr":
+            val = _div(fp, fp + tn)
+        elif s == "specificity":
+            val = _div(tn, fp + tn)
+        elif s == "precision":
+            val = _div(tp, tp + fp)
+        elif s == "f1":
+            val = _div(2 * tp, 2 * tp + fp + fn)
+        else:  # balanced_accuracy
+            val = (_div(tp, tp + fn) + _div(tn, tn + fp)) / 2
+        out.append(jnp.mean(val, axis=-1))
+    return jnp.stack(out, axis=-1)
+
+
+def fold_scores(f, yt, valid, scoring, classification):
+    """Mean over folds of each score; ``f, yt : (B, K, m)``, ``valid : (K, m)`` -> ``(B, S)``.
+
+    Pure; classification scores other than ``roc_auc`` go through
+    :func:`count_scores`.
+    """
+    v = valid[None]
+    cnt = jnp.sum(valid, axis=-1).astype(f.dtype)[None]
+    out = []
+    if classification:
+        t, p = yt > 0, f > 0
+        tp = jnp.sum(v & t & p, -1, dtype=f.dtype)
+        fn = jnp.sum(v & t & ~p, -1, dtype=f.dtype)
+        fp = jnp.sum(v & ~t & p, -1, dtype=f.dtype)
+        tn = jnp.sum(v & ~t & ~p, -1, dtype=f.dtype)
+        for s in scoring:
+            if s != "roc_auc":
+                out.append(count_scores(tp, fn, fp, tn, (s,))[..., 0])
+                continue
+            # Mann-Whitney with ties 1/2, masked pairwise
+            pos = v & t
+            neg = v & ~t
+            gt = (f[..., :, None] > f[..., None, :]).astype(f.dtype)
+            eq = (f[..., :, None] == f[..., None, :]).astype(f.dtype)
+            pair = (pos[..., :, None] & neg[..., None, :]).astype(f.dtype)
+            val = jnp.sum(pair * (gt + 0.5 * eq), axis=(-2, -1)) / jnp.sum(pair, (-2, -1))
+            out.append(jnp.mean(val, axis=-1))
+    else:
+        r = jnp.where(v, yt - f, 0.0)
+        for s in scoring:
+            if s == "neg_mean_squared_error":
+                val = -jnp.sum(r * r, -1) / cnt
+            elif s == "neg_mean_absolute_error":
+                val = -jnp.sum(jnp.abs(r), -1) / cnt
+            else:  # r2 on the test fold, as sklearn's r2_score
+                ybar = jnp.sum(jnp.where(v, yt, 0.0), -1, keepdims=True) / cnt[..., None]
+                sst = jnp.sum(jnp.where(v, (yt - ybar) ** 2, 0.0), -1)
+                val = 1 - jnp.sum(r * r, -1) / sst
+            out.append(jnp.mean(val, axis=-1))
+    return jnp.stack(out, axis=-1)
+
+
+# ---------------------------------------------------------------- batched fits
+
+
+def _decisions(model, X, Y, train, test_index, per_fold):
+    """``(B, K, m)`` test-set decisions for label vectors ``Y`` (``(B, n)`` or ``(B, K, n)``)."""
+    if model.kind in ("ridge", "ridge_classifier"):
+        return _L.ridge_fold_decisions(X, Y, train, test_index, model.hyper["alpha"])
+    if per_fold:
+        full = _models.fold_decisions_per_fold_labels(model, X, Y, train)
+    else:
+        full = _models.fold_decisions(model, X, Y, train)
+    return jnp.take_along_axis(
+        full, jnp.broadcast_to(test_index, full.shape[:2] + test_index.shape[-1:]), axis=-1
+    )
+
+
+def _score_labels(model, X, Y, y, train, test_index, valid, *, scoring, classification):
+    per_fold = Y.ndim == 3
+    f = _decisions(model, X, Y, train, test_index, per_fold)
+    if per_fold:  # permute="train": test labels are the original ones
+        yt = jnp.broadcast_to(y[test_index], f.shape)
+    else:
+        yt = Y[:, test_index]
+    return fold_scores(f, yt, valid, scoring, classification)
+
+
+_score_labels_jit = jax.jit(_score_labels, static_argnames=("model", "scoring", "classification"))
+
+
+def _permute_within_strata(keys, y, train, strata, mode):
+    """Sort-based permutations (``permute="train"``, groups, real targets); one key each."""
+    n = y.shape[0]
+
+    def one(k):
+        if mode == "train":
+            K = train.shape[0]
+            u = jax.random.uniform(k, (K, n), dtype=y.dtype)
+            # test instances are their own singleton strata: they never move
+            s = jnp.where(train > 0, strata[None, :], strata.max() + 1 + jnp.arange(n)[None, :])
+            order = jnp.argsort(s.astype(y.dtype) * 2 + u, axis=-1)
+            # stable inverse: the element at sorted position i of stratum goes to the
+            # i-th slot of that stratum (slots listed in index order)
+            slots = jnp.argsort(s, axis=-1, stable=True)
+            perm = jnp.zeros((K, n), order.dtype).at[jnp.arange(K)[:, None], slots].set(order)
+            return y[perm]
+        u = jax.random.uniform(k, (n,), dtype=y.dtype)
+        order = jnp.argsort(strata.astype(y.dtype) * 2 + u)
+        slots = jnp.argsort(strata, stable=True)
+        perm = jnp.zeros(n, order.dtype).at[slots].set(order)
+        return y[perm]
+
+    return jax.vmap(one)(keys)
+
+
+@functools.partial(jax.jit, static_argnames=("model", "scoring", "classification", "mode", "size"))
+def _sorted_block(
+    model,
+    X,
+    y,
+    train,
+    test_index,
+    valid,
+    strata,
+    key,
+    start,
+    *,
+    scoring,
+    classification,
+    mode,
+    size,
+):
+    # one key per permutation index: draws do not depend on the block size
+    keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(
+        start + jnp.arange(size, dtype=start.dtype)
+    )
+    Y = _permute_within_strata(keys, y, train, strata, mode)
+    return _score_labels(
+        model, X, Y, y, train, test_index, valid, scoring=scoring, classification=classification
+    )
+
+
+@functools.partial(jax.jit, static_argnames=("rows", "n", "n_pos"))
+def _binary_labels(key, block, inverse, *, rows, n, n_pos):
+    """``(rows, n)`` ±1 label vectors of block ``block`` in instance order."""
+    words = _L.draw_binary_labels(jax.random.fold_in(key, block), rows, n_pos, (n,))
+    pos = _L.unpack_labels(words, n)[inverse]  # position order -> instance order
+    return jnp.where(pos, 1.0, -1.0).T
+
+
+@functools.partial(jax.jit, static_argnames=("sizes", "rows", "n_pos", "scoring", "n_blocks"))
+def _ridge_binary_stream(part, key, start, *, sizes, rows, n_pos, scoring, n_blocks):
+    """Scores ``(n_blocks * rows, S)`` of label blocks ``start .. start + n_blocks - 1``."""
+    size = jnp.asarray(sizes, jnp.float64)[:, None]
+
+    K, m = len(sizes), max(sizes)
+
+    def body(i, out):
+        words = _L.draw_binary_labels(jax.random.fold_in(key, start + i), rows, n_pos, sizes)
+        labels = _L.unpack_labels(words, K * m).reshape(K, m, rows)
+        tp, pp, p = _L.ridge_partition_counts(part, labels)
+        tp, pp, p = (c.astype(jnp.float64) for c in (tp, pp, p))
+        fn, fp = p - tp, pp - tp
+        s = count_scores(tp.T, fn.T, fp.T, (size - p - fp).T, scoring)
+        return lax.dynamic_update_slice_in_dim(out, s, i * rows, axis=0)
+
+    out = jnp.zeros((n_blocks * rows, len(scoring)), jnp.float64)
+    # a traced trip count keeps the loop body the same code for any number of blocks
+    return lax.fori_loop(0, jnp.asarray(n_blocks, jnp.int32), body, out)
+
+
+# ---------------------------------------------------------------- result
+
+
+@result
+class PermutationTestScoreResult:
+    """Result of :func:`permutation_test_score`.
+
+    Attributes
+    ----------
+    statistic : float or (S,) array
+        Cross-validated score on the original labels (mean over folds).
+    pvalue : float or (S,) array
+        ``(C + 1) / (n_permutations + 1)``, ``C`` = permuted scores ``>=`` the
+        observed one (Ojala & Garriga 2010, eq. 1; Phipson & Smyth: never 0).
+    permutation_scores : (n_permutations,) or (n_permutations, S) array
+    pvalue_interval : (2,) or (S, 2) array
+        99% Clopper–Pearson interval for the exact permutation p-value, given
+        the Monte Carlo count.
+    """
+
+    statistic: jax.Array
+    pvalue: jax.Array
+    permutation_scores: jax.Array
+    pvalue_interval: jax.Array
+    scoring: object = static_field(default="accuracy")
+    n_permutations: int = static_field(default=0)
+    permute: str = static_field(default="all")
+    seed: object = static_field(default=None)
+
+    @property
+    def score(self):
+        """Alias of ``statistic`` (scikit-learn's name)."""
+        return self.statistic
+
+
+def _pvalues(obs, perm, confidence=0.99):
+    obs = np.asarray(obs, np.float64)
+    perm = np.asarray(perm, np.float64)
+    tol = _TIE_RTOL * np.maximum(1.0, np.abs(obs))
+    C = np.sum(perm >= obs[None] - tol[None], axis=0)
+    B = perm.shape[0]
+    p = (C + 1) / (B + 1)
+    a = (1 - confidence) / 2
+    lo = np.where(C > 0, scipy.stats.beta.ppf(a, np.maximum(C, 1), B - C + 1), 0.0)
+    hi = np.where(C < B, scipy.stats.beta.ppf(1 - a, C + 1, np.maximum(B - C, 1)), 1.0)
+    return p, np.stack([lo, hi], axis=-1)
+
+
+def _threefry_key(key):
+    """The label streams re-implement threefry: derive a threefry key from any other kind."""
+    if str(jax.random.key_impl(key)) == "threefry2x32":
+        return key
+    return jax.random.wrap_key_data(jax.random.bits(key, (2,), jnp.uint32), impl="threefry2x32")
+
+
+def _permutation_test_score_iv(
+    model, X, y, cv, n_permutations, scoring, key, permute, groups, permutations, batch_size
+):
+    [(_, model)] = _normalise_models({"model": model})
+    task = model_task(model, "model")
+    classification = task == "classification"
+    X = np.asarray(as_float_array(X, "X", ndim=2))
+    if classification:
+        y = np.asarray(as_label_array(y, "y"))
+    else:
+        y = np.asarray(as_float_array(y, "y", ndim=1))
+    if y.ndim != 1 or y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"`y` must be 1-d with one entry per row of `X` ({X.shape[0]}), got shape {y.shape}."
+        )
+    single = isinstance(scoring, str)
+    scoring = (scoring,) if single else tuple(scoring)
+    if not scoring:
+        raise ValueError("`scoring` is empty.")
+    for s in scoring:
+        check_choice(s, "scoring", _CLF_SCORES if classification else _REG_SCORES)
+    check_choice(permute, "permute", ("all", "train"))
+    n = y.shape[0]
+    if groups is not None:
+        g = np.asarray(groups)
+        if g.shape != (n,):
+            raise ValueError(f"`groups` must have shape ({n},), got {g.shape}.")
+        strata = np.unique(g, return_inverse=True)[1].astype(np.int64)
+    else:
+        strata = np.zeros(n, np.int64)
+    if permutations is not None:
+        perms = np.asarray(permutations)
+        if perms.ndim != 2 or perms.shape[1] != n or perms.dtype.kind not in "iu":
+            raise ValueError(f"`permutations` must be an integer array of shape (B, {n}).")
+        if not np.all(np.sort(perms, axis=1) == np.arange(n)):
+            bad = int(np.flatnonzero(np.any(np.sort(perms, axis=1) != np.arange(n), axis=1))[0])
+            raise ValueError(f"`permutations` row {bad} is not a permutation of 0..{n - 1}.")
+        if permute != "all":
+            raise ValueError("explicit `permutations` apply to all labels (`permute='all'`).")
+        n_permutations = perms.shape[0]
+    else:
+        perms = None
+        n_permutations = as_int_scalar(n_permutations, "n_permutations", minimum=1)
+    if batch_size is not None:
+        batch_size = as_int_scalar(batch_size, "batch_size", minimum=1)
+    typed_key, seed = resolve_key(key)
+    split_key, perm_key = jax.random.split(typed_key)
+    if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        cv = KFold(as_int_scalar(cv, "cv", minimum=2), stratified=classification)
+    splits = make_splits(cv, y, split_key, classification)
+    if classification and np.all(y == y[0]):
+        raise ValueError("`y` holds a single class; permutation gives nothing to test.")
+    return (
+        model,
+        classification,
+        X,
+        y,
+        splits,
+        scoring,
+        single,
+        permute,
+        strata,
+        perms,
+        n_permutations,
+        batch_size,
+        perm_key,
+        seed,
+    )
+
+
+def _partition(train, test):
+    """Fold order and sizes when the test sets partition the instances, else None."""
+    if train.shape[0] < 2 or not np.array_equal(train, ~test):
+        return None
+    if not np.all(test.sum(0) == 1):
+        return None
+    order = np.concatenate([np.flatnonzero(t) for t in test])
+    return order, tuple(int(v) for v in test.sum(1))
+
+
+@x64
+def permutation_test_score(
+    model,
+    X,
+    y,
+    *,
+    cv=5,
+    n_permutations=1000,
+    scoring="accuracy",
+    key=None,
+    permute="all",
+    groups=None,
+    permutations=None,
+    batch_size=None,
+    n_jobs=None,
+    progress=None,
+):
+    """Permutation test of a cross-validated score (Ojala & Garriga 2010, test 1; seed 003).
+
+    Parameters
+    ----------
+    model : jaxtests.models spec or scikit-learn estimator
+    X : (n, d) array
+    y : (n,) array
+        ±1 or {0, 1} labels (classifiers) or real targets (regressors).
+    cv : int, splitter or iterable of (train, test) index arrays
+        An int is a stratified (classifiers) k-fold shuffled with ``key``.
+    n_permutations : int
+    scoring : str or sequence of str
+        Classifiers: ``accuracy``, ``balanced_accuracy``, ``error``,
+        ``recall``/``tpr``, ``fpr``, ``specificity``, ``precision``, ``f1``,
+        ``roc_auc``; regressors: ``r2``, ``neg_mean_squared_error``,
+        ``neg_mean_absolute_error``. Several are computed in one pass. Each
+        score is the mean over folds (as scikit-learn's).
+    key : int, JAX key or None
+        Seed of the folds and the permutations; recorded as ``seed``.
+    permute : {"all", "train"}
+        ``"all"`` permutes every label (scikit-learn's behaviour); ``"train"``
+        permutes each fold's training labels only, test labels stay.
+    groups : (n,) array, optional
+        Permute only within groups.
+    permutations : (B, n) int array, optional
+        Explicit permutations (``y[permutations[b]]`` is the b-th label vector),
+        e.g. to reproduce scikit-learn's draws; overrides ``n_permutations``.
+    batch_size : int, optional
+        Permutations per compiled call (memory and progress granularity only):
+        the permutations and the scores do not depend on it.
+    n_jobs : int, optional
+        joblib workers for scikit-learn estimators.
+    progress : callable, optional
+        ``progress(done, total)`` after each compiled call / permutation.
+
+    Returns
+    -------
+    PermutationTestScoreResult
+        ``statistic`` (alias ``score``), ``pvalue``, ``permutation_scores``,
+        ``pvalue_interval``, ``seed``.
+
+    Notes
+    -----
+    With binary labels permuted over all instances (``permute="all"``, no
+    ``groups``, no explicit ``permutations``) the permuted label vectors are
+    drawn sort-free and exactly uniformly (see
+    ``jaxtests.kernels.learners.draw_binary_labels``) in blocks of
+    :func:`block_rows` permutations, block ``j`` from ``fold_in(key, j)``.
+    Other modes draw one sort-based permutation per key ``fold_in(key, b)``.
+    Every fit and score is in float64.
+
+    References
+    ----------
+    Ojala, M. & Garriga, G. C. (2010). Permutation tests for studying classifier
+    performance. JMLR 11, 1833–1863.
+
+    Examples
+    --------
+    >>> from jaxtests import datasets, models
+    >>> from jaxtests._sanity import permutation_test_score
+    >>> X, y = datasets.load_breast_cancer()
+    >>> res = permutation_test_score(models.ridge_classifier(), X, y, n_permutations=99, key=0)
+    >>> float(res.pvalue)
+    0.01
+    """
+    (
+        model,
+        classification,
+        X,
+        y,
+        splits,
+        scoring,
+        single,
+        permute,
+        strata,
+        perms,
+        B,
+        batch_size,
+        perm_key,
+        seed,
+    ) = _permutation_test_score_iv(
+        model, X, y, cv, n_permutations, scoring, key, permute, groups, permutations, batch_size
+    )
+    R, K = splits.shape
+    train = splits.train.reshape(R * K, -1)
+    test = splits.test.reshape(R * K, -1)
+    index, valid = padded_test_index(test[None])
+    index, valid = index[0], valid[0]
+    if is_builtin(model):
+        obs, null = _builtin_scores(
+            model,
+            X,
+            y,
+            train,
+            test,
+            index,
+            valid,
+            scoring,
+            classification,
+            permute,
+            groups is not None,
+            strata,
+            perms,
+            B,
+            batch_size,
+            _threefry_key(perm_key),
+            progress,
+        )
+    else:
+        obs, null = _sklearn_permutation_scores(
+            model,
+            X,
+            y,
+            train,
+            index,
+            valid,
+            scoring,
+            classification,
+            permute,
+            strata,
+            perms,
+            B,
+            perm_key,
+            n_jobs,
+            progress,
+        )
+    pval, interval = _pvalues(obs, null)
+    obs = jnp.asarray(obs, jnp.float64)
+    null = jnp.asarray(null, jnp.float64)
+    pval = jnp.asarray(pval)
+    interval = jnp.asarray(interval)
+    if single:
+        obs, pval, null, interval = obs[0], pval[0], null[:, 0], interval[0]
+    return PermutationTestScoreResult(
+        statistic=obs,
+        pvalue=pval,
+        permutation_scores=null,
+        pvalue_interval=interval,
+        scoring=scoring[0] if single else scoring,
+        n_permutations=B,
+        permute=permute,
+        seed=seed,
+    )
+
+
+def _builtin_scores(
+    model,
+    X,
+    y,
+    train,
+    test,
+    index,
+    valid,
+    scoring,
+    classification,
+    permute,
+    grouped,
+    strata,
+    perms,
+    B,
+    batch_size,
+    key,
+    progress,
+):
+    """Observed and permuted scores of a built-in learner (``(S,)`` and ``(B, S)``)."""
+    n = y.shape[0]
+    Xj, yj = jnp.asarray(X), jnp.asarray(y)
+    tr, idx, va = jnp.asarray(train, jnp.float64), jnp.asarray(index), jnp.asarray(valid)
+    common = dict(scoring=scoring, classification=classification)
+    obs = _score_labels_jit(model, Xj, yj[None], yj, tr, idx, va, **common)[0]
+    chunk = _FIT_CHUNK.get(model.kind, 64)
+    done = 0
+
+    def report(k):
+        nonlocal done
+        done += k
+        if progress is not None:
+            progress(done, B)
+
+    def fit_chunks(Y):
+        # fixed-size chunks (last one padded): a permutation's fit never depends on B
+        out = []
+        for s in range(0, Y.shape[0], chunk):
+            part = Y[s : s + chunk]
+            m = part.shape[0]
+            if m < chunk and Y.shape[0] > chunk:
+                part = jnp.concatenate([part, jnp.broadcast_to(part[-1:], (chunk - m, n))])
+            out.append(_score_labels_jit(model, Xj, part, yj, tr, idx, va, **common)[:m])
+        return jnp.concatenate(out)
+
+    if perms is not None:
+        chunks = []
+        step = batch_size or chunk
+        for s in range(0, B, step):
+            chunks.append(fit_chunks(yj[jnp.asarray(perms[s : s + step])]))
+            report(min(step, B - s))
+        return obs, jnp.concatenate(chunks)
+
+    if not (classification and permute == "all" and not grouped):
+        mode = permute if permute == "train" else "all"
+        step = batch_size or chunk
+        chunks = []
+        for s in range(0, B, step):
+            size = min(step, B - s)
+            chunks.append(
+                _sorted_block(
+                    model,
+                    Xj,
+                    yj,
+                    tr,
+                    idx,
+                    va,
+                    jnp.asarray(strata),
+                    key,
+                    jnp.asarray(s, jnp.int32),
+                    mode=mode,
+                    size=size,
+                    **common,
+                )
+            )
+            report(size)
+        return obs, jnp.concatenate(chunks)
+
+    # binary labels, permuted over all instances: sort-free blocks
+    rows = block_rows(n)
+    n_blocks = -(-B // rows)
+    n_pos = int(np.sum(y > 0))
+    split = _partition(train, test)
+    order = split[0] if split is not None else np.arange(n)
+    per_call = max(1, -(-(batch_size or 64 * rows) // rows))
+    chunks = []
+    if split is not None and model.kind == "ridge_classifier" and "roc_auc" not in scoring:
+        sizes = split[1]
+        part = _L.ridge_partition(Xj[jnp.asarray(order)], sizes, model.hyper["alpha"])
+        for b0 in range(0, n_blocks, per_call):
+            nb = min(per_call, n_blocks - b0)
+            chunks.append(
+                _ridge_binary_stream(
+                    part,
+                    key,
+                    jnp.asarray(b0, jnp.int32),
+                    sizes=sizes,
+                    rows=rows,
+                    n_pos=n_pos,
+                    scoring=scoring,
+                    n_blocks=nb,
+                )
+            )
+            report(min(nb * rows, B - b0 * rows))
+        return obs, jnp.concatenate(chunks)[:B]
+
+    inverse = jnp.asarray(np.argsort(order))
+    for blk in range(n_blocks):
+        Y = _binary_labels(key, jnp.asarray(blk, jnp.int32), inverse, rows=rows, n=n, n_pos=n_pos)
+        need = min(rows, B - blk * rows)
+        chunks.append(fit_chunks(Y[:need]))
+        report(need)
+    return obs, jnp.concatenate(chunks)
+
+
+def _sklearn_permutation_scores(
+    est,
+    X,
+    y,
+    train,
+    index,
+    valid,
+    scoring,
+    classification,
+    permute,
+    strata,
+    perms,
+    B,
+    key,
+    n_jobs,
+    progress,
+):
+    """joblib fallback: refit a clone of ``est`` per fold for each permuted label vector."""
+    from joblib import Parallel, delayed
+
+    K = train.shape[0]
+
+    def run(yy):
+        # yy: (n,) for permute="all", (K, n) for "train"; joblib may call this in
+        # another thread, where the caller's scoped x64 flag does not apply
+        with jax.enable_x64(True):
+            return _run(yy)
+
+    def _run(yy):
+        f = np.zeros(index.shape)
+        for k in range(K):
+            yk = yy if yy.ndim == 1 else yy[k]
+            v = valid[k]
+            f[k, v] = sklearn_outputs(est, X, yk, train[k], index[k, v])
+        yt = (yy[index] if yy.ndim == 1 else y[index])[None]
+        return np.asarray(
+            fold_scores(
+                jnp.asarray(f[None]), jnp.asarray(yt), jnp.asarray(valid), scoring, classification
+            )
+        )[0]
+
+    def labels(b):
+        if perms is not None:
+            return y[perms[b]]
+        k = jax.random.fold_in(key, b)
+        if permute == "train":
+            out = np.empty((K, y.shape[0]))
+            for j in range(K):
+                out[j] = _permute_within(
+                    jax.random.fold_in(k, j),
+                    y,
+                    np.where(train[j], strata, -1 - np.arange(y.shape[0])),
+                )
+            return out
+        return _permute_within(k, y, strata)
+
+    obs = run(y)
+    results = []
+    gen = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(run)(labels(b)) for b in range(B))
+    for i, r in enumerate(gen, start=1):
+        results.append(r)
+        if progress is not None:
+            progress(i, B)
+    return obs, np.stack(results)
+
+
+def _permute_within(key, y, strata):
+    """``y`` permuted uniformly within each stratum (numpy; fallback path)."""
+    rng = np.random.default_rng(np.asarray(jax.random.key_data(key)).ravel().tolist())
+    out = y.copy()
+    for s in np.unique(strata):
+        idx = np.flatnonzero(strata == s)
+        out[idx] = y[rng.permutation(idx)]
+    return out

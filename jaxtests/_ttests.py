@@ -1,0 +1,564 @@
+"""Univariate parametric tests for two learning algorithms: paired t, 5x2cv t and F,
+the corrected resampled t, and McNemar's test.
+
+Each test is a statistic kernel from :mod:`jaxtests.kernels.statistics` followed by a
+reference distribution; every input may carry leading batch dimensions, so one jitted
+call runs thousands of independent tests.
+"""
+
+import functools
+import warnings
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import scipy.special
+
+from jaxtests import _permutation_methods as PM
+from jaxtests._precision import x64
+from jaxtests._results import result, static_field
+from jaxtests._validation import (
+    as_float_array,
+    as_int_scalar,
+    check_alternative,
+    check_choice,
+    check_finite,
+    check_probability,
+    check_same_shape,
+    is_concrete,
+    normalize_axis,
+)
+from jaxtests.kernels import statistics as S
+
+__all__ = [
+    "ConfidenceInterval",
+    "McNemarResult",
+    "Ttest5x2cvResult",
+    "TtestResult",
+    "ftest_5x2cv",
+    "mcnemar",
+    "ttest_5x2cv",
+    "ttest_corrected",
+    "ttest_paired",
+]
+
+METHODS = ("parametric",)
+PAIRED_METHODS = PM.METHODS
+
+
+class ConfidenceInterval(NamedTuple):
+    """Lower and upper confidence bounds, each of the batch shape."""
+
+    low: jax.Array
+    high: jax.Array
+
+
+def _t_interval(center, se, df, alternative, confidence_level):
+    confidence_level = check_probability(confidence_level, "confidence_level")
+    center = np.asarray(center, dtype=np.float64)
+    se = np.asarray(se, dtype=np.float64)
+    if alternative == "two-sided":
+        q = scipy.special.stdtrit(df, 0.5 + confidence_level / 2)
+        low, high = center - q * se, center + q * se
+    else:
+        q = scipy.special.stdtrit(df, confidence_level)
+        inf = np.full_like(center, np.inf)
+        if alternative == "less":
+            low, high = -inf, center + q * se
+        else:
+            low, high = center - q * se, inf
+    with jax.enable_x64(True):
+        return ConfidenceInterval(jnp.asarray(low), jnp.asarray(high))
+
+
+@result
+class TtestResult:
+    """Result of :func:`ttest_paired` and :func:`ttest_corrected`.
+
+    Attributes
+    ----------
+    statistic, pvalue : arrays of the batch shape
+    df : int
+        Degrees of freedom of the reference t distribution.
+    mean_difference : array
+        Mean of ``a - b``.
+    standard_error : array
+        Standard error of the mean difference used in the denominator of ``statistic``.
+    alternative, method : str
+        ``method`` is "parametric" or "permutation".
+    pvalue_interval : array ``(..., 2)`` or None
+        Permutation only: 99% Clopper-Pearson interval for the p-value of infinitely
+        many draws (Monte Carlo), ``(pvalue, pvalue)`` when exact.
+    n_resamples : int or None
+        Permutation only: sign patterns evaluated (all ``2^n`` when exact, 0 for the
+        closed-form binomial null).
+    seed : int, tuple or None
+        Permutation only: the seed that repeats the draws (None when exact).
+    permutation_method : str or None
+        Permutation only: "exact", "monte-carlo" or "binomial" (see :func:`signflip_test`).
+    """
+
+    statistic: jax.Array
+    pvalue: jax.Array
+    df: int = static_field()
+    mean_difference: jax.Array
+    standard_error: jax.Array
+    alternative: str = static_field()
+    method: str = static_field()
+    pvalue_interval: jax.Array | None = None
+    n_resamples: int | None = static_field(default=None)
+    seed: object = static_field(default=None)
+    permutation_method: str | None = static_field(default=None)
+
+    def confidence_interval(self, confidence_level=0.95):
+        """Confidence interval for the mean difference, ``mean ± t_q · standard_error``.
+
+        One-sided alternatives give the matching half-infinite interval, as scipy. It is
+        the t interval for either ``method``.
+        """
+        return _t_interval(
+            self.mean_difference, self.standard_error, self.df, self.alternative, confidence_level
+        )
+
+
+@result
+class Ttest5x2cvResult:
+    """Result of :func:`ttest_5x2cv` (``df`` = 5) and :func:`ftest_5x2cv` (``df`` = (10, 5))."""
+
+    statistic: jax.Array
+    pvalue: jax.Array
+    df: object = static_field()
+    alternative: str = static_field()
+    method: str = static_field()
+
+
+@result
+class McNemarResult:
+    """Result of :func:`mcnemar`.
+
+    ``n01`` counts instances that ``pred_a`` gets right and ``pred_b`` wrong, ``n10`` the
+    reverse; only these discordant pairs carry information.
+    """
+
+    statistic: jax.Array
+    pvalue: jax.Array
+    n01: jax.Array
+    n10: jax.Array
+    method: str = static_field()
+    correction: bool = static_field()
+
+
+# ----------------------------------------------------------------------------------------
+# Validation shared by the paired tests
+# ----------------------------------------------------------------------------------------
+
+
+def _pair_iv(a, b, axis, min_n, method, methods=METHODS):
+    check_choice(method, "method", methods)
+    a = as_float_array(a, "a", min_ndim=1)
+    b = as_float_array(b, "b", min_ndim=1)
+    check_same_shape(a, b, "a", "b")
+    axis = normalize_axis(axis, a.ndim)
+    a = jnp.moveaxis(a, axis, -1)
+    b = jnp.moveaxis(b, axis, -1)
+    n = a.shape[-1]
+    if n < min_n:
+        raise ValueError(
+            f"`a` and `b` need at least {min_n} paired observations along `axis`, got {n}."
+        )
+    return a, b
+
+
+def _warn_zero_variance(se, what):
+    if not is_concrete(se):
+        return
+    bad = np.asarray(se) == 0
+    if bad.any():
+        warnings.warn(
+            f"{what} has zero variance in {int(bad.sum())} of {bad.size} test(s): the statistic "
+            "is ±inf where the mean difference is nonzero (p = 0) and NaN where it is zero "
+            "(p = NaN), as scipy.stats.ttest_rel.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+# ----------------------------------------------------------------------------------------
+# Paired t test
+# ----------------------------------------------------------------------------------------
+
+
+@functools.partial(jax.jit, static_argnames=("alternative",))
+def _ttest_paired(a, b, alternative):
+    mom = S.paired_moments(a - b)
+    p = S.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
+    return mom, p
+
+
+@jax.jit
+def _paired_moments(a, b):
+    # The permutation method needs no t tail (and no compile of betainc).
+    return S.paired_moments(a - b)
+
+
+@x64
+def ttest_paired(
+    a,
+    b,
+    *,
+    alternative="two-sided",
+    axis=-1,
+    method="parametric",
+    n_resamples=PM.N_RESAMPLES,
+    key=None,
+):
+    """Paired t test on per-fold scores or per-instance losses of two algorithms.
+
+    Parameters
+    ----------
+    a, b : array_like, same shape ``(..., n, ...)``
+        Scores (or losses) of algorithms A and B, paired along ``axis``: ``n`` folds
+        of a cross-validation, or ``n`` instances of one test set (seed 003's ``W_i``).
+        Other axes are batch axes: a ``(10000, 10)`` array gives 10,000 tests.
+    alternative : {"two-sided", "less", "greater"}
+        Alternative about the mean of ``a - b``.
+    axis : int
+        Axis holding the paired observations.
+    method : {"parametric", "permutation"}
+        Reference distribution of ``t``: Student's t with ``n - 1`` degrees of freedom,
+        or the sign-flip distribution of the same statistic (each ``d_i = a_i - b_i``
+        symmetric about 0 under H0, seed 003). Permutation p-values are exact when
+        ``2^n <= n_resamples`` (all sign patterns), Monte Carlo otherwise; the tests of a
+        batch share their draws. It needs concrete arrays (no ``jit``).
+    n_resamples : int
+        Permutation only: Monte Carlo draws, and the most patterns enumerated exactly.
+    key : int, JAX key or None
+        Permutation only: randomness of the draws; the seed is recorded in the result.
+
+    Returns
+    -------
+    TtestResult
+        ``statistic``, ``pvalue``, ``df``, ``mean_difference``, ``standard_error``, and
+        ``confidence_interval(confidence_level=0.95)``; with ``method="permutation"``
+        also ``pvalue_interval``, ``n_resamples``, ``seed`` and ``permutation_method``.
+
+    Notes
+    -----
+    ``t = mean(d) / sqrt(sum (d_i - mean d)^2 / (n (n - 1)))`` with ``d = a - b``
+    (seed 002). Zero variance gives ``±inf`` (p = 0) or NaN with a ``RuntimeWarning``,
+    as :func:`scipy.stats.ttest_rel`.
+
+    The permutation p-value is that of ``signflip_test(a - b, statistic="t")`` with the
+    same ``key``: under sign flips ``sum d_i^2`` is invariant, so ``t`` is increasing in
+    the mean and the engine counts it exactly from the mean's linear form (the
+    closed-form binomial null when ``d`` takes only the values ``{-c, 0, c}``). Zero
+    variance needs no warning there: equal nonzero differences give the smallest p,
+    all-zero ones p = 1. Exact
+    p-values are ``b / 2^n``, Monte Carlo ones ``(b + 1) / (B + 1)``; two-sided is
+    ``min(1, 2 min(P(T >= t), P(T <= t)))``, as scipy's ``permutation_test``.
+
+    References
+    ----------
+    Seed 002 (lecture notes, "Evaluation"), t test on 10-fold CV; seed 003 (Hein),
+    paired t and the sign-flip permutation test on a single test set.
+
+    Examples
+    --------
+    >>> a = [0.81, 0.82, 0.84, 0.78, 0.85, 0.86, 0.82, 0.83, 0.82, 0.81]
+    >>> b = [0.80, 0.77, 0.70, 0.83, 0.80, 0.78, 0.75, 0.80, 0.78, 0.77]
+    >>> res = ttest_paired(a, b)
+    >>> round(float(res.statistic), 2), res.df
+    (2.98, 9)
+    >>> perm = ttest_paired(a, b, method="permutation")  # 2^10 patterns: exact
+    >>> perm.permutation_method, perm.n_resamples, round(float(perm.pvalue), 4)
+    ('exact', 1024, 0.0215)
+    """
+    check_alternative(alternative)
+    a, b = _pair_iv(a, b, axis, 2, method, PAIRED_METHODS)
+    n_resamples, typed_key, seed = PM.permutation_iv(method, n_resamples, key, (a, "a"), (b, "b"))
+    fields = {}
+    if method == "parametric":
+        mom, p = _ttest_paired(a, b, alternative)
+        _warn_zero_variance(mom.standard_error, "`a - b`")
+    else:
+        mom = _paired_moments(a, b)
+        perm = PM.signflip(
+            "t", a - b, alternative=alternative, n_resamples=n_resamples, key=typed_key, seed=seed
+        )
+        p = perm.pvalue
+        fields = dict(
+            pvalue_interval=perm.pvalue_interval,
+            n_resamples=perm.n_resamples,
+            seed=perm.seed,
+            permutation_method=perm.permutation_method,
+        )
+    return TtestResult(
+        statistic=mom.statistic,
+        pvalue=p,
+        df=a.shape[-1] - 1,
+        mean_difference=mom.mean,
+        standard_error=mom.standard_error,
+        alternative=alternative,
+        method=method,
+        **fields,
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# 5x2cv t and F
+# ----------------------------------------------------------------------------------------
+
+
+def _5x2_iv(a, b, method):
+    check_choice(method, "method", METHODS)
+    a = as_float_array(a, "a", min_ndim=2)
+    b = as_float_array(b, "b", min_ndim=2)
+    check_same_shape(a, b, "a", "b")
+    if tuple(a.shape[-2:]) != (5, 2):
+        raise ValueError(
+            "`a` and `b` must end in shape (5, 2) (5 replications x 2 folds), got "
+            f"{tuple(a.shape)}."
+        )
+    return a, b
+
+
+@functools.partial(jax.jit, static_argnames=("alternative",))
+def _ttest_5x2cv(a, b, alternative):
+    d = a - b
+    t = S.ttest_5x2cv_statistic(d)
+    s2 = jnp.sum((d - jnp.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
+    return t, S.t_pvalue(t, 5, alternative), jnp.sum(s2, axis=-1)
+
+
+@jax.jit
+def _ftest_5x2cv(a, b):
+    d = a - b
+    f = S.ftest_5x2cv_statistic(d)
+    s2 = jnp.sum((d - jnp.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
+    return f, S.f_sf(f, 10, 5), jnp.sum(s2, axis=-1)
+
+
+@x64
+def ttest_5x2cv(a, b, *, alternative="two-sided", method="parametric"):
+    """Dietterich's 5x2cv paired t test on precomputed scores.
+
+    Parameters
+    ----------
+    a, b : array_like, shape ``(..., 5, 2)``
+        Scores of algorithms A and B for 5 replications of 2-fold cross-validation
+        (replication x fold), optionally with leading batch axes.
+    alternative : {"two-sided", "less", "greater"}
+    method : {"parametric"}
+
+    Returns
+    -------
+    Ttest5x2cvResult
+        ``statistic``, ``pvalue``, ``df`` (= 5).
+
+    Notes
+    -----
+    With ``d_ij = a_ij - b_ij`` and ``s_i^2 = sum_j (d_ij - dbar_i)^2``,
+    ``t = d_11 / sqrt(sum_i s_i^2 / 5)``, referred to t with 5 degrees of freedom
+    (the same formula as ``mlxtend.evaluate.paired_ttest_5x2cv``). Zero variance gives
+    ``±inf``/NaN with a ``RuntimeWarning``.
+
+    References
+    ----------
+    Dietterich, T. G. (1998). Approximate statistical tests for comparing supervised
+    classification learning algorithms. Neural Computation 10, 1895-1923.
+    """
+    check_alternative(alternative)
+    a, b = _5x2_iv(a, b, method)
+    t, p, s2 = _ttest_5x2cv(a, b, alternative)
+    _warn_zero_variance(s2, "`a - b` within replications")
+    return Ttest5x2cvResult(statistic=t, pvalue=p, df=5, alternative=alternative, method=method)
+
+
+@x64
+def ftest_5x2cv(a, b, *, method="parametric"):
+    """Alpaydin's combined 5x2cv F test on precomputed scores.
+
+    Parameters
+    ----------
+    a, b : array_like, shape ``(..., 5, 2)``
+        Scores of algorithms A and B (replication x fold).
+    method : {"parametric"}
+
+    Returns
+    -------
+    Ttest5x2cvResult
+        ``statistic``, ``pvalue``, ``df`` (= (10, 5)); the test is two-sided by nature.
+
+    Notes
+    -----
+    ``F = sum_ij d_ij^2 / (2 sum_i s_i^2) ~ F(10, 5)`` under the null (the formula of
+    ``mlxtend.evaluate.combined_ftest_5x2cv``).
+
+    References
+    ----------
+    Alpaydin, E. (1999). Combined 5x2 cv F test for comparing supervised classification
+    learning algorithms. Neural Computation 11, 1885-1892. Cited by seeds 000 and 004.
+    """
+    a, b = _5x2_iv(a, b, method)
+    f, p, s2 = _ftest_5x2cv(a, b)
+    _warn_zero_variance(s2, "`a - b` within replications")
+    return Ttest5x2cvResult(
+        statistic=f, pvalue=p, df=(10, 5), alternative="two-sided", method=method
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# Corrected resampled t
+# ----------------------------------------------------------------------------------------
+
+
+@functools.partial(jax.jit, static_argnames=("alternative",))
+def _ttest_corrected(a, b, ratio, alternative):
+    mom = S.corrected_t_statistic(a - b, ratio)
+    return mom, S.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
+
+
+@x64
+def ttest_corrected(
+    a, b, *, n_train, n_test, alternative="two-sided", axis=-1, method="parametric"
+):
+    """Nadeau & Bengio's corrected resampled t test.
+
+    Parameters
+    ----------
+    a, b : array_like, same shape ``(..., J, ...)``
+        Scores of algorithms A and B on ``J`` random train/test splits (or
+        repeated cross-validation folds), paired along ``axis``.
+    n_train, n_test : int
+        Training and test set sizes of each split.
+    alternative : {"two-sided", "less", "greater"}
+    axis : int
+    method : {"parametric"}
+
+    Returns
+    -------
+    TtestResult
+        ``standard_error`` is the corrected ``sqrt((1/J + n_test/n_train) s^2)``.
+
+    Notes
+    -----
+    The overlap of training sets makes the ``J`` differences correlated, so the naive
+    variance ``s^2 / J`` is too small; Nadeau & Bengio replace it by
+    ``(1/J + n_test/n_train) s^2`` and refer ``t`` to Student's t with ``J - 1`` df.
+
+    References
+    ----------
+    Nadeau, C., & Bengio, Y. (2003). Inference for the generalization error.
+    Machine Learning 52, 239-281.
+    """
+    check_alternative(alternative)
+    n_train = as_int_scalar(n_train, "n_train", minimum=1)
+    n_test = as_int_scalar(n_test, "n_test", minimum=1)
+    a, b = _pair_iv(a, b, axis, 2, method)
+    mom, p = _ttest_corrected(a, b, jnp.asarray(n_test / n_train), alternative)
+    _warn_zero_variance(mom.standard_error, "`a - b`")
+    return TtestResult(
+        statistic=mom.statistic,
+        pvalue=p,
+        df=a.shape[-1] - 1,
+        mean_difference=mom.mean,
+        standard_error=mom.standard_error,
+        alternative=alternative,
+        method=method,
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# McNemar
+# ----------------------------------------------------------------------------------------
+
+MCNEMAR_METHODS = ("exact", "midp", "chi2")
+
+
+@functools.partial(jax.jit, static_argnames=("method", "correction"))
+def _mcnemar(y_true, pred_a, pred_b, method, correction):
+    n01, n10 = S.mcnemar_counts(pred_a == y_true, pred_b == y_true)
+    n01 = n01.astype(jnp.float64)
+    n10 = n10.astype(jnp.float64)
+    n = n01 + n10
+    small = jnp.minimum(n01, n10)
+    if method == "chi2":
+        diff = jnp.abs(n01 - n10)
+        if correction:
+            # Yates' correction, skipped when n01 == n10 (as R's mcnemar.test) so that
+            # a tie gives statistic 0 rather than 1/n.
+            diff = jnp.where(diff >= 1, diff - 1, diff)
+        stat = jnp.where(n > 0, diff**2 / jnp.where(n > 0, n, 1), 0.0)
+        p = S.chi2_sf(stat, 1)
+    else:
+        stat = small
+        cdf = S.binom_cdf(small, n, 0.5)
+        if method == "exact":
+            p = 2 * cdf
+        else:
+            # Mid-p: half the probability of the observed count (Fagerland et al. 2013).
+            p = 2 * cdf - S.binom_pmf(small, n, 0.5)
+        p = jnp.where(n > 0, jnp.minimum(p, 1.0), 1.0)
+    return stat, p, n01, n10
+
+
+def _labels_iv(x, name):
+    arr = x if isinstance(x, jax.Array) else np.asarray(x)
+    if np.dtype(arr.dtype).kind not in "biuf":
+        raise TypeError(f"`{name}` must hold numeric or boolean labels, got dtype {arr.dtype}.")
+    if arr.ndim < 1:
+        raise ValueError(f"`{name}` must have at least 1 dimension, got a scalar.")
+    if arr.size == 0:
+        raise ValueError(f"`{name}` is empty (shape {tuple(arr.shape)}).")
+    check_finite(arr, name)
+    return arr
+
+
+@x64
+def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
+    """McNemar's test of equal error rates of two classifiers on one test set.
+
+    Parameters
+    ----------
+    y_true, pred_a, pred_b : array_like, same shape ``(..., n)``
+        True labels and the predictions of classifiers A and B (any numeric class
+        labels); leading axes are batch axes.
+    method : {"exact", "midp", "chi2"}
+        ``"exact"``: two-sided binomial test of ``n01`` vs ``n10`` (statsmodels'
+        ``mcnemar(exact=True)``); ``"midp"``: its mid-p version; ``"chi2"``: the
+        chi-square approximation with 1 df.
+    correction : bool
+        Continuity correction for ``"chi2"`` (statsmodels' default ``correction=True``).
+
+    Returns
+    -------
+    McNemarResult
+        ``statistic`` (``min(n01, n10)`` for exact/midp as statsmodels, the chi-square
+        statistic otherwise), ``pvalue``, ``n01``, ``n10``.
+
+    Notes
+    -----
+    ``chi2 = (|n01 - n10| - 1)^2 / (n01 + n10)``; when ``n01 == n10`` the correction is
+    not applied (statistic 0, as R's ``mcnemar.test``; statsmodels would report
+    ``1/n``). With no discordant pairs every method gives statistic 0 and p = 1.
+
+    References
+    ----------
+    McNemar, Q. (1947). Psychometrika 12, 153-157. Dietterich (1998).
+    Fagerland, Lydersen & Laake (2013), BMC Med. Res. Methodol. 13:91 (mid-p).
+    """
+    check_choice(method, "method", MCNEMAR_METHODS)
+    if not isinstance(correction, bool | np.bool_):
+        raise TypeError(f"`correction` must be a bool, got {type(correction).__name__}.")
+    y = _labels_iv(y_true, "y_true")
+    pa = _labels_iv(pred_a, "pred_a")
+    pb = _labels_iv(pred_b, "pred_b")
+    check_same_shape(y, pa, "y_true", "pred_a")
+    check_same_shape(y, pb, "y_true", "pred_b")
+    dtype = np.result_type(y.dtype, pa.dtype, pb.dtype)
+    y, pa, pb = (jnp.asarray(v, dtype=dtype) for v in (y, pa, pb))
+    stat, p, n01, n10 = _mcnemar(y, pa, pb, method, bool(correction))
+    return McNemarResult(
+        statistic=stat, pvalue=p, n01=n01, n10=n10, method=method, correction=bool(correction)
+    )

@@ -1,0 +1,246 @@
+"""Model specifications for the built-in JAX learners.
+
+A model is a small frozen spec (learner name, task, hyper-parameters); the
+fitting code is in ``jaxtests.kernels.learners``. ``cross_validate`` and
+``permutation_test_score`` fit all folds (and all permuted label vectors) of a
+spec with one ``vmap``. Any scikit-learn estimator can be used in their place.
+"""
+
+import dataclasses
+import functools
+import numbers
+
+import jax
+
+from jaxtests.kernels import learners as _L
+
+__all__ = [
+    "Model",
+    "knn",
+    "lda",
+    "logistic",
+    "nearest_centroid",
+    "qda",
+    "ridge",
+    "ridge_classifier",
+    "svc",
+    "svr",
+]
+
+_KERNELS = ("linear", "poly", "rbf")
+
+
+@dataclasses.dataclass(frozen=True)
+class Model:
+    """A built-in learner: ``kind`` names the kernel pair, ``params`` its hyper-parameters.
+
+    Build it with the constructors of this module (``ridge_classifier()``,
+    ``svc(kernel="rbf")``...), not directly.
+    """
+
+    kind: str
+    task: str
+    params: tuple
+
+    @property
+    def hyper(self):
+        """Hyper-parameters as a dict."""
+        return dict(self.params)
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params)
+        return f"{self.kind}({args})"
+
+
+def _positive(value, name, *, allow_zero=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a real number, got {type(value).__name__}.")
+    v = float(value)
+    if not (v >= 0 if allow_zero else v > 0) or v != v or v == float("inf"):
+        bound = "non-negative" if allow_zero else "positive"
+        raise ValueError(f"`{name}` must be a finite {bound} number, got {value!r}.")
+    return v
+
+
+def _count(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"`{name}` must be an int, got {type(value).__name__}.")
+    if value < minimum:
+        raise ValueError(f"`{name}` must be at least {minimum}, got {value}.")
+    return int(value)
+
+
+def ridge_classifier(alpha=1.0):
+    """Ridge classifier on ±1 labels (scikit-learn ``RidgeClassifier``); closed form.
+
+    The intercept is not penalised. Decision value: the ridge fit of the ±1 labels.
+    """
+    return Model(
+        "ridge_classifier",
+        "classification",
+        (("alpha", _positive(alpha, "alpha", allow_zero=True)),),
+    )
+
+
+def ridge(alpha=1.0):
+    """Ridge regression (scikit-learn ``Ridge``); closed form, unpenalised intercept."""
+    return Model("ridge", "regression", (("alpha", _positive(alpha, "alpha", allow_zero=True)),))
+
+
+def lda(reg=0.0):
+    """Linear discriminant (scikit-learn ``LinearDiscriminantAnalysis(solver="lsqr")``).
+
+    ``reg`` is added to the pooled covariance's diagonal. Decision: log posterior ratio.
+    """
+    return Model("lda", "classification", (("reg", _positive(reg, "reg", allow_zero=True)),))
+
+
+def qda(reg_param=1e-3):
+    """Quadratic discriminant (scikit-learn ``QuadraticDiscriminantAnalysis(reg_param)``)."""
+    r = _positive(reg_param, "reg_param", allow_zero=True)
+    if r > 1:
+        raise ValueError(f"`reg_param` must lie in [0, 1], got {reg_param!r}.")
+    return Model("qda", "classification", (("reg_param", r),))
+
+
+def nearest_centroid():
+    """Nearest class centroid; decision ``|z - mu-|^2 - |z - mu+|^2``."""
+    return Model("nearest_centroid", "classification", ())
+
+
+def knn(k=5):
+    """k-nearest neighbours (Euclidean, uniform weights); decision = mean neighbour label."""
+    return Model("knn", "classification", (("k", _count(k, "k")),))
+
+
+def logistic(C=1.0, n_iter=25):
+    """L2 logistic regression (``LogisticRegression(C=C)``) by ``n_iter`` Newton steps."""
+    return Model(
+        "logistic",
+        "classification",
+        (("C", _positive(C, "C")), ("n_iter", _count(n_iter, "n_iter"))),
+    )
+
+
+def _kernel_params(kernel, degree, gamma, coef0, normalize, tol, max_iter):
+    if kernel not in _KERNELS:
+        raise ValueError(f"`kernel` must be one of {_KERNELS}; got {kernel!r}.")
+    return (
+        ("kernel", kernel),
+        ("degree", _count(degree, "degree")),
+        ("gamma", None if gamma is None else _positive(gamma, "gamma")),
+        ("coef0", _positive(coef0, "coef0", allow_zero=True)),
+        ("normalize", bool(normalize)),
+        ("tol", _positive(tol, "tol")),
+        ("max_iter", _count(max_iter, "max_iter")),
+    )
+
+
+def svc(
+    kernel="rbf",
+    C=1.0,
+    *,
+    degree=2,
+    gamma=None,
+    coef0=1.0,
+    normalize=True,
+    tol=1e-3,
+    max_iter=100_000,
+):
+    """Support vector classifier on the hinge loss (LIBSVM's C-SVC dual, solved by SMO).
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf"}
+        ``a'b``, ``(gamma a'b + coef0)^degree`` (quadratic: degree=2, cubic: 3)
+        or ``exp(-gamma |a - b|^2)``.
+    C : float
+        Box constraint (hinge-loss weight).
+    degree, gamma, coef0 : kernel parameters; ``gamma=None`` means ``1 / n_features``.
+    normalize : bool
+        Use ``k(a, b) / sqrt(k(a, a) k(b, b))`` so the discriminants of all
+        kernels have the same scale (seed 000).
+    tol, max_iter : SMO stopping rule (KKT gap, as LIBSVM's ``tol``) and step cap.
+    """
+    return Model(
+        "svc",
+        "classification",
+        (
+            ("C", _positive(C, "C")),
+            *_kernel_params(kernel, degree, gamma, coef0, normalize, tol, max_iter),
+        ),
+    )
+
+
+def svr(
+    kernel="rbf",
+    C=1.0,
+    epsilon=0.1,
+    *,
+    degree=2,
+    gamma=None,
+    coef0=1.0,
+    normalize=True,
+    tol=1e-3,
+    max_iter=100_000,
+):
+    """Support vector regression on the epsilon-insensitive loss (LIBSVM's eps-SVR dual).
+
+    Parameters as for :func:`svc`, plus ``epsilon``, the half-width of the tube.
+    """
+    return Model(
+        "svr",
+        "regression",
+        (
+            ("C", _positive(C, "C")),
+            ("epsilon", _positive(epsilon, "epsilon", allow_zero=True)),
+            *_kernel_params(kernel, degree, gamma, coef0, normalize, tol, max_iter),
+        ),
+    )
+
+
+def _kernel_args(p, d):
+    gamma = p["gamma"] if p["gamma"] is not None else 1.0 / d
+    return p["kernel"], p["degree"], gamma, p["coef0"], p["normalize"]
+
+
+def fit_decision(model, X, y, w):
+    """Fit ``model`` with training weights ``w`` and return decision values at all of ``X``.
+
+    ``X : (n, d)``, ``y, w : (n,)`` -> ``(n,)``. Pure given the static ``model``;
+    vmap it over ``(y, w)``.
+    """
+    p = model.hyper
+    k = model.kind
+    if k in ("ridge", "ridge_classifier"):
+        return _L.linear_decision(_L.ridge_fit(X, y, w, p["alpha"]), X)
+    if k == "lda":
+        return _L.linear_decision(_L.lda_fit(X, y, w, p["reg"]), X)
+    if k == "qda":
+        return _L.qda_decision(_L.qda_fit(X, y, w, p["reg_param"]), X)
+    if k == "nearest_centroid":
+        return _L.linear_decision(_L.nearest_centroid_fit(X, y, w), X)
+    if k == "knn":
+        return _L.knn_decision(_L.knn_fit(X, y, w), X, p["k"])
+    if k == "logistic":
+        return _L.linear_decision(_L.logistic_fit(X, y, w, p["C"], p["n_iter"]), X)
+    kargs = _kernel_args(p, X.shape[1])
+    if k == "svc":
+        m = _L.svc_fit(X, y, w, p["C"], *kargs, p["tol"], p["max_iter"])
+    else:
+        m = _L.svr_fit(X, y, w, p["C"], p["epsilon"], *kargs, p["tol"], p["max_iter"])
+    return _L.svm_decision(m, X, *kargs)
+
+
+@functools.partial(jax.jit, static_argnames=("model",))
+def fold_decisions(model, X, Y, W):
+    """Decision values ``(B, F, n)`` for label vectors ``Y : (B, n)`` and folds ``W : (F, n)``."""
+    per_fold = jax.vmap(lambda y, w: fit_decision(model, X, y, w), in_axes=(None, 0))
+    return jax.vmap(per_fold, in_axes=(0, None))(Y, W)
+
+
+@functools.partial(jax.jit, static_argnames=("model",))
+def fold_decisions_per_fold_labels(model, X, Y, W):
+    """As :func:`fold_decisions` with fold-specific labels ``Y : (B, F, n)``."""
+    per_fold = jax.vmap(lambda y, w: fit_decision(model, X, y, w))
+    return jax.vmap(per_fold, in_axes=(0, None))(Y, W)

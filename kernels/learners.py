@@ -1,0 +1,719 @@
+"""Built-in learners as pure fit/decision pairs that vmap over folds and label vectors.
+
+Every learner is a pair ``<name>_fit(X, y, w, ...) -> params`` and
+``<name>_decision(params, Z) -> f``. Shapes: ``X : (n, d)``, ``y : (n,)`` (±1
+labels for classifiers), ``w : (n,)`` training weights, 0/1 in cross-validation:
+instances with ``w = 0`` are left out of the fit, so every fold of a
+cross-validation has the same static shapes and one ``vmap`` over ``(y, w)``
+fits all folds (and all permuted label vectors) at once. ``Z : (m, d)``;
+``f : (m,)`` is a decision value (positive = class +1) for classifiers and a
+prediction for regressors. Hyper-parameters are plain numbers (static under
+``jit``). Pure; no validation.
+"""
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+__all__ = [
+    "KernelMachine",
+    "LinearModel",
+    "RidgePartition",
+    "draw_binary_labels",
+    "gram",
+    "knn_decision",
+    "knn_fit",
+    "label_key_bits",
+    "lda_fit",
+    "linear_decision",
+    "logistic_fit",
+    "nearest_centroid_fit",
+    "qda_decision",
+    "qda_fit",
+    "random_words",
+    "ridge_fit",
+    "ridge_fold_decisions",
+    "ridge_partition",
+    "ridge_partition_counts",
+    "smo_solve",
+    "svc_fit",
+    "svm_decision",
+    "svr_fit",
+    "unpack_labels",
+]
+
+
+class LinearModel(NamedTuple):
+    """``f(z) = z @ coef + intercept``."""
+
+    coef: jax.Array
+    intercept: jax.Array
+
+
+def linear_decision(params, Z):
+    """Decision values ``Z @ coef + intercept``; ``Z : (m, d)`` -> ``(m,)``."""
+    return Z @ params.coef + params.intercept
+
+
+def _weighted_center(X, w):
+    sw = jnp.sum(w)
+    xbar = (w @ X) / sw
+    return xbar, sw
+
+
+# ---------------------------------------------------------------- ridge
+
+
+def ridge_fit(X, y, w, alpha):
+    """Ridge regression with an unpenalised intercept (scikit-learn's ``Ridge``).
+
+    Minimises ``sum_i w_i (y_i - b - x_i'beta)^2 + alpha |beta|^2``: centre X and y
+    with the weighted training means, solve ``(Xc' W Xc + alpha I) beta = Xc' W yc``.
+    With ±1 labels and the sign of ``f`` this is ``RidgeClassifier``.
+    """
+    xbar, sw = _weighted_center(X, w)
+    ybar = (w @ y) / sw
+    Xc = X - xbar[None, :]
+    A = (Xc * w[:, None]).T @ Xc + alpha * jnp.eye(X.shape[1], dtype=X.dtype)
+    beta = jnp.linalg.solve(A, Xc.T @ (w * (y - ybar)))
+    return LinearModel(beta, ybar - xbar @ beta)
+
+
+def ridge_fold_decisions(X, Y, train, test_index, alpha):
+    """Ridge decision values on each fold's test instances for many label vectors.
+
+    The fit is linear in the labels, so the products are taken in the cheap
+    order (about ``d n`` operations per label vector and fold instead of a
+    ``(m, n)`` hat matrix): ``T = X_tr' y`` and ``1' y_tr`` for all label
+    vectors at once, then ``beta = A^-1 (T - xbar 1'y)`` with the fold's
+    centred ``(d, d)`` system ``A = Xc' W Xc + alpha I`` solved once, and
+    ``f = (x - xbar)' beta + ybar``. ``X : (n, d)``; ``Y : (B, n)`` or
+    ``(B, K, n)`` (per-fold labels); ``train : (K, n)`` 0/1 weights;
+    ``test_index : (K, m)`` -> ``(B, K, m)``. Pure; no validation.
+    """
+    d = X.shape[1]
+    X = X - jnp.mean(X, axis=0)[None, :]  # global centring: same fit, smaller sums
+
+    def one_fold(w, idx, Yk):
+        xbar, sw = _weighted_center(X, w)
+        Xc = X - xbar[None, :]
+        A = (Xc * w[:, None]).T @ Xc + alpha * jnp.eye(d, dtype=X.dtype)
+        T1 = Yk @ w  # (B,) label sums over the training set
+        T = Yk @ (X * w[:, None]) - T1[:, None] * xbar[None, :]  # (B, d) = Xc' W y
+        beta = jnp.linalg.solve(A, T.T)  # (d, B)
+        return (X[idx] - xbar[None, :]) @ beta + (T1 / sw)[None, :]  # (m, B)
+
+    if Y.ndim == 2:
+        out = jax.vmap(lambda w, idx: one_fold(w, idx, Y))(train, test_index)
+    else:
+        out = jax.vmap(one_fold, in_axes=(0, 0, 1))(train, test_index, Y)
+    return jnp.transpose(out, (2, 0, 1))
+
+
+# ---------------------------------------------------------------- discriminants
+
+
+def _class_stats(X, y, w):
+    wp = w * (y > 0).astype(w.dtype)
+    wn = w * (y <= 0).astype(w.dtype)
+    n_p, n_n = jnp.sum(wp), jnp.sum(wn)
+    mu_p = (wp @ X) / n_p
+    mu_n = (wn @ X) / n_n
+    return wp, wn, n_p, n_n, mu_p, mu_n
+
+
+def lda_fit(X, y, w, reg):
+    """Binary linear discriminant (scikit-learn ``LinearDiscriminantAnalysis(solver="lsqr")``).
+
+    Pooled covariance ``S = sum_c pi_c S_c`` with ``S_c`` the biased class
+    covariance (scikit-learn's convention), plus ``reg * I``; the decision is the
+    log posterior ratio ``(mu+ - mu-)' S^-1 (x - (mu+ + mu-)/2) + log(pi+/pi-)``.
+    """
+    wp, wn, n_p, n_n, mu_p, mu_n = _class_stats(X, y, w)
+    n = n_p + n_n
+    Rp = (X - mu_p[None, :]) * wp[:, None]
+    Rn = (X - mu_n[None, :]) * wn[:, None]
+    S = (Rp.T @ (X - mu_p[None, :]) + Rn.T @ (X - mu_n[None, :])) / n
+    S = S + reg * jnp.eye(X.shape[1], dtype=X.dtype)
+    coef = jnp.linalg.solve(S, mu_p - mu_n)
+    intercept = -0.5 * (mu_p + mu_n) @ coef + jnp.log(n_p / n_n)
+    return LinearModel(coef, intercept)
+
+
+class QDAModel(NamedTuple):
+    """Per-class means, Cholesky factors of the covariances and log-priors (+1 class first)."""
+
+    means: jax.Array
+    chol: jax.Array
+    log_prior: jax.Array
+
+
+def qda_fit(X, y, w, reg_param):
+    """Binary quadratic discriminant (scikit-learn ``QuadraticDiscriminantAnalysis``).
+
+    Class covariances are the biased (``1/n_c``) estimates, shrunk as
+    ``(1 - reg_param) S_c + reg_param I``, the convention of scikit-learn's
+    ``reg_param`` since 1.8 (its SVD solver divides by ``n_c``).
+    """
+    wp, wn, n_p, n_n, mu_p, mu_n = _class_stats(X, y, w)
+    eye = jnp.eye(X.shape[1], dtype=X.dtype)
+
+    def cov(wc, nc, mu):
+        R = X - mu[None, :]
+        S = (R * wc[:, None]).T @ R / nc
+        return jnp.linalg.cholesky((1 - reg_param) * S + reg_param * eye)
+
+    n = n_p + n_n
+    return QDAModel(
+        jnp.stack([mu_p, mu_n]),
+        jnp.stack([cov(wp, n_p, mu_p), cov(wn, n_n, mu_n)]),
+        jnp.log(jnp.stack([n_p / n, n_n / n])),
+    )
+
+
+def qda_decision(params, Z):
+    """Log posterior ratio ``log p(+1 | z) - log p(-1 | z)``; ``Z : (m, d)`` -> ``(m,)``."""
+
+    def score(mu, L, lp):
+        r = jax.scipy.linalg.solve_triangular(L, (Z - mu[None, :]).T, lower=True)
+        logdet = 2 * jnp.sum(jnp.log(jnp.diagonal(L)))
+        return -0.5 * (jnp.sum(r * r, axis=0) + logdet) + lp
+
+    s = jax.vmap(score)(params.means, params.chol, params.log_prior)
+    return s[0] - s[1]
+
+
+def nearest_centroid_fit(X, y, w):
+    """Nearest centroid: ``f(z) = |z - mu-|^2 - |z - mu+|^2`` (positive: closer to +1).
+
+    The difference of squared distances is linear in ``z``.
+    """
+    _, _, _, _, mu_p, mu_n = _class_stats(X, y, w)
+    return LinearModel(2 * (mu_p - mu_n), mu_n @ mu_n - mu_p @ mu_p)
+
+
+# ---------------------------------------------------------------- k-NN
+
+
+class KNNModel(NamedTuple):
+    """Training instances, labels and weights (0 = not in the training set)."""
+
+    X: jax.Array
+    y: jax.Array
+    w: jax.Array
+
+
+def knn_fit(X, y, w):
+    """k-nearest neighbours keeps the training set (``w > 0``)."""
+    return KNNModel(X, y, w)
+
+
+def knn_decision(params, Z, k):
+    """Mean label of the ``k`` nearest training instances (Euclidean); in ``[-1, 1]``.
+
+    Equals ``2 p - 1`` with ``p`` scikit-learn's uniform-weight ``predict_proba``
+    of class +1. Uses ``lax.top_k``, not a full sort.
+    """
+    d2 = (
+        jnp.sum(Z * Z, axis=1)[:, None]
+        - 2 * Z @ params.X.T
+        + jnp.sum(params.X * params.X, axis=1)[None, :]
+    )
+    d2 = jnp.where(params.w[None, :] > 0, d2, jnp.inf)
+    _, idx = lax.top_k(-d2, k)
+    return jnp.mean(params.y[idx], axis=-1)
+
+
+# ---------------------------------------------------------------- logistic
+
+
+def logistic_fit(X, y, w, C, n_iter, tol=1e-10):
+    """L2 logistic regression by Newton (IRLS) steps from zero, at most ``n_iter``.
+
+    Minimises ``C sum_i w_i log(1 + exp(-y_i f_i)) + |beta|^2 / 2`` with an
+    unpenalised intercept, scikit-learn's ``LogisticRegression(C=C)`` objective.
+    The L2 term makes the objective strongly convex and undamped Newton from
+    zero converges quadratically near the optimum. The loop stops once a step
+    moves no coefficient by more than ``tol (1 + max|theta|)``: the next step
+    would change the fit at round-off level only. Under ``vmap`` each member
+    stops at its own step, so a fit does not depend on its batch. The Hessian
+    ``Xa' diag(s) Xa`` is one product ``s @ O`` with the row-wise outer products
+    ``O = (x_i x_i')`` (``(n, (d+1)^2)``, shared by all fits of a batch), a single
+    large matrix product when vmapped over folds and label vectors.
+    """
+    n, d = X.shape
+    D = d + 1
+    Xa = jnp.concatenate([X, jnp.ones((n, 1), X.dtype)], axis=1)
+    O = (Xa[:, :, None] * Xa[:, None, :]).reshape(n, D * D)
+    pen = jnp.concatenate([jnp.ones(d, X.dtype), jnp.zeros(1, X.dtype)]) / C
+    # intercept-only data (all w y equal) keeps H positive definite via pen on beta
+    ridge = jnp.diag(pen) + 1e-12 * jnp.eye(D, dtype=X.dtype)
+
+    def step(theta):
+        f = Xa @ theta
+        p = jax.nn.sigmoid(-y * f)  # derivative of the log-loss wrt -y f
+        g = pen * theta - (w * y * p) @ Xa
+        H = ((w * p * (1 - p)) @ O).reshape(D, D) + ridge
+        return theta - jnp.linalg.solve(H, g)
+
+    def cond(st):
+        _, delta, it = st
+        return (it < n_iter) & (delta > 0)
+
+    def body(st):
+        theta, _, it = st
+        new = step(theta)
+        moved = jnp.max(jnp.abs(new - theta)) > tol * (1 + jnp.max(jnp.abs(new)))
+        return new, moved.astype(X.dtype), it + 1
+
+    theta0 = jnp.zeros(D, X.dtype)
+    theta, _, _ = lax.while_loop(
+        cond, body, (theta0, jnp.ones((), X.dtype), jnp.zeros((), jnp.int32))
+    )
+    return LinearModel(theta[:d], theta[d])
+
+
+# ---------------------------------------------------------------- kernel machines
+
+
+def gram(A, B, kernel, degree, gamma, coef0, normalize):
+    """Kernel matrix ``(m, p)`` between ``A : (m, d)`` and ``B : (p, d)``.
+
+    ``kernel`` is ``"linear"`` (``a'b``), ``"poly"`` (``(gamma a'b + coef0)^degree``)
+    or ``"rbf"`` (``exp(-gamma |a - b|^2)``). With ``normalize`` the kernel is
+    ``k(a, b) / sqrt(k(a, a) k(b, b))`` so that every kernel has unit diagonal
+    and the discriminants have the same scale (seed 000, Section 3).
+    """
+    if kernel == "rbf":
+        d2 = jnp.sum(A * A, axis=1)[:, None] - 2 * A @ B.T + jnp.sum(B * B, axis=1)[None, :]
+        return jnp.exp(-gamma * jnp.maximum(d2, 0))  # already unit diagonal
+    if kernel == "linear":
+        K = A @ B.T
+        ka, kb = jnp.sum(A * A, axis=1), jnp.sum(B * B, axis=1)
+    else:  # poly
+        K = (gamma * (A @ B.T) + coef0) ** degree
+        ka = (gamma * jnp.sum(A * A, axis=1) + coef0) ** degree
+        kb = (gamma * jnp.sum(B * B, axis=1) + coef0) ** degree
+    if normalize:
+        K = K / jnp.sqrt(ka[:, None] * kb[None, :])
+    return K
+
+
+class SMOState(NamedTuple):
+    alpha: jax.Array
+    grad: jax.Array
+    gap: jax.Array
+    it: jax.Array
+
+
+def _violation(alpha, grad, s, ub, active):
+    """LIBSVM's working-set quantities: ``-s G`` and the I_up / I_low masks."""
+    v = -s * grad
+    up = active & (((s > 0) & (alpha < ub)) | ((s < 0) & (alpha > 0)))
+    low = active & (((s < 0) & (alpha < ub)) | ((s > 0) & (alpha > 0)))
+    return v, up, low
+
+
+def smo_solve(Q, p, s, ub, tol, max_iter):
+    """SMO for ``min a'Qa/2 + p'a`` s.t. ``s'a = 0``, ``0 <= a <= ub`` (LIBSVM's dual).
+
+    ``Q : (N, N)`` with ``Q = (s s') * K``; ``p, s, ub : (N,)``; variables with
+    ``ub = 0`` are fixed at zero (left-out instances). Each step takes LIBSVM's
+    maximal violating pair (Keerthi et al. 2001, WSS1) and moves it along the
+    feasible direction ``(s_i, -s_j)`` by the clipped exact line-search step;
+    the ``lax.while_loop`` stops when the KKT gap ``max_up(-sG) - min_low(-sG)``
+    falls below ``tol`` or after ``max_iter`` steps (batched under vmap, it runs
+    until every member has stopped). Returns ``(alpha, rho, gap, n_iter)`` with
+    LIBSVM's ``rho`` (mean of ``s G`` over free variables).
+    """
+    active = ub > 0
+    big = jnp.asarray(jnp.inf, Q.dtype)
+
+    def gap_of(alpha, grad):
+        v, up, low = _violation(alpha, grad, s, ub, active)
+        return jnp.max(jnp.where(up, v, -big)) - jnp.min(jnp.where(low, v, big))
+
+    def cond(st):
+        return (st.gap > tol) & (st.it < max_iter)
+
+    def body(st):
+        alpha, grad = st.alpha, st.grad
+        v, up, low = _violation(alpha, grad, s, ub, active)
+        i = jnp.argmax(jnp.where(up, v, -big))
+        j = jnp.argmin(jnp.where(low, v, big))
+        a = Q[i, i] + Q[j, j] - 2 * s[i] * s[j] * Q[i, j]
+        a = jnp.maximum(a, 1e-12)
+        t = (v[i] - v[j]) / a
+        t_i = jnp.where(s[i] > 0, ub[i] - alpha[i], alpha[i])
+        t_j = jnp.where(s[j] > 0, alpha[j], ub[j] - alpha[j])
+        t = jnp.clip(jnp.minimum(t, jnp.minimum(t_i, t_j)), 0)
+        di, dj = t * s[i], -t * s[j]
+        alpha = alpha.at[i].add(di).at[j].add(dj)
+        # clamp round-off at the box
+        alpha = jnp.clip(alpha, 0, ub)
+        grad = grad + di * Q[:, i] + dj * Q[:, j]
+        return SMOState(alpha, grad, gap_of(alpha, grad), st.it + 1)
+
+    alpha0 = jnp.zeros_like(p)
+    st = SMOState(alpha0, p, gap_of(alpha0, p), jnp.zeros((), jnp.int32))
+    st = lax.while_loop(cond, body, st)
+    alpha, grad = st.alpha, st.grad
+    # LIBSVM's calculate_rho
+    sg = s * grad
+    free = active & (alpha > 0) & (alpha < ub)
+    at_ub = active & (alpha >= ub)
+    at_lb = active & (alpha <= 0)
+    ub_set = (at_ub & (s < 0)) | (at_lb & (s > 0))
+    lb_set = (at_ub & (s > 0)) | (at_lb & (s < 0))
+    r_ub = jnp.min(jnp.where(ub_set, sg, big))
+    r_lb = jnp.max(jnp.where(lb_set, sg, -big))
+    n_free = jnp.sum(free, dtype=Q.dtype)
+    rho = jnp.where(
+        n_free > 0,
+        jnp.sum(jnp.where(free, sg, 0)) / jnp.maximum(n_free, 1),
+        (r_ub + r_lb) / 2,
+    )
+    return alpha, rho, st.gap, st.it
+
+
+class KernelMachine(NamedTuple):
+    """``f(z) = sum_i coef_i k(x_i, z) + intercept`` over the training instances."""
+
+    X: jax.Array
+    coef: jax.Array
+    intercept: jax.Array
+    gap: jax.Array
+    n_iter: jax.Array
+
+
+def svc_fit(X, y, w, C, kernel, degree, gamma, coef0, normalize, tol, max_iter):
+    """Support vector classifier on the hinge loss (LIBSVM's C-SVC dual, seed 000).
+
+    ``min a'Qa/2 - 1'a`` with ``Q = (y y') * K``, ``y'a = 0``, ``0 <= a <= C w``.
+    """
+    K = gram(X, X, kernel, degree, gamma, coef0, normalize)
+    Q = (y[:, None] * y[None, :]) * K
+    alpha, rho, gap, it = smo_solve(Q, -jnp.ones_like(y), y, C * w, tol, max_iter)
+    return KernelMachine(X, alpha * y, -rho, gap, it)
+
+
+def svr_fit(X, y, w, C, epsilon, kernel, degree, gamma, coef0, normalize, tol, max_iter):
+    """Support vector regression on the epsilon-insensitive loss (LIBSVM's eps-SVR dual).
+
+    Variables ``(a, a*)`` of size ``2n`` with signs ``s = (1, -1)``,
+    ``p = (eps - y, eps + y)`` and ``Q = (s s') * [[K, K], [K, K]]``; the
+    coefficients are ``a - a*`` (seed 000, eq. 4).
+    """
+    K = gram(X, X, kernel, degree, gamma, coef0, normalize)
+    n = y.shape[0]
+    s = jnp.concatenate([jnp.ones(n, y.dtype), -jnp.ones(n, y.dtype)])
+    K2 = jnp.tile(K, (2, 2))
+    Q = (s[:, None] * s[None, :]) * K2
+    p = jnp.concatenate([epsilon - y, epsilon + y])
+    ub = jnp.concatenate([C * w, C * w])
+    alpha, rho, gap, it = smo_solve(Q, p, s, ub, tol, max_iter)
+    return KernelMachine(X, alpha[:n] - alpha[n:], -rho, gap, it)
+
+
+def svm_decision(params, Z, kernel, degree, gamma, coef0, normalize):
+    """Kernel-machine decision values ``(m,)`` at ``Z : (m, d)``."""
+    return gram(Z, params.X, kernel, degree, gamma, coef0, normalize) @ params.coef + (
+        params.intercept
+    )
+
+
+# ---------------------------------------------------------------- permuted binary labels
+
+_U32 = jnp.uint32
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def _threefry2x32(k0, k1, x0, x1):
+    """Threefry-2x32 with 20 rounds (Salmon et al. 2011), jax.random's block function.
+
+    Unrolled so that XLA fuses it into one vectorised loop; jax's own CPU
+    lowering runs the rounds as a rolled loop, several times slower.
+    """
+    ks = (k0, k1, k0 ^ k1 ^ np.uint32(0x1BD11BDA))
+    x0 = x0 + ks[0]
+    x1 = x1 + ks[1]
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            x0 = x0 + x1
+            x1 = (x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))
+            x1 = x0 ^ x1
+        x0 = x0 + ks[(i + 1) % 3]
+        x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
+    return x0, x1
+
+
+def random_words(key, shape, offset=0):
+    """``2 * prod(shape)`` random uint32 words from a threefry key, as a ``(2, *shape)`` array.
+
+    With ``offset=0`` the pair ``(out[0], out[1])`` is ``jax.random.bits(key,
+    shape, jnp.uint64)`` split into its high and low halves (the counter-mode
+    threefry stream of ``jax_threefry_partitionable``); ``offset`` shifts the
+    counters, giving further disjoint words of the same stream. ``key`` is a
+    typed threefry key. Pure.
+    """
+    kd = jax.random.key_data(key)
+    size = int(np.prod(shape))
+    count = lax.iota(_U32, size).reshape(shape) + jnp.asarray(offset, _U32)
+    return jnp.stack(_threefry2x32(kd[0], kd[1], jnp.zeros_like(count), count))
+
+
+def _popcount(x):
+    # SWAR popcount: vectorises (x86 has no vector popcnt before AVX512-VPOPCNTDQ)
+    x = x - ((x >> _U32(1)) & _U32(0x55555555))
+    x = (x & _U32(0x33333333)) + ((x >> _U32(2)) & _U32(0x33333333))
+    x = (x + (x >> _U32(4))) & _U32(0x0F0F0F0F)
+    return (x * _U32(0x01010101)) >> _U32(24)
+
+
+def _select_bit(e, rank):
+    """Position of the ``rank``-th (0-based) set bit of each uint32 ``e``."""
+    pos = jnp.zeros_like(e)
+    for h in (16, 8, 4, 2, 1):
+        c = _popcount((e >> pos) & _U32((1 << h) - 1))
+        go = rank >= c
+        rank = jnp.where(go, rank - c, rank)
+        pos = jnp.where(go, pos + _U32(h), pos)
+    return pos
+
+
+def label_key_bits(n):
+    """Bits per position key used by :func:`draw_binary_labels` for ``n`` positions.
+
+    ``2^b >= 2 n``: a tie group holds about ``n / 2^b <= 1/2`` other positions.
+    """
+    return int(n).bit_length() + 1
+
+
+def draw_binary_labels(key, n_rows, n_pos, sizes):
+    """Uniformly random ``n_pos``-subsets of ``n = sum(sizes)`` positions per row, without sorting.
+
+    The positions sit in ``K = len(sizes)`` groups (folds) of ``m = max(sizes)``
+    slots; group ``k`` uses its first ``sizes[k]`` slots and the others stay 0,
+    so the unpacked labels reshape to ``(K, m, n_rows)`` directly. Returns
+    packed bits ``(ceil(K m / 32), n_rows)`` uint32: bit ``i`` of word ``w`` of a
+    column is slot ``32 w + i``; exactly ``n_pos`` bits are set per column. Each
+    position gets an iid uniform key of ``b = label_key_bits(n)`` bits, drawn as
+    ``b`` bit planes (one random bit per slot and plane; words of
+    ``random_words(fold_in(key, 0), ...)``). A radix select, one pass per plane
+    from the most significant, finds the key value ``v`` with ``#{key < v} <
+    n_pos <= #{key <= v}``; the row selects ``{key < v}`` and ``s = n_pos -
+    #{key < v}`` members of the tie group ``{key = v}`` drawn one at a time
+    uniformly without replacement (a uniform rank among the remaining members,
+    by rejection from ``bit_length(n)``-bit draws of the stream ``fold_in(key,
+    1)``; ``g - s`` members are drawn and left out instead when that is fewer).
+
+    Exactness: iid keys, with ties broken in a uniformly random order, give a
+    uniformly random order of the ``n`` positions (the law of the keys and the
+    tie-breaks is invariant under any permutation of the positions, and the
+    order is an equivariant function of them). The selected set is the first
+    ``n_pos`` positions of that order (the keys below ``v``, then the first
+    ``s`` members of the tie group in its uniform random order), so every
+    ``n_pos``-subset has probability ``1 / C(n, n_pos)``: each row has the
+    law of ``y[permutation]`` for a uniform permutation of a vector ``y``
+    with ``n_pos`` positives. The tie loop runs on the whole block with a
+    scalar predicate; its length depends only on the rows' own draws. Pure; no
+    validation; ``0 < n_pos < n``.
+    """
+    K, m = len(sizes), max(sizes)
+    n = sum(sizes)
+    slots = np.zeros((K, m), bool)
+    for k, size in enumerate(sizes):
+        slots[k, :size] = True
+    slots = np.concatenate([slots.ravel(), np.zeros(-(K * m) % 32, bool)]).reshape(-1, 32)
+    W = slots.shape[0]
+    valid = (slots.astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(1).astype(np.uint32)
+    b = label_key_bits(n)
+    planes = random_words(jax.random.fold_in(key, 0), (-(-b * W // 2), n_rows))
+    planes = planes.reshape(-1, n_rows)[: b * W].reshape(b, W, n_rows)
+    n_pos_u = _U32(n_pos)
+
+    # radix select; one loop iteration per plane keeps XLA from re-deriving the
+    # whole chain of masks inside every reduction
+    def level(j, st):
+        below, n_below, tie = st
+        zero = tie & ~lax.dynamic_index_in_dim(planes, j, keepdims=False)
+        c0 = jnp.sum(_popcount(zero), axis=0, dtype=_U32)
+        low = n_below + c0 >= n_pos_u
+        below = jnp.where(low[None], below, below | zero)
+        n_below = jnp.where(low, n_below, n_below + c0)
+        tie = jnp.where(low[None], zero, tie & ~zero)
+        return below, n_below, tie
+
+    zeros = jnp.zeros((W, n_rows), _U32)
+    init = (
+        zeros,
+        jnp.zeros((n_rows,), _U32),
+        jnp.broadcast_to(jnp.asarray(valid)[:, None], (W, n_rows)),
+    )
+    below, n_below, tie = lax.fori_loop(0, b, level, init)
+
+    counts = _popcount(tie)
+    cum = jnp.cumsum(counts, axis=0, dtype=_U32)  # inclusive prefix counts over words
+    g = cum[-1]
+    s = n_pos_u - n_below
+    include = s <= g - s
+    todo = jnp.where(include, s, g - s)
+    L = max(1, int(n).bit_length())  # rank draws of L bits cover [0, g) since g <= n
+    per = 32 // L
+    k_tie = jax.random.fold_in(key, 1)
+
+    def pending(st):
+        return jnp.any(st[3] > 0)
+
+    def pick(st):
+        tie, counts, cum, todo, t = st
+        remaining = cum[-1]
+        word = random_words(k_tie, (n_rows,), offset=t * n_rows)[0]
+        mask = jnp.maximum(remaining, _U32(1)) - _U32(1)
+        for sh in (1, 2, 4, 8, 16):
+            mask = mask | (mask >> _U32(sh))  # next power of two minus one
+        rank = jnp.zeros((n_rows,), _U32)
+        ok = jnp.zeros((n_rows,), bool)
+        for c in range(per):
+            cand = (word >> _U32(L * c)) & mask
+            take = ~ok & (cand < remaining)  # rejection: exactly uniform on [0, remaining)
+            rank = jnp.where(take, cand, rank)
+            ok = ok | take
+        act = (todo > 0) & ok
+        after = (cum > rank[None]) & act[None]  # words from the one holding the pick on
+        sel = after & (cum - counts <= rank[None])
+        e = jnp.sum(jnp.where(sel, tie, _U32(0)), axis=0, dtype=_U32)
+        within = rank - jnp.sum(jnp.where(sel, cum - counts, _U32(0)), axis=0, dtype=_U32)
+        bit = _U32(1) << _select_bit(e, within)
+        tie = tie ^ jnp.where(sel, bit[None], _U32(0))
+        return tie, counts - sel.astype(_U32), cum - after.astype(_U32), todo - act, t + 1
+
+    left, _, _, _, _ = lax.while_loop(
+        pending, pick, (tie, counts, cum, todo, jnp.zeros((), jnp.int32))
+    )
+    # include: the picked members (tie minus what is left); else the members left
+    return below | jnp.where(include[None], tie & ~left, left)
+
+
+def unpack_labels(words, n):
+    """Packed bits ``(W, R)`` -> ``(n, R)`` bool, row ``i`` = slot ``i``."""
+    W, R = words.shape
+    shifts = jnp.arange(32, dtype=_U32)[None, :, None]
+    return (((words[:, None, :] >> shifts) & _U32(1)) == 1).reshape(W * 32, R)[:n]
+
+
+# ---------------------------------------------------------------- ridge on permuted binary labels
+
+
+class RidgePartition(NamedTuple):
+    """Per-fold ridge systems for folds whose test sets partition the instances.
+
+    Fold ``k`` holds ``sizes[k]`` rows padded with zero rows to ``m``:
+    ``XT : (K, d, m)`` the rows (centred on the mean of all rows), transposed;
+    ``Xc : (K, m, d)`` the rows centred on the fold's training mean ``xbar : (K,
+    d)``; ``Xc32``, the same in float32, and ``norm1 : (K, m)`` its rows'
+    L1 norms; ``valid : (K, m)``; ``Ainv : (K, d, d)`` inverses of ``Xc' Xc +
+    alpha I`` over each training set (all rows outside the fold); ``n_train : (K,)``.
+    """
+
+    XT: jax.Array
+    Xc: jax.Array
+    Xc32: jax.Array
+    norm1: jax.Array
+    valid: jax.Array
+    xbar: jax.Array
+    Ainv: jax.Array
+    n_train: jax.Array
+
+
+def ridge_partition(X, sizes, alpha):
+    """:class:`RidgePartition` for ``X : (n, d)`` in fold order with fold sizes ``sizes``.
+
+    Pure; no validation.
+    """
+    n, d = X.shape
+    K, m = len(sizes), max(sizes)
+    X = X - jnp.mean(X, axis=0)[None, :]
+    fold = np.repeat(np.arange(K), sizes)
+    offs = np.cumsum([0, *sizes])
+    index = np.full((K, m), n)
+    for k in range(K):
+        index[k, : sizes[k]] = np.arange(offs[k], offs[k + 1])
+    valid = jnp.asarray(index < n)
+    W = jnp.asarray(fold[None, :] != np.arange(K)[:, None], X.dtype)  # (K, n)
+
+    def one(w):
+        xbar, sw = _weighted_center(X, w)
+        Xc = X - xbar[None, :]
+        A = (Xc * w[:, None]).T @ Xc + alpha * jnp.eye(d, dtype=X.dtype)
+        return xbar, jnp.linalg.inv(A), sw
+
+    xbar, Ainv, n_train = jax.vmap(one)(W)
+    Xp = jnp.concatenate([X, jnp.zeros((1, d), X.dtype)])[jnp.asarray(index)]  # (K, m, d)
+    Xc = jnp.where(valid[:, :, None], Xp - xbar[:, None, :], 0.0)
+    Xc32 = Xc.astype(jnp.float32)
+    norm1 = jnp.sum(jnp.abs(Xc32.astype(X.dtype)), axis=-1)
+    return RidgePartition(jnp.swapaxes(Xp, 1, 2), Xc, Xc32, norm1, valid, xbar, Ainv, n_train)
+
+
+def ridge_partition_counts(part, positive, repair_rows=32):
+    """Per-fold confusion counts of the ridge classifier for many permuted label vectors.
+
+    ``positive : (K, m, R)`` bool labels in fold-slot order (True = +1, padding
+    False); returns ``(tp, predicted_positive, positive)``, each ``(K, R)``
+    int32, on each fold's test set (prediction +1 iff the decision value is >
+    0, as scikit-learn's ``RidgeClassifier``). With 0/1 labels ``b`` and ``y =
+    2 b - 1``: ``Xc' W y = 2 (X_tr' b - xbar 1' b_tr)`` and ``ybar = 2 1' b_tr
+    / n_tr - 1``, so one float64 product ``X_k' b_k`` per fold (``d n``
+    operations per label vector in all) gives every fold's ``beta`` and
+    ``ybar``; the test decisions ``f = (x - xbar)' beta + ybar`` (``d n``
+    again) are formed in float32. Exactness: the float32 value differs from
+    the float64 one by at most ``(d + 4) u (|x - xbar|_1 |beta|_inf + |ybar|)``
+    with ``u = 2^-24`` (the rounding of the inputs plus Higham's ``gamma_{d+1}``
+    bound for a dot product in any summation order), so its sign can only
+    differ when ``|f|`` is below that bound. A label vector with such a
+    decision is recomputed in float64 (``repair_rows`` vectors at a time): the
+    counts equal those of float64 decisions. Pure; no validation.
+    """
+    dt = part.XT.dtype
+    d = part.XT.shape[1]
+    R = positive.shape[-1]
+    S = jnp.einsum("kdm,kmr->kdr", part.XT, positive.astype(dt))
+    S1 = jnp.sum(positive, axis=1, dtype=jnp.int32)  # (K, R) positives per test fold
+    T1 = (jnp.sum(S1, axis=0)[None, :] - S1).astype(dt)  # positives per training set
+    Tx = jnp.sum(S, axis=0)[None] - S - part.xbar[:, :, None] * T1[:, None, :]
+    beta = 2 * jnp.einsum("kde,ker->kdr", part.Ainv, Tx)  # (K, d, R)
+    c = 2 * T1 / part.n_train[:, None] - 1  # (K, R)
+    f = jnp.einsum("kmd,kdr->kmr", part.Xc32, beta.astype(jnp.float32))
+    f = f + c.astype(jnp.float32)[:, None, :]
+    scale = (
+        part.norm1[:, :, None] * jnp.max(jnp.abs(beta), axis=1)[:, None, :] + jnp.abs(c)[:, None]
+    )
+    bound = ((d + 4) * 2.0**-24 * 1.01) * scale  # float64 (K, m, R)
+    valid = part.valid[:, :, None]
+    pred = (f > 0) & valid
+    tp = jnp.sum(pred & positive, axis=1, dtype=jnp.int32)
+    pp = jnp.sum(pred, axis=1, dtype=jnp.int32)
+    unsure = jnp.any(valid & (jnp.abs(f).astype(dt) <= bound), axis=(0, 1))  # (R,)
+    rank = jnp.cumsum(unsure, dtype=jnp.int32) - 1
+
+    def more(st):
+        return st[0] * repair_rows < jnp.sum(unsure, dtype=jnp.int32)
+
+    def repair(st):
+        c_, tp, pp = st
+        (idx,) = jnp.nonzero(unsure & (rank // repair_rows == c_), size=repair_rows, fill_value=R)
+        take = jnp.minimum(idx, R - 1)
+        f64 = jnp.einsum("kmd,kdr->kmr", part.Xc, beta[:, :, take]) + c[:, take][:, None, :]
+        p64 = (f64 > 0) & valid
+        tp64 = jnp.sum(p64 & positive[:, :, take], axis=1, dtype=jnp.int32)
+        pp64 = jnp.sum(p64, axis=1, dtype=jnp.int32)
+        tp = tp.at[:, idx].set(tp64, mode="drop")
+        pp = pp.at[:, idx].set(pp64, mode="drop")
+        return c_ + 1, tp, pp
+
+    _, tp, pp = lax.while_loop(more, repair, (jnp.zeros((), jnp.int32), tp, pp))
+    return tp, pp, S1

@@ -1,0 +1,655 @@
+"""Resampling kernels: random bits, sign-flip and label-permutation draws, exact counting.
+
+Conventions. Draw ``r`` of a block of ``R`` draws over ``m`` instances is
+described by ``n_words = ceil(m / 32)`` uint32 words; bit ``k`` of word ``j``
+belongs to instance ``32 j + k``. Bit 1 keeps an instance's sign (sign flips),
+swaps the two models' outputs (swap test), or puts the instance in group 1
+(label permutations). Linear statistics are evaluated from the words
+directly, never from ±1 matrices: :func:`bit_sums` fuses the random words
+into masked float32 adds (Monte Carlo), byte lookup tables serve exact
+enumeration.
+
+Random words. Word ``j`` of draw ``r`` of a block with key ``(k0, k1)`` is
+``keyed_words(k0, k1, j R + r)``: two keyed rounds of Wellons' ``lowbias32``
+integer hash, a counter-based generator, so any word is recomputed on demand
+(no word matrix is stored) and results do not depend on how blocks are
+batched. The 64-bit block key comes from ``fold_in(key, block)`` (threefry);
+distinct counters give distinct inner values, and the second key word
+decorrelates blocks whose inner streams happen to overlap.
+
+Pure; no validation. ``uint64`` arithmetic needs ``jax.enable_x64``.
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+__all__ = [
+    "F32_SUM_GROUP",
+    "bit_sums",
+    "bit_sums_error_bound",
+    "block_keys",
+    "block_seeds",
+    "byte_tables",
+    "combination_words",
+    "enumeration_words",
+    "fix_subset_size",
+    "hash32",
+    "keyed_words",
+    "lut_sums",
+    "mitm_signflip_counts",
+    "random_words",
+    "splitmix64",
+    "subset_sums",
+    "uniform_permutations",
+    "word_grid",
+    "words_to_bits",
+]
+
+_GAMMA = 0x9E3779B97F4A7C15  # golden-ratio increment of SplitMix64
+_SHIFTS = (0, 8, 16, 24)
+
+
+def splitmix64(z):
+    """SplitMix64 finaliser of ``uint64`` counters (Steele, Lea & Flood 2014).
+
+    ``mix(seed + (i + 1) * gamma)`` for ``i = 0, 1, ...`` is the SplitMix64
+    stream, which passes BigCrush; it is counter-based, so any slice of the
+    stream is computed independently. Pure; no validation.
+    """
+    z = (z ^ (z >> 30)) * jnp.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> 27)) * jnp.uint64(0x94D049BB133111EB)
+    return z ^ (z >> 31)
+
+
+def block_seeds(key, block_ids):
+    """One 64-bit seed per resampling block: ``bits(fold_in(key, block))``.
+
+    ``block_ids : (k,)`` integers -> ``(k,)`` ``uint64``. The block index, not
+    the batch or device, names the randomness, so results do not depend on how
+    blocks are grouped.
+    """
+    return jax.vmap(lambda b: jax.random.bits(jax.random.fold_in(key, b), (), jnp.uint64))(
+        block_ids
+    )
+
+
+def random_words(seed, n_words, n_draws, offset=0):
+    """``(n_words, n_draws)`` uint32 words of the SplitMix64 stream of ``seed``.
+
+    ``n_words * n_draws`` must be even. ``offset`` (static, in 64-bit outputs)
+    selects a later, disjoint part of the same stream.
+    """
+    n = n_words * n_draws // 2
+    i = jnp.arange(offset + 1, offset + n + 1, dtype=jnp.uint64)
+    z = splitmix64(seed + i * jnp.uint64(_GAMMA))
+    w = lax.bitcast_convert_type(z, jnp.uint32).reshape(n_words, n_draws)
+    # Materialise the words: a fused generator is otherwise recomputed once per
+    # extracted byte/bit by XLA:CPU.
+    return lax.optimization_barrier(w)
+
+
+F32_SUM_GROUP = 16  # words summed in float32 before each float64 accumulation
+_NEG_ZERO = -0.0  # additive identity of float32 (x + -0.0 == x for every x, also -0.0)
+
+
+def hash32(x):
+    """Wellons' ``lowbias32`` integer hash of ``uint32`` values (a bijection).
+
+    ``x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16``:
+    the multiply-xorshift pair with the lowest avalanche bias among those
+    searched by Wellons' hash prospector (2018). Pure; no validation.
+    """
+    x = x ^ (x >> 16)
+    x = x * jnp.uint32(0x7FEB352D)
+    x = x ^ (x >> 15)
+    x = x * jnp.uint32(0x846CA68B)
+    return x ^ (x >> 16)
+
+
+def keyed_words(k0, k1, x):
+    """Counter-based random words ``hash32(hash32(x ^ k0) + k1)``; all ``uint32``.
+
+    Two keyed rounds of :func:`hash32`. For one key the map ``x -> word`` is a
+    bijection, so the words of distinct counters never repeat within a block;
+    across blocks (independent threefry keys) equal inner values are
+    separated by the random offset ``k1 - k1'`` before the second round.
+    About 14 integer operations per 32 random bits, against about 100 for the
+    32 masked adds that consume them, so the generator costs ~15% of a
+    sign-flip sum; ``jax.random.bits`` (threefry, 20 rounds) would cost more
+    than the sum itself. Pure; no validation.
+    """
+    return hash32(hash32(x ^ k0) + k1)
+
+
+def block_keys(key, block_ids, n_keys=2):
+    """Per-block ``uint32`` key words ``bits(fold_in(key, block))``: ``(k,)`` -> ``(k, n_keys)``.
+
+    The block index, not the batch or device, names the randomness, so
+    results do not depend on how blocks are grouped.
+    """
+    return jax.vmap(lambda b: jax.random.bits(jax.random.fold_in(key, b), (n_keys,), jnp.uint32))(
+        block_ids
+    )
+
+
+def word_grid(keys, n_words, n_draws):
+    """Materialised words ``(n_words, k R)`` of the blocks with ``keys : (k, >=2)``.
+
+    Column ``b R + r`` is draw ``r`` of block ``b``; the same words as
+    :func:`bit_sums` uses, for statistics that need explicit bits.
+    """
+    r = jnp.arange(n_draws, dtype=jnp.uint32)
+    j = jnp.arange(n_words, dtype=jnp.uint32)
+    x = j[:, None] * jnp.uint32(n_draws) + r[None, :]  # (n_words, R)
+    w = keyed_words(keys[:, 0][None, :, None], keys[:, 1][None, :, None], x[:, None, :])
+    return w.reshape(n_words, keys.shape[0] * n_draws)
+
+
+def _tree_sum(xs):
+    while len(xs) > 1:
+        xs = [xs[i] + xs[i + 1] if i + 1 < len(xs) else xs[i] for i in range(0, len(xs), 2)]
+    return xs[0]
+
+
+def _word_sum(w, dj):
+    """``sum_k bit_k(w) dj[:, k]`` in float32: ``w : (L,)``, ``dj : (H, 32)`` -> ``(H, L)``.
+
+    Four independent chains of eight masked adds (so the adds pipeline instead
+    of waiting on one another), then a two-level tree. Each term passes
+    through at most 9 roundings.
+    """
+    chains = []
+    for c in range(4):
+        acc = None
+        for k in range(8 * c, 8 * c + 8):
+            bit = ((w & jnp.uint32(1 << k)) != 0)[None, :]
+            dk = dj[:, k : k + 1]
+            if acc is None:
+                acc = jnp.where(bit, dk, jnp.asarray(_NEG_ZERO, dj.dtype))
+            else:
+                acc = jnp.where(bit, acc + dk, acc)
+        chains.append(acc)
+    return _tree_sum(chains)
+
+
+def bit_sums(keys, d, n_draws, count_mask=None):
+    """Sums ``P = sum_i bit_i d_i`` over random bits, fused with their generation.
+
+    ``keys : (k, >=2)`` uint32 block keys, ``d : (H, n_words, 32)`` float32
+    (zero-padded instances) -> ``P : (H, k R)`` float64, lane ``b R + r``
+    being draw ``r`` of block ``b`` (word ``j`` of that draw is
+    ``keyed_words(k0_b, k1_b, j R + r)``; needs ``n_words R <= 2^32``).
+    With ``count_mask : (n_words,)`` uint32 also returns the number of set
+    bits under the mask, ``(k R,)`` int32.
+
+    The words are generated inside the loop over words and consumed at once
+    (never stored); each draw is a lane of 512-bit vectors of masked float32
+    adds. Words are summed in float32 in groups of :data:`F32_SUM_GROUP`, the
+    group sums in float64: the error is bounded by
+    :func:`bit_sums_error_bound`, and the values of a draw do not depend on
+    ``k``. Pure; no validation.
+    """
+    n_h, n_words, _ = d.shape
+    n_lanes = keys.shape[0] * n_draws
+    r = jnp.tile(jnp.arange(n_draws, dtype=jnp.uint32), keys.shape[0])
+    k0 = jnp.repeat(keys[:, 0], n_draws)
+    k1 = jnp.repeat(keys[:, 1], n_draws)
+    group = min(F32_SUM_GROUP, n_words)
+    n_groups = -(-n_words // group)
+
+    def words(j):
+        return keyed_words(k0, k1, r + j.astype(jnp.uint32) * jnp.uint32(n_draws))
+
+    def inner(j, carry):
+        s, cnt = carry
+        w = words(j)
+        s = s + _word_sum(w, lax.dynamic_index_in_dim(d, j, axis=1, keepdims=False))
+        if count_mask is not None:
+            mask = lax.dynamic_index_in_dim(count_mask, j, keepdims=False)
+            cnt = cnt + lax.population_count(w & mask).astype(jnp.int32)
+        return s, cnt
+
+    def outer(g, carry):
+        acc, cnt = carry
+        lo = g * group
+        hi = jnp.minimum(lo + group, n_words)
+        s, cnt = lax.fori_loop(lo, hi, inner, (jnp.zeros((n_h, n_lanes), d.dtype), cnt))
+        return acc + s.astype(jnp.float64), cnt
+
+    init = (jnp.zeros((n_h, n_lanes), jnp.float64), jnp.zeros((n_lanes,), jnp.int32))
+    acc, cnt = lax.fori_loop(0, n_groups, outer, init)
+    return acc if count_mask is None else (acc, cnt)
+
+
+def bit_sums_error_bound(abs_sum, n_words):
+    """Bound on ``|P_computed - P|`` of :func:`bit_sums` given ``abs_sum = sum_i |d_i|``.
+
+    Rounding ``d`` to float32 costs ``u |d_i|`` (``u = 2^-24``); inside a group
+    each term meets at most ``9 + F32_SUM_GROUP`` float32 roundings
+    (Higham 2002, eq. 3.4: ``gamma_k = k u / (1 - k u)``), and the float64 sum
+    of ``n_groups`` group sums adds ``gamma_{n_groups}`` with ``u = 2^-53``.
+    """
+    group = min(F32_SUM_GROUP, n_words)
+    n_groups = -(-n_words // group)
+    k32 = group + 10
+    g32 = k32 * 2.0**-24 / (1 - k32 * 2.0**-24)
+    g64 = (n_groups + 2) * 2.0**-53
+    return (g32 * (1 + g64) + g64) * abs_sum
+
+
+def _lemire(word, n):
+    """Exactly uniform ``[0, n)`` from a uniform ``uint32`` word, and whether to keep it.
+
+    ``(word * n) >> 32``, rejecting the ``2^32 mod n`` low products that would
+    bias it (Lemire 2019, "Fast random integer generation in an interval").
+    ``n`` is a Python int.
+    """
+    prod = word.astype(jnp.uint64) * jnp.uint64(n)
+    low = (prod & jnp.uint64(0xFFFFFFFF)).astype(jnp.uint32)
+    return (prod >> 32).astype(jnp.uint32), low >= jnp.uint32((1 << 32) % n)
+
+
+def _correction_chunk(lane_keys, r, need, want, z, *, n, n_draws, mode, rows, stream, t_cap):
+    """Sums of ``need`` distinct uniform members (``want``) or non-members, one lane per draw.
+
+    Trial ``t`` of a lane draws a position ``u`` uniformly (``_lemire``) and
+    accepts it if its membership bit equals ``want`` and its bucket is still
+    free; a bucket is ``u`` itself (``rows * 32 >= n``, an exact record of the
+    accepted positions) or a per-draw random hash of ``u``. Returns the sums
+    of ``z`` over the accepted positions and the counts still missing after
+    ``t_cap`` trials (0 when done). ``stream`` (0 or 1) selects an independent
+    trial stream (restarts use 1).
+    """
+    q = r.shape[0]
+    k0, k1, k2, k3, k4, k5 = (lane_keys[:, i] for i in range(6))
+    direct = rows * 32 >= n
+    hkey = k5 + r * jnp.uint32(0x9E3779B9)  # one random bucket function per draw
+    k3 = k3 ^ jnp.uint32(0x68E31DA4 * stream)
+
+    def cond(state):
+        t, rem, _, _ = state
+        return jnp.any(rem > 0) & (t < t_cap)
+
+    def body(state):
+        t, rem, total, bits = state
+        tu = t.astype(jnp.uint32)
+        # Trial t of draw r: counter (r, t mod 2^15), key word changed every 2^15 trials.
+        k2t = k2 ^ ((tu >> 15) * jnp.uint32(0x85EBCA6B))
+        trial = keyed_words(k2t, k3, (r << 15) | (tu & jnp.uint32(0x7FFF)))
+        u, ok = _lemire(trial, n)
+        if mode == "bernoulli":
+            w = keyed_words(k0, k1, (u >> 5) * jnp.uint32(n_draws) + r)
+            member = ((w >> (u & 31)) & 1) == 1
+        else:
+            member = jnp.full((q,), mode == "full")
+        bucket = u if direct else keyed_words(k4, hkey, u) & jnp.uint32(32 * rows - 1)
+        row = (bucket >> 5).astype(jnp.int32)
+        bit = jnp.uint32(1) << (bucket & 31)
+        seen = jnp.take_along_axis(bits, row[None, :], axis=0, mode="promise_in_bounds")[0]
+        take = (rem > 0) & ok & (member == want) & ((seen & bit) == 0)
+        hit = (jnp.arange(rows, dtype=jnp.int32)[:, None] == row[None, :]) & take[None, :]
+        bits = bits | jnp.where(hit, bit[None, :], jnp.uint32(0))
+        zu = z.at[u].get(mode="promise_in_bounds")
+        total = total + jnp.where(take, zu, jnp.zeros((), z.dtype))
+        return t + 1, rem - take.astype(jnp.int32), total, bits
+
+    init = (
+        jnp.int32(0),
+        need,
+        jnp.zeros((q,), z.dtype),
+        jnp.zeros((rows, q), jnp.uint32),
+    )
+    _, rem, total, _ = lax.while_loop(cond, body, init)
+    return total, rem
+
+
+def _compact(mask):
+    """Indices of the true entries of ``mask : (L,)`` first (in order), and their count."""
+    n_lanes = mask.shape[0]
+    pos = jnp.cumsum(mask.astype(jnp.int32)) - 1
+    dest = jnp.where(mask, pos, n_lanes)
+    order = (
+        jnp.full((n_lanes + 1,), n_lanes, jnp.int32)
+        .at[dest]
+        .set(jnp.arange(n_lanes, dtype=jnp.int32), mode="drop")
+    )
+    return order[:n_lanes], jnp.sum(mask.astype(jnp.int32))
+
+
+def _order_by(level, n_levels):
+    """Stable counting sort of ``level : (L,)`` in ``[0, n_levels)``: the permutation."""
+    onehot = level[:, None] == jnp.arange(n_levels, dtype=level.dtype)[None, :]
+    rank = jnp.cumsum(onehot.astype(jnp.int32), axis=0) - 1
+    start = jnp.cumsum(jnp.sum(onehot.astype(jnp.int32), axis=0)) - jnp.sum(
+        onehot.astype(jnp.int32), axis=0
+    )
+    dest = jnp.sum(jnp.where(onehot, rank + start[None, :], 0), axis=1)
+    return jnp.zeros_like(level).at[dest].set(jnp.arange(level.shape[0], dtype=level.dtype))
+
+
+def subset_corrections(lane_keys, r, need, want, z, *, n, n_draws, mode, tiers, chunk=8192):
+    """Exact corrections that turn fair membership bits into uniform ``n1``-subsets.
+
+    Lane ``l`` is a draw with block keys ``lane_keys[l] : (6,)`` uint32 and
+    in-block index ``r[l]``; its initial set ``A`` is given by the words
+    ``keyed_words(k0, k1, j R + r)`` (``mode="bernoulli"``), or is empty /
+    everything (``"empty"`` / ``"full"``). It needs ``need[l] >= 0`` distinct
+    positions, chosen uniformly among the members (``want[l]``) or the
+    non-members of ``A``; returns ``sum z[u]`` over them, ``(L,)`` like ``z``.
+
+    ``tiers``: static ``((max_need, bucket_rows), ...)`` in increasing order;
+    lanes are counting-sorted by need and run in lockstep chunks of ``chunk``
+    lanes with the smallest tier that holds the chunk. Lanes needing more than
+    the last tier, or that hit a tier's trial cap, restart with exact buckets
+    (``u`` itself) and fresh trials. See :func:`jaxtests._permutation.permutation_test`
+    for the proof that the result is exact. Pure; no validation.
+    """
+    n_lanes = r.shape[0]
+    rows_exact = -(-n // 32)
+    top = tiers[-1][0]
+    n_levels = 16
+    level = jnp.where(need > top, n_levels, jnp.minimum((need * n_levels - 1) // top, n_levels - 1))
+    level = jnp.where(need == 0, -1, level) + 1  # 0: nothing to do
+    order = _order_by(level.astype(jnp.int32), n_levels + 2)
+    need_o = need[order]
+    first = jnp.sum((level == 0).astype(jnp.int32))
+    last = jnp.sum((level <= n_levels).astype(jnp.int32))  # lanes the tiers serve
+    total = jnp.zeros((n_lanes,), z.dtype)
+    rem_all = jnp.zeros((n_lanes,), jnp.int32)
+    pad = jnp.concatenate([order, jnp.zeros((chunk,), order.dtype)])
+    need_pad = jnp.concatenate([need_o, jnp.zeros((chunk,), need.dtype)])
+
+    def tier_branch(rows, cap):
+        def run(args):
+            return _correction_chunk(
+                *args, n=n, n_draws=n_draws, mode=mode, rows=rows, stream=0, t_cap=cap
+            )
+
+        return run
+
+    # Trial caps far above the ~2.4 trials per needed position (acceptance ~1/2).
+    branches = [tier_branch(rows, 16 * hi + 256) for hi, rows in tiers]
+
+    def tier_body(state):
+        start, total, rem_all = state
+        ln = lax.dynamic_slice_in_dim(pad, start, chunk)
+        live = (start + jnp.arange(chunk)) < last
+        nd = jnp.where(live, lax.dynamic_slice_in_dim(need_pad, start, chunk), 0)
+        biggest = jnp.max(nd)
+        which = sum((biggest > hi).astype(jnp.int32) for hi, _ in tiers[:-1])
+        tot, rem = lax.switch(which, branches, (lane_keys[ln], r[ln], nd, want[ln], z))
+        dest = jnp.where(live, ln, n_lanes)
+        total = total.at[dest].set(tot, mode="drop")
+        rem_all = rem_all.at[dest].set(rem, mode="drop")
+        return start + chunk, total, rem_all
+
+    _, total, rem_all = lax.while_loop(lambda s: s[0] < last, tier_body, (first, total, rem_all))
+
+    # Restarts with exact buckets: lanes beyond the last tier or out of trials.
+    redo = (need > top) | (rem_all > 0)
+    idx, n_redo = _compact(redo)
+    small = 64
+    idx_pad = jnp.concatenate([idx, jnp.zeros((small,), idx.dtype)])
+
+    def redo_body(state):
+        start, total = state
+        ln = lax.dynamic_slice_in_dim(idx_pad, start, small)
+        live = (start + jnp.arange(small)) < n_redo
+        nd = jnp.where(live, need[ln], 0)
+        tot, _ = _correction_chunk(
+            lane_keys[ln],
+            r[ln],
+            nd,
+            want[ln],
+            z,
+            n=n,
+            n_draws=n_draws,
+            mode=mode,
+            rows=rows_exact,
+            stream=1,
+            t_cap=2**31 - 1,
+        )
+        total = total.at[jnp.where(live, ln, n_lanes)].set(tot, mode="drop")
+        return start + small, total
+
+    _, total = lax.while_loop(lambda s: s[0] < n_redo, redo_body, (jnp.int32(0), total))
+    return total
+
+
+def byte_tables(d):
+    """Partial sums of every byte pattern: ``d : (H, 32 n_words)`` -> ``(H, 4 n_words, 256)``.
+
+    ``out[h, g, v] = sum_k bit_k(v) d[h, 8 g + k]``. Pure; no validation.
+    """
+    h, m = d.shape
+    pat = ((jnp.arange(256)[:, None] >> jnp.arange(8)[None, :]) & 1).astype(d.dtype)
+    return jnp.einsum("vk,hgk->hgv", pat, d.reshape(h, m // 8, 8))
+
+
+def lut_sums(words, tables, unroll=4):
+    """Sums of the selected entries, ``sum_i bit_i d_i``, from byte lookup tables.
+
+    ``words : (n_words, R)``, ``tables : (H, 4 n_words, 256)`` -> ``(H, R)``.
+    Each draw's sum is accumulated in the same order (word by word, byte by
+    byte) whatever ``R`` is, so values do not depend on the batch size.
+    """
+    n_words, n_draws = words.shape
+    n_h = tables.shape[0]
+
+    def body(j, acc):
+        w = words[j]
+        for q, s in enumerate(_SHIFTS):
+            idx = ((w >> s) & 255).astype(jnp.int32)
+            tab = lax.dynamic_index_in_dim(tables, 4 * j + q, axis=1, keepdims=False)
+            acc = acc + jnp.take(tab, idx, axis=1, mode="clip")
+        return acc
+
+    init = jnp.zeros((n_h, n_draws), tables.dtype)
+    return lax.fori_loop(0, n_words, body, init, unroll=min(unroll, max(n_words, 1)))
+
+
+def bitplane_sums(words, d):
+    """``sum_i bit_i d_i`` bit by bit, without tables (for very large ``m``).
+
+    ``words : (n_words, R)``, ``d : (H, 32 n_words)`` -> ``(H, R)``. Same
+    accumulation order for every ``R``.
+    """
+    n_words, n_draws = words.shape
+    n_h = d.shape[0]
+    d3 = d.reshape(n_h, n_words, 32)
+
+    def body(j, acc):
+        w = words[j]
+        dj = lax.dynamic_index_in_dim(d3, j, axis=1, keepdims=False)
+        for k in range(32):
+            bit = ((w >> k) & 1) == 1
+            acc = acc + jnp.where(bit[None, :], dj[:, k : k + 1], jnp.zeros((), d.dtype))
+        return acc
+
+    return lax.fori_loop(0, n_words, body, jnp.zeros((n_h, n_draws), d.dtype))
+
+
+def words_to_bits(words, m):
+    """``(n_words, R)`` words -> ``(R, m)`` booleans (bit ``i`` of the draw)."""
+    n_words, n_draws = words.shape
+    bits = (words.T[:, :, None] >> jnp.arange(32, dtype=jnp.uint32)[None, None, :]) & 1
+    return bits.reshape(n_draws, 32 * n_words)[:, :m] == 1
+
+
+def enumeration_words(start, n_draws, n_words):
+    """Words of sign patterns ``start, ..., start + n_draws - 1`` (pattern index = bits).
+
+    ``start`` is an int64 scalar; patterns of up to 64 instances.
+    """
+    idx = start + jnp.arange(n_draws, dtype=jnp.int64)
+    idx = lax.bitcast_convert_type(idx, jnp.uint64)
+    lo = (idx & jnp.uint64(0xFFFFFFFF)).astype(jnp.uint32)
+    hi = (idx >> 32).astype(jnp.uint32)
+    both = jnp.stack([lo, hi], axis=0)
+    if n_words <= 2:
+        return both[:n_words]
+    pad = jnp.zeros((n_words - 2, n_draws), jnp.uint32)
+    return jnp.concatenate([both, pad], axis=0)
+
+
+def _uniform_below(r, n):
+    """Lemire's multiply-shift: ``(r * n) >> 32`` and whether it is unbiased.
+
+    ``r : uint32`` random, ``n`` a uint32 scalar or array. Rejecting the low
+    products below ``2^32 mod n`` makes the accepted values exactly uniform on
+    ``[0, n)`` (Lemire 2019, "Fast random integer generation in an interval").
+    """
+    prod = r.astype(jnp.uint64) * n.astype(jnp.uint64)
+    low = (prod & jnp.uint64(0xFFFFFFFF)).astype(jnp.uint32)
+    threshold = ((jnp.uint64(1) << 32) % n.astype(jnp.uint64)).astype(jnp.uint32)
+    return (prod >> 32).astype(jnp.uint32), low >= threshold
+
+
+def fix_subset_size(words, n, n1, seed):
+    """Turn Bernoulli(1/2) membership bits into a uniform random ``n1``-subset of ``n``.
+
+    ``words : (n_words, R)`` hold i.i.d. fair bits for ``n`` items (padding
+    bits are ignored); ``seed`` a uint64 scalar for the correction stream.
+    Returns corrected words whose set bits are exactly ``n1`` of the ``n`` items.
+
+    Exactness. Let ``K`` be the number of set bits. While ``K > n1``, draw an
+    index uniformly on ``[0, n)`` (Lemire rejection, exact) and clear it if it is
+    set, else draw again; while ``K < n1``, likewise set a uniformly drawn clear
+    bit. Each accepted step removes (adds) a uniformly chosen member
+    (non-member) of the current set. The law of the initial set depends only on
+    its size, so it is invariant under permutations of the items; every
+    correction step is permutation-equivariant, so the final law is
+    permutation-invariant too. It is supported on sets of size ``n1``, on which
+    the permutation group acts transitively: the final set is uniform over all
+    ``C(n, n1)`` subsets. No sorting is needed; the expected number of trials
+    is about ``2 |K - n1| ~ sqrt(n)``.
+    """
+    n_words, n_draws = words.shape
+    pad_mask = _pad_mask(n, n_words)
+    words = words & pad_mask[:, None]
+    k = jnp.sum(lax.population_count(words).astype(jnp.int32), axis=0, dtype=jnp.int32)
+    nn = jnp.uint32(n)
+    draw = jnp.arange(n_draws, dtype=jnp.uint64)
+
+    def cond(state):
+        _, k, _ = state
+        return jnp.any(k != n1)
+
+    def body(state):
+        words, k, t = state
+        c = (t * jnp.uint64(n_draws) + draw + jnp.uint64(1)) * jnp.uint64(_GAMMA)
+        r = (splitmix64(seed + c) >> 32).astype(jnp.uint32)
+        idx, ok = _uniform_below(r, nn)
+        j = (idx >> 5).astype(jnp.int32)
+        bit = jnp.uint32(1) << (idx & 31)
+        w = words[j, jnp.arange(n_draws)]
+        is_set = (w & bit) != 0
+        remove = (k > n1) & is_set & ok
+        add = (k < n1) & ~is_set & ok
+        new_w = jnp.where(remove, w & ~bit, jnp.where(add, w | bit, w))
+        words = words.at[j, jnp.arange(n_draws)].set(new_w)
+        k = k - remove.astype(jnp.int32) + add.astype(jnp.int32)
+        return words, k, t + jnp.uint64(1)
+
+    words, _, _ = lax.while_loop(cond, body, (words, k, jnp.uint64(0)))
+    return words
+
+
+def _pad_mask(n, n_words):
+    full = n // 32
+    rem = n % 32
+    mask = np.zeros(n_words, np.uint32)
+    mask[:full] = 0xFFFFFFFF
+    if rem:
+        mask[full] = (1 << rem) - 1
+    return jnp.asarray(mask)
+
+
+def combination_words(ranks, n, k, n_words):
+    """Words of the ``k``-subsets of ``n`` items with the given colex ranks.
+
+    ``ranks : (R,)`` int64 in ``[0, C(n, k))`` -> ``(n_words, R)``. Unranking
+    in the combinatorial number system: item ``i`` (from ``n - 1`` down) is in
+    the subset when ``C(i, kk) <= r``. Ranks past the end give arbitrary sets.
+    """
+    binom = np.zeros((n + 1, k + 1), np.int64)
+    for i in range(n + 1):
+        for j in range(min(i, k) + 1):
+            binom[i, j] = 1 if j in (0, i) else binom[i - 1, j - 1] + binom[i - 1, j]
+    binom = jnp.asarray(binom)
+    n_draws = ranks.shape[0]
+
+    def body(step, state):
+        words, r, kk = state
+        i = n - 1 - step
+        c = binom[i, jnp.maximum(kk, 0)]
+        take = (kk > 0) & (c <= r)
+        r = jnp.where(take, r - c, r)
+        kk = kk - take.astype(jnp.int32)
+        bit = jnp.where(take, jnp.uint32(1) << jnp.uint32(i % 32), jnp.uint32(0))
+        words = words.at[i // 32].set(words[i // 32] | bit)
+        return words, r, kk
+
+    init = (
+        jnp.zeros((n_words, n_draws), jnp.uint32),
+        ranks,
+        jnp.full((n_draws,), k, jnp.int32),
+    )
+    words, _, _ = lax.fori_loop(0, n, body, init)
+    return words
+
+
+def subset_sums(d):
+    """All ``2^a`` subset sums of ``d : (H, a)`` -> ``(H, 2^a)``; index bits = membership."""
+    s = jnp.zeros((*d.shape[:-1], 1), d.dtype)
+    for i in range(d.shape[-1]):
+        s = jnp.concatenate([s, s + d[..., i : i + 1]], axis=-1)
+    return s
+
+
+def mitm_signflip_counts(d, lo, hi, n_chunks=1):
+    """Exact counts of sign patterns by meeting in the middle.
+
+    With ``P = sum_{i: bit_i = 1} d_i`` over all ``2^m`` patterns, return
+    ``(#{P >= hi}, #{P <= lo})`` as int64. ``d : (m,)``. The two halves' subset
+    sums are enumerated (``2^(m/2)`` each), one is sorted, and for each sum of
+    the other the matching count is a binary search: ``O(2^(m/2) m)`` work
+    instead of ``2^m``.
+    """
+    m = d.shape[-1]
+    a = m // 2
+    s_a = jnp.sort(subset_sums(d[None, :a])[0])
+    s_b = subset_sums(d[None, a:])[0]
+    n_a = s_a.shape[0]
+    s_b = s_b.reshape(n_chunks, -1)
+
+    def chunk(carry, sb):
+        ge = n_a - jnp.searchsorted(s_a, hi - sb, side="left")
+        le = jnp.searchsorted(s_a, lo - sb, side="right")
+        return (
+            carry[0] + jnp.sum(ge.astype(jnp.int64)),
+            carry[1] + jnp.sum(le.astype(jnp.int64)),
+        ), None
+
+    (ge, le), _ = lax.scan(chunk, (jnp.int64(0), jnp.int64(0)), s_b)
+    return ge, le
+
+
+def uniform_permutations(u, k):
+    """Fisher-Yates permutations of ``k`` items from uniforms ``u : (..., k - 1)`` in [0, 1).
+
+    Returns ``(..., k)`` int32 permutations. With 53-bit uniforms the bias of
+    ``floor(u (i + 1))`` is at most ``k 2^-53`` per step.
+    """
+    batch = u.shape[:-1]
+    perm = jnp.broadcast_to(jnp.arange(k, dtype=jnp.int32), (*batch, k))
+    for i in range(k - 1, 0, -1):
+        j = jnp.minimum(jnp.floor(u[..., k - 1 - i] * (i + 1)).astype(jnp.int32), i)
+        pi = perm[..., i]
+        pj = jnp.take_along_axis(perm, j[..., None], axis=-1)[..., 0]
+        # Swap positions i and j (when j == i, pj == pi and nothing moves).
+        perm = jnp.where(jnp.arange(k, dtype=jnp.int32) == j[..., None], pi[..., None], perm)
+        perm = perm.at[..., i].set(pj)
+    return perm

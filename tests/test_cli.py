@@ -1,0 +1,203 @@
+"""The command line through subprocess: outputs, JSON against the library, bad input."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import jaxtests
+from jaxtests._multivariate import anova, hotelling_t2
+from jaxtests._permutation import signflip_test
+from jaxtests._ttests import ttest_paired
+
+ENV = dict(os.environ, JAX_PLATFORMS="cpu")
+
+
+def run(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "jaxtests._cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=cwd,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def folds_csv(tmp_path_factory):
+    rng = np.random.default_rng(3)
+    d = tmp_path_factory.mktemp("cli")
+    rows = ["algorithm,fold,error,tpr,fpr"]
+    vals = {}
+    for a, shift in (("svm", 0.0), ("knn", 0.03), ("lda", 0.01)):
+        e = 0.1 + shift + 0.02 * rng.standard_normal(10)
+        t = 0.9 - shift + 0.03 * rng.standard_normal(10)
+        f = 0.1 + shift / 2 + 0.02 * rng.standard_normal(10)
+        vals[a] = np.stack([e, t, f], -1)
+        rows += [f"{a},{j},{float(e[j])!r},{float(t[j])!r},{float(f[j])!r}" for j in range(10)]
+    p = d / "folds.csv"
+    p.write_text("\n".join(rows) + "\n")
+    return p, vals
+
+
+def test_compare_t_json_matches_library(folds_csv):
+    path, vals = folds_csv
+    res = run(
+        "compare", path, "--pair", "svm", "knn", "--test", "t", "--test", "hotelling", "--json"
+    )
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    t = ttest_paired(vals["svm"][:, 0], vals["knn"][:, 0])
+    row = out["rows"][0]
+    assert row["test"] == "t" and row["measure"] == "error"
+    np.testing.assert_allclose(row["statistic"], float(t.statistic), rtol=1e-12)
+    np.testing.assert_allclose(row["pvalue"], float(t.pvalue), rtol=1e-12)
+    np.testing.assert_allclose(out["results"]["t"]["df"], float(t.df), rtol=1e-12)
+    h = hotelling_t2(vals["svm"][:, 1:], vals["knn"][:, 1:])
+    np.testing.assert_allclose(out["rows"][1]["statistic"], float(h.statistic), rtol=1e-12)
+    np.testing.assert_allclose(out["rows"][1]["pvalue"], float(h.pvalue), rtol=1e-12)
+
+
+def test_compare_default_three_algorithms_text_and_markdown(folds_csv):
+    path, vals = folds_csv
+    res = run("compare", path, "--markdown")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith("| test | comparison | measure |")
+    a = anova(np.stack([vals[k][:, 0] for k in ("svm", "knn", "lda")]))
+    assert f"{float(a.statistic):.4g}" in res.stdout
+    assert "Cliques" in res.stdout or "clique" in res.stdout.lower()
+
+
+def test_compare_signflip_exact_json(folds_csv):
+    path, vals = folds_csv
+    res = run("compare", path, "--pair", "svm", "lda", "--test", "signflip", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    ref = signflip_test(vals["svm"][:, 0] - vals["lda"][:, 0], n_resamples=100_000)
+    assert out["results"]["signflip"]["method"] == ref.method == "exact"
+    np.testing.assert_allclose(out["rows"][0]["pvalue"], float(ref.pvalue), rtol=1e-12)
+
+
+def test_signflip_command(tmp_path):
+    d = np.array([0.5, 1.25, -0.25, 2.0, 0.75, 1.5])
+    p = tmp_path / "d.csv"
+    p.write_text("diff\n" + "\n".join(map(str, d)) + "\n")
+    res = run("signflip", p, "--exact", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    # Exact: 2^6 = 64 patterns; count |sum| >= observed by enumeration (seed 003).
+    signs = np.array([[1 - 2 * ((i >> j) & 1) for j in range(6)] for i in range(64)])
+    sums = signs @ d
+    p_exact = np.mean(sums >= d.sum() - 1e-12)
+    assert out["result"]["method"] == "exact"
+    np.testing.assert_allclose(out["result"]["pvalue"], min(1.0, 2 * p_exact), rtol=1e-12)
+
+
+def test_sanity_command(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + 0.3 * rng.normal(size=60) > 0).astype(int)
+    p = tmp_path / "xy.csv"
+    p.write_text(
+        "a,b,c,label\n" + "\n".join(f"{r[0]},{r[1]},{r[2]},{t}" for r, t in zip(X, y)) + "\n"
+    )
+    res = run("sanity", p, "--label", "label", "--n-permutations", "99", "--seed", "1", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["result"]["pvalue"] == pytest.approx(1 / 100)  # clearly learnable
+    assert out["result"]["seed"] == 1
+
+
+BAD = [
+    ("missing.csv", None, r"missing\.csv: no such file"),
+    ("onealg.csv", "algorithm,fold,error\na,1,0.1\na,2,0.2\n", r"only one algorithm"),
+    ("nocol.csv", "algo,fold,error\na,1,0.1\n", r"line 1: column 'algorithm' not found"),
+    (
+        "text.csv",
+        "algorithm,fold,error\na,1,0.1\nb,1,abc\n",
+        r"text\.csv, line 3, column 'error': non-numeric value 'abc'",
+    ),
+    (
+        "nan.csv",
+        "algorithm,fold,error\na,1,NaN\nb,1,0.1\n",
+        r"nan\.csv, line 2, column 'error': empty or missing",
+    ),
+    ("folds.csv", "algorithm,fold,error\na,1,0.1\na,2,0.1\nb,1,0.2\nb,3,0.2\n", r"unequal folds"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "message"), BAD, ids=[b[0] for b in BAD])
+def test_compare_bad_input_exit_2_one_line(tmp_path, name, text, message):
+    import re
+
+    path = tmp_path / name
+    if text is not None:
+        path.write_text(text)
+    res = run("compare", path)
+    assert res.returncode == 2
+    assert res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    assert "Traceback" not in res.stderr
+    assert re.search(message, lines[0]), lines[0]
+
+
+def test_other_bad_input(tmp_path, folds_csv):
+    path, _ = folds_csv
+    res = run("compare", path, "--test", "t")
+    assert res.returncode == 2 and "choose two with --pair" in res.stderr
+    res = run("compare", path, "--pair", "svm", "xgb")
+    assert res.returncode == 2 and "'xgb' is not in the file" in res.stderr
+    res = run("compare", path, "--pair", "svm", "knn", "--measures", "auc")
+    assert res.returncode == 2 and "'auc' is not available" in res.stderr
+    res = run("signflip", tmp_path / "none.csv")
+    assert res.returncode == 2 and "none.csv" in res.stderr
+    res = run("demo", "--dataset", "iris")
+    assert res.returncode == 2 and "--dataset must be one of" in res.stderr
+    res = run("compare")  # argparse usage error
+    assert res.returncode == 2
+
+
+def test_version_and_help():
+    res = run("--help")
+    assert res.returncode == 0 and "demo" in res.stdout and "compare" in res.stdout
+    assert jaxtests.__version__
+
+
+def test_power_json_matches_library():
+    from jaxtests import study
+
+    res = run(
+        "power",
+        "--tests",
+        "t",
+        "sign",
+        "--n-experiments",
+        "400",
+        "--m",
+        "12",
+        "--effect",
+        "0",
+        "0.8",
+        "--seed",
+        "5",
+        "--json",
+    )
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)["power"]
+    ref = study.power(tests=("t", "sign"), n_experiments=400, m=12, effect=(0.0, 0.8), key=5)
+    assert out == json.loads(json.dumps(ref.to_dict()))
+
+
+def test_agreement_counts_sum(tmp_path):
+    res = run("agreement", "--quick", "--folds", "3", "--json", "--out", tmp_path)
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)["agreement"]
+    assert np.sum(out["counts"]) == 3 * 2  # 3 pairs of kernel machines x 2 repetitions
+    assert (tmp_path / "agreement_error_hinge.png").stat().st_size > 5000
+    bad = run("agreement", "--dataset", "diabetes", "--tests", "error_hinge")
+    assert bad.returncode == 2 and "needs a classification dataset" in bad.stderr

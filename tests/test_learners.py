@@ -1,0 +1,170 @@
+"""Built-in learners (jaxtests.kernels.learners) against scikit-learn on the same data."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jaxtests.kernels import learners as L
+from sklearn import discriminant_analysis as da
+from sklearn import linear_model as lm
+from sklearn import neighbors, svm
+
+from jaxtests import datasets, models
+
+
+@pytest.fixture(scope="module")
+def clf_data():
+    X, y = datasets.load_breast_cancer()
+    X = (X - X.mean(0)) / X.std(0)
+    X, y = X[:120, :5], y[:120]
+    w = (np.random.default_rng(0).random(120) < 0.75).astype(float)
+    return X, y, w
+
+
+@pytest.fixture(scope="module")
+def reg_data():
+    X, y = datasets.load_diabetes()
+    X = (X - X.mean(0)) / X.std(0)
+    y = (y - y.mean()) / y.std()
+    w = (np.random.default_rng(1).random(120) < 0.75).astype(float)
+    return X[:120], y[:120], w
+
+
+def _split(X, y, w):
+    tr, te = w > 0, w == 0
+    return X[tr], y[tr], X[te], tr, te
+
+
+# jitted once per model spec and shared by the tests
+_fit_decision = jax.jit(models.fit_decision, static_argnums=0)
+
+
+def _ours(model, X, y, w):
+    return np.asarray(_fit_decision(model, jnp.asarray(X), jnp.asarray(y), jnp.asarray(w)))
+
+
+@pytest.mark.parametrize(
+    ("model", "ref"),
+    [
+        (models.ridge_classifier(0.7), lambda: lm.RidgeClassifier(alpha=0.7)),
+        (models.lda(), lambda: da.LinearDiscriminantAnalysis(solver="lsqr")),
+        (models.qda(0.01), lambda: da.QuadraticDiscriminantAnalysis(reg_param=0.01)),
+    ],
+    ids=["ridge_classifier", "lda", "qda"],
+)
+def test_closed_forms_match_sklearn(clf_data, model, ref):
+    X, y, w = clf_data
+    Xtr, ytr, Xte, _, te = _split(X, y, w)
+    expected = ref().fit(Xtr, ytr).decision_function(Xte)
+    np.testing.assert_allclose(_ours(model, X, y, w)[te], expected, rtol=1e-9, atol=1e-10)
+
+
+def test_ridge_regression_matches_sklearn(reg_data):
+    X, y, w = reg_data
+    Xtr, ytr, Xte, _, te = _split(X, y, w)
+    expected = lm.Ridge(alpha=2.0).fit(Xtr, ytr).predict(Xte)
+    np.testing.assert_allclose(_ours(models.ridge(2.0), X, y, w)[te], expected, rtol=1e-10)
+
+
+def test_logistic_matches_sklearn(clf_data):
+    X, y, w = clf_data
+    Xtr, ytr, Xte, _, te = _split(X, y, w)
+    ref = lm.LogisticRegression(C=0.5, tol=1e-12, max_iter=10_000).fit(Xtr, ytr)
+    # lbfgs stops at a gradient tolerance, Newton at machine precision: 1e-5 absolute
+    np.testing.assert_allclose(
+        _ours(models.logistic(0.5), X, y, w)[te], ref.decision_function(Xte), atol=1e-5
+    )
+
+
+def test_knn_and_nearest_centroid_match_sklearn(clf_data):
+    X, y, w = clf_data
+    Xtr, ytr, Xte, _, te = _split(X, y, w)
+    proba = neighbors.KNeighborsClassifier(5).fit(Xtr, ytr).predict_proba(Xte)[:, 1]
+    np.testing.assert_allclose(_ours(models.knn(5), X, y, w)[te], 2 * proba - 1, atol=1e-12)
+    pred = neighbors.NearestCentroid().fit(Xtr, ytr).predict(Xte)
+    np.testing.assert_array_equal(np.sign(_ours(models.nearest_centroid(), X, y, w)[te]), pred)
+
+
+_SVM_KERNELS = [("linear", 1), ("poly", 2), ("poly", 3), ("rbf", 1)]
+
+
+@pytest.mark.parametrize(("kernel", "degree"), _SVM_KERNELS)
+def test_svc_matches_libsvm_precomputed(clf_data, kernel, degree):
+    X, y, w = clf_data
+    _, ytr, _, tr, te = _split(X, y, w)
+    m = models.svc(kernel, C=1.0, degree=degree, gamma=0.2, tol=1e-6)
+    K = np.asarray(L.gram(jnp.asarray(X), jnp.asarray(X), kernel, degree, 0.2, 1.0, True))
+    ref = svm.SVC(kernel="precomputed", C=1.0, tol=1e-6).fit(K[np.ix_(tr, tr)], ytr)
+    # Both solvers stop at KKT gap 1e-6 (LIBSVM's `tol` is the same gap), so the
+    # dual objectives agree to ~1e-6 relative and decision values to ~1e-5.
+    np.testing.assert_allclose(
+        _ours(m, X, y, w)[te], ref.decision_function(K[np.ix_(te, tr)]), atol=2e-5
+    )
+
+
+@pytest.mark.parametrize(("kernel", "degree"), [("linear", 1), ("poly", 2), ("rbf", 1)])
+def test_svr_matches_libsvm_precomputed(reg_data, kernel, degree):
+    X, y, w = reg_data
+    _, ytr, _, tr, te = _split(X, y, w)
+    m = models.svr(kernel, C=1.0, epsilon=0.1, degree=degree, gamma=0.1, tol=1e-6)
+    K = np.asarray(L.gram(jnp.asarray(X), jnp.asarray(X), kernel, degree, 0.1, 1.0, True))
+    ref = svm.SVR(kernel="precomputed", C=1.0, epsilon=0.1, tol=1e-6).fit(K[np.ix_(tr, tr)], ytr)
+    # same KKT-gap stopping rule as above
+    np.testing.assert_allclose(_ours(m, X, y, w)[te], ref.predict(K[np.ix_(te, tr)]), atol=2e-5)
+
+
+def test_normalized_kernels_have_unit_diagonal(clf_data):
+    X = jnp.asarray(clf_data[0])
+    for kernel, degree in _SVM_KERNELS:
+        K = L.gram(X, X, kernel, degree, 0.2, 1.0, True)
+        np.testing.assert_allclose(jnp.diagonal(K), 1.0, rtol=1e-12)
+        assert float(jnp.max(jnp.abs(K))) <= 1 + 1e-12  # Cauchy-Schwarz in feature space
+
+
+def test_vmap_over_folds_equals_loop(clf_data):
+    X, y, _ = clf_data
+    rng = np.random.default_rng(2)
+    W = (rng.random((3, X.shape[0])) < 0.7).astype(float)
+    Y = np.stack([y, y[rng.permutation(len(y))]])
+    for m in (models.ridge_classifier(), models.svc("poly", degree=2)):
+        batched = np.asarray(
+            models.fold_decisions(m, jnp.asarray(X), jnp.asarray(Y), jnp.asarray(W))
+        )
+        for b in range(2):
+            for k in range(3):
+                np.testing.assert_allclose(batched[b, k], _ours(m, X, Y[b], W[k]), atol=1e-10)
+
+
+def test_ridge_fold_decisions_equals_generic(clf_data):
+    X, y, _ = clf_data
+    rng = np.random.default_rng(3)
+    W = (rng.random((2, X.shape[0])) < 0.7).astype(float)
+    idx = np.stack([np.flatnonzero(W[k] == 0)[:10] for k in range(2)])
+    Y = np.stack([y, -y, y[rng.permutation(len(y))]])
+    fast = L.ridge_fold_decisions(
+        jnp.asarray(X), jnp.asarray(Y), jnp.asarray(W), jnp.asarray(idx), 1.0
+    )
+    slow = models.fold_decisions(
+        models.ridge_classifier(1.0), jnp.asarray(X), jnp.asarray(Y), jnp.asarray(W)
+    )
+    np.testing.assert_allclose(
+        fast, np.take_along_axis(np.asarray(slow), idx[None], -1), atol=1e-12
+    )
+
+
+def test_model_validation_messages():
+    with pytest.raises(ValueError, match="`alpha` must be a finite non-negative"):
+        models.ridge(-1.0)
+    with pytest.raises(TypeError, match="`k` must be an int"):
+        models.knn(2.5)
+    with pytest.raises(ValueError, match="`k` must be at least 1"):
+        models.knn(0)
+    with pytest.raises(ValueError, match="`kernel` must be one of"):
+        models.svc("sigmoid")
+    with pytest.raises(ValueError, match="`C` must be a finite positive"):
+        models.svr(C=0)
+    with pytest.raises(ValueError, match=r"`reg_param` must lie in \[0, 1\]"):
+        models.qda(2.0)
+    with pytest.raises(TypeError, match="`gamma` must be a real number"):
+        models.svc(gamma="scale")
+    assert repr(models.ridge(0.5)) == "ridge(alpha=0.5)"

@@ -1,0 +1,43 @@
+"""Same key, same counts: across batch sizes and across 1 vs 4 (forced host) devices."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+SCRIPT = r"""
+import json, numpy as np, jax
+from jaxtests._permutation import signflip_test, permutation_test
+rng = np.random.default_rng(0)
+d = rng.normal(0.1, 1, (2, 300))
+a = signflip_test(d, n_resamples=70_000, key=5, correction="maxT")
+b = permutation_test(d[0, :150], d[1, :140], n_resamples=40_000, key=6)
+print(json.dumps({"n": jax.local_device_count(), "a": np.asarray(a.n_extreme).tolist(),
+                  "pa": np.asarray(a.pvalue).tolist(),
+                  "adj": np.asarray(a.pvalue_adjusted).tolist(),
+                  "b": int(b.n_extreme), "pb": float(b.pvalue)}))
+"""
+
+
+def _run(n_dev):
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={n_dev}"
+    env["JAX_PLATFORMS"] = "cpu"
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_one_and_four_devices_bit_identical():
+    one, four = _run(1), _run(4)
+    assert one["n"] == 1 and four["n"] == 4
+    for k in ("a", "pa", "adj", "b", "pb"):
+        np.testing.assert_array_equal(np.asarray(one[k]), np.asarray(four[k]))

@@ -1,0 +1,226 @@
+"""signflip_test: exact enumeration, binomial, Monte Carlo, maxT, sequential, validation."""
+
+import itertools
+
+import jax
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from jaxtests._permutation import _signflip_pvalue, signflip_test
+
+D12 = np.array([0.8, -0.3, 1.1, 0.4, -0.9, 0.6, 1.5, -0.2, 0.7, 0.05, 0.9, -0.4])
+
+
+def _enumerate(d, fn=np.mean):
+    """All 2^m sign patterns in numpy; scipy's tolerance and two-sided convention."""
+    m = d.shape[0]
+    signs = np.array(list(itertools.product([1.0, -1.0], repeat=m)))
+    null = np.array([fn(s * d) for s in signs]) if fn is not np.mean else (signs * d).mean(1)
+    t = fn(d)
+    tol = 1e-12 * max(1.0, abs(t))
+    ge = np.mean(null >= t - tol)
+    le = np.mean(null <= t + tol)
+    return {"greater": ge, "less": le, "two-sided": min(1.0, 2 * min(ge, le))}
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
+def test_exact_mean_matches_numpy_enumeration(alternative):
+    r = signflip_test(D12, method="exact", alternative=alternative)
+    assert r.method == "exact" and r.n_resamples == 2**12
+    np.testing.assert_allclose(r.pvalue, _enumerate(D12)[alternative], rtol=1e-12)
+
+
+def test_exact_t_equals_mean_and_enumeration():
+    # t is increasing in the mean under sign flips (sum of squares invariant).
+    from scipy.stats import ttest_1samp
+
+    r_t = signflip_test(D12, statistic="t", method="exact")
+    r_m = signflip_test(D12, method="exact")
+    np.testing.assert_allclose(r_t.pvalue, r_m.pvalue, rtol=1e-12)
+    np.testing.assert_allclose(r_t.statistic, ttest_1samp(D12, 0).statistic, rtol=1e-12)
+
+
+def test_exact_callable_enumeration_and_small_docstring_case():
+    fn = lambda x: np.median(x)  # noqa: E731
+    import jax.numpy as jnp
+
+    r = signflip_test(D12[:10], statistic=lambda x: jnp.median(x), method="exact")
+    np.testing.assert_allclose(r.pvalue, _enumerate(D12[:10], fn)["two-sided"], rtol=1e-12)
+    # All six differences positive: only the identity pattern (and its mirror) are as extreme.
+    r = signflip_test([0.5, 1.2, 0.3, 0.9, 0.1, 0.7], method="exact")
+    assert float(r.pvalue) == 2 / 64
+
+
+def test_exact_mitm_m30_equals_enumeration_of_halves():
+    # m = 30 by meeting in the middle vs a numpy meet-in-the-middle count on the same halves
+    # (an independent O(2^15 log) computation with np.searchsorted).
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.3, 1, 30)
+    r = signflip_test(d, method="exact", alternative="greater")
+    pats = ((np.arange(2**15)[:, None] >> np.arange(15)) & 1).astype(float)
+    sa = np.sort(pats @ d[:15])
+    sb = pats @ d[15:]
+    thr = d.sum() * (1 - 1e-12)
+    count = np.sum(2**15 - np.searchsorted(sa, thr - sb, side="left"))
+    np.testing.assert_allclose(r.pvalue, count / 2**30, rtol=1e-12)
+
+
+def test_binomial_equals_scipy_binomtest():
+    d = np.array([1, -1, 0, 1, 1, 0, 1, -1, 1, 1, 1, 0, 1, 1] * 3, float)  # 0/1-loss diffs
+    n_pos, n_nz = int((d > 0).sum()), int((d != 0).sum())
+    for alt in ("two-sided", "less", "greater"):
+        r = signflip_test(d, alternative=alt)
+        assert r.method == "binomial"
+        np.testing.assert_allclose(
+            r.pvalue, stats.binomtest(n_pos, n_nz, 0.5, alternative=alt).pvalue, rtol=1e-10
+        )
+    # Exact enumeration agrees with the closed form (m_nonzero = 9 here).
+    small = np.array([1, -1, 0, 1, 1, 0, 1, -1, 1, 1, 1], float) * 0.25
+    rb = signflip_test(small, method="binomial")
+    re = signflip_test(small, method="exact")
+    np.testing.assert_allclose(rb.pvalue, re.pvalue, rtol=1e-12)
+
+
+def test_monte_carlo_within_cp_interval_of_exact():
+    # 99% interval; failure budget 1% for a fixed key (key 0 passes; over keys 0-39 the
+    # one-sided z-scores of the Monte Carlo p had mean -0.2 and sd 1.05).
+    exact = signflip_test(D12, method="exact").pvalue
+    r = signflip_test(D12, method="monte-carlo", n_resamples=20_000, key=0)
+    assert r.method == "monte-carlo"
+    lo, hi = np.asarray(r.pvalue_interval)
+    assert lo <= exact <= hi
+    assert abs(float(r.pvalue) - float(exact)) < 4 * np.sqrt(exact * (1 - exact) / 20_000) * 2
+
+
+def test_batch_size_invariance_and_batched_equals_looped():
+    d = np.random.default_rng(1).normal(0.2, 1, (3, 40))
+    a = signflip_test(d, n_resamples=30_000, key=11)
+    b = signflip_test(d, n_resamples=30_000, key=11, batch_size=20_000)
+    np.testing.assert_array_equal(a.n_extreme, b.n_extreme)
+    np.testing.assert_array_equal(a.pvalue, b.pvalue)
+    for i in range(3):
+        ri = signflip_test(d[i], n_resamples=30_000, key=11)
+        assert int(ri.n_extreme) == int(a.n_extreme[i])
+    c = signflip_test(d.T, n_resamples=30_000, key=11, axis=0)
+    np.testing.assert_array_equal(a.pvalue, c.pvalue)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    st.lists(
+        st.floats(-5, 5, allow_nan=False).filter(lambda x: abs(x) > 1e-3), min_size=40, max_size=40
+    ),
+    st.integers(0, 2**31 - 1),
+)
+def test_properties_bounds_symmetry(values, seed):
+    d = np.array(values)
+    n = 2_000
+    r = signflip_test(d, n_resamples=n, key=seed, method="monte-carlo", alternative="greater")
+    assert 1 / (n + 1) <= float(r.pvalue) <= 1
+    neg = signflip_test(-d, n_resamples=n, key=seed, method="monte-carlo", alternative="less")
+    # Flipping every sign maps each draw's statistic T to -T: the counts swap exactly.
+    assert int(neg.n_extreme) == int(r.n_extreme)
+
+
+def test_maxt_adjusted_at_least_raw_and_null():
+    d = np.random.default_rng(2).normal(0.2, 1, (4, 30))
+    r = signflip_test(d, correction="maxT", n_resamples=5_000, key=3, return_null=True)
+    assert np.all(np.asarray(r.pvalue_adjusted) >= np.asarray(r.pvalue))
+    assert r.null_distribution.shape == (4, 5_000)
+    # The kept null reproduces the counts.
+    t = np.asarray(r.statistic)[:, None]
+    ge = np.sum(np.asarray(r.null_distribution) >= t - 1e-12, axis=1)
+    le = np.sum(np.asarray(r.null_distribution) <= t + 1e-12, axis=1)
+    np.testing.assert_array_equal(np.minimum(ge, le), r.n_extreme)
+
+
+def test_sequential_stops_early_for_null_and_runs_for_signal():
+    rng = np.random.default_rng(5)
+    x = rng.normal(0, 1, 25)
+    d0 = np.concatenate([x, -x * 0.99])  # observed mean near the null centre
+    null = signflip_test(d0, sequential=20, n_resamples=50_000, key=1)
+    assert int(null.n_draws) < 200 and null.n_resamples == int(null.n_draws)
+    # Besag & Clifford (1991): p = h / L (two-sided: 2 h / L).
+    np.testing.assert_allclose(null.pvalue, min(1.0, 2 * 20 / int(null.n_draws)))
+    sig = signflip_test(rng.normal(1.5, 1, 50), sequential=20, n_resamples=20_000, key=1)
+    assert int(sig.n_draws) == 20_000
+    assert float(sig.pvalue) == 2 / 20_001  # two-sided: 2 (b + 1) / (B + 1)
+
+
+def test_hotelling_rows_flipped_as_wholes():
+    rng = np.random.default_rng(6)
+    d = rng.normal(0, 1, (10, 2))
+    r = signflip_test(d, statistic="hotelling", method="exact")
+
+    def t2(x):
+        m = x.mean(0)
+        s = np.cov(x, rowvar=False)
+        return x.shape[0] * m @ np.linalg.solve(s, m)
+
+    signs = np.array(list(itertools.product([1.0, -1.0], repeat=10)))
+    null = np.array([t2(s[:, None] * d) for s in signs])
+    obs = t2(d)
+    np.testing.assert_allclose(r.statistic, obs, rtol=1e-10)
+    np.testing.assert_allclose(r.pvalue, np.mean(null >= obs * (1 - 1e-12)), rtol=1e-12)
+
+
+def test_internal_entry_for_parametric_wiring():
+    import jaxtests._precision as prec
+
+    r = prec.x64(_signflip_pvalue)("t", D12, method="exact")
+    np.testing.assert_allclose(r.pvalue, _enumerate(D12)["two-sided"], rtol=1e-12)
+
+
+@pytest.mark.slow
+def test_calibration_under_null():
+    # 200 null data sets, B = 199: P(p <= 0.1) <= 0.1 + 3 SE (failure budget ~0.2%).
+    rng = np.random.default_rng(8)
+    d = rng.standard_t(3, (200, 25))
+    r = signflip_test(d, n_resamples=199, key=2, method="monte-carlo")
+    rate = np.mean(np.asarray(r.pvalue) <= 0.1)
+    assert rate <= 0.1 + 3 * np.sqrt(0.09 / 200)
+    rt = signflip_test(d, statistic="t", n_resamples=199, key=3, method="monte-carlo")
+    assert np.mean(np.asarray(rt.pvalue) <= 0.1) <= 0.1 + 3 * np.sqrt(0.09 / 200)
+
+
+def test_validation_messages():
+    with pytest.raises(ValueError, match="`d` contains NaN at index 1"):
+        signflip_test([1.0, np.nan, 2.0])
+    with pytest.raises(ValueError, match="at least 2 instances"):
+        signflip_test([1.0])
+    with pytest.raises(ValueError, match="`n_resamples` must be at least 1"):
+        signflip_test(D12, n_resamples=0)
+    with pytest.raises(TypeError, match="`n_resamples` must be an int"):
+        signflip_test(D12, n_resamples=1.5)
+    with pytest.raises(ValueError, match="`statistic` must be one of"):
+        signflip_test(D12, statistic="median")
+    with pytest.raises(ValueError, match="`alternative` must be one of"):
+        signflip_test(D12, alternative="bigger")
+    with pytest.raises(ValueError, match="`method` must be one of"):
+        signflip_test(D12, method="fast")
+    with pytest.raises(ValueError, match="`correction` must be one of"):
+        signflip_test(D12, correction="holm")
+    with pytest.raises(ValueError, match="needs differences taking only"):
+        signflip_test(D12, method="binomial")
+    with pytest.raises(ValueError, match="`sequential` needs method='monte-carlo'"):
+        signflip_test(D12, sequential=5, method="exact")
+    with pytest.raises(ValueError, match="`axis` must be left at -1"):
+        signflip_test(np.ones((5, 2)), statistic="hotelling", axis=0)
+    with pytest.raises(ValueError, match="`axis`=3 is out of range"):
+        signflip_test(D12, axis=3)
+    with pytest.raises(ValueError, match="supports at most 48"):
+        signflip_test(np.arange(1.0, 51.0), method="exact")
+    with pytest.raises(TypeError, match="`return_null` must be a bool"):
+        signflip_test(D12, return_null=1)
+    with pytest.raises(TypeError, match="`key` must be an int seed or a JAX key"):
+        signflip_test(D12, key="a", method="monte-carlo")
+
+
+def test_jax_key_and_seed_recorded():
+    r1 = signflip_test(D12, method="monte-carlo", n_resamples=1000, key=jax.random.key(4))
+    again = jax.random.wrap_key_data(np.array(r1.seed, np.uint32))
+    r2 = signflip_test(D12, method="monte-carlo", n_resamples=1000, key=again)
+    assert r1.seed == r2.seed and int(r1.n_extreme) == int(r2.n_extreme)

@@ -6,12 +6,15 @@ score at least as well. Built-in learners train all permuted label vectors at
 once; scikit-learn estimators fall back to joblib.
 
 Binary labels permuted over all instances (the common case) are drawn sort-free
-in fixed blocks of permutations (``jaxtests.kernels.learners.draw_binary_labels``),
-block ``j`` from the key ``fold_in(key, j)``, so the permutations do not depend
-on ``batch_size``. For the ridge classifier on k-fold splits a block's scores
-come from per-fold confusion counts computed in the cheap order (one ``X_k' b_k``
-product per fold, ``ridge_partition_counts``) inside a ``lax.fori_loop`` over
-blocks: memory does not grow with the number of permutations.
+and exactly uniformly in fixed blocks of :func:`block_rows` permutations
+(``jaxtests.kernels.learners.draw_binary_labels``), block ``j`` from the key
+``fold_in(key, j)``, so the permutations do not depend on ``batch_size``; with
+folds stratified on the labels each fold keeps its number of positives. For the
+ridge classifier on k-fold splits a block's scores come from per-fold confusion
+counts (``ridge_partition_counts``: products in the cheap order, float32 with a
+proven error bound and a float64 recomputation of any label vector whose
+decisions the bound cannot settle) inside a ``lax.fori_loop`` over blocks:
+memory does not grow with the number of permutations.
 """
 
 import functools
@@ -26,6 +29,7 @@ from jax import lax
 from jaxtests import models as _models
 from jaxtests._cv import (
     KFold,
+    RandomSplits,
     _normalise_models,
     is_builtin,
     make_splits,
@@ -55,8 +59,9 @@ _CLF_SCORES = (
 )
 _REG_SCORES = ("r2", "neg_mean_squared_error", "neg_mean_absolute_error")
 _TIE_RTOL = 1e-12  # scores equal up to round-off count as ties (scipy's permutation_test idea)
-_BLOCK_BYTES = 2**23  # a block of permuted labels holds about 8 MB of float64
+_BLOCK_BYTES = 2**22  # a block of permuted labels: about 4 MB as float64
 _FIT_CHUNK = {"ridge": 1024, "ridge_classifier": 1024, "logistic": 128, "svc": 16, "svr": 16}
+_CALL_BLOCKS = 16  # label blocks per call of the compiled ridge stream
 
 
 def block_rows(n):
@@ -224,33 +229,45 @@ def _sorted_block(
     )
 
 
-@functools.partial(jax.jit, static_argnames=("rows", "n", "n_pos"))
-def _binary_labels(key, block, inverse, *, rows, n, n_pos):
+_ridge_partition = jax.jit(_L.ridge_partition, static_argnames=("sizes", "alpha"))
+
+
+@functools.partial(jax.jit, static_argnames=("rows", "n_pos", "sizes"))
+def _binary_labels(key, block, inverse, *, rows, n_pos, sizes):
     """``(rows, n)`` ±1 label vectors of block ``block`` in instance order."""
-    words = _L.draw_binary_labels(jax.random.fold_in(key, block), rows, n_pos, (n,))
-    pos = _L.unpack_labels(words, n)[inverse]  # position order -> instance order
-    return jnp.where(pos, 1.0, -1.0).T
+    words = _L.draw_binary_labels(jax.random.fold_in(key, block), rows, n_pos, sizes)
+    pos = _L.unpack_labels(words, jnp.float64)[inverse]  # slot order -> instance order
+    return (2 * pos - 1).T
 
 
-@functools.partial(jax.jit, static_argnames=("sizes", "rows", "n_pos", "scoring", "n_blocks"))
-def _ridge_binary_stream(part, key, start, *, sizes, rows, n_pos, scoring, n_blocks):
-    """Scores ``(n_blocks * rows, S)`` of label blocks ``start .. start + n_blocks - 1``."""
+@functools.partial(jax.jit, static_argnames=("sizes", "rows", "n_pos", "scoring", "max_blocks"))
+def _ridge_binary_stream(part, key, start, n_blocks, *, sizes, rows, n_pos, scoring, max_blocks):
+    """Scores ``(max_blocks * rows, S)`` of label blocks ``start .. start + n_blocks - 1``.
+
+    Rows past ``n_blocks * rows`` are left zero. The block count is traced, so
+    the loop body is the same code for any number of blocks.
+    """
+    K, m = len(sizes), _L.label_slots(sizes)
     size = jnp.asarray(sizes, jnp.float64)[:, None]
-
-    K, m = len(sizes), max(sizes)
 
     def body(i, out):
         words = _L.draw_binary_labels(jax.random.fold_in(key, start + i), rows, n_pos, sizes)
-        labels = _L.unpack_labels(words, K * m).reshape(K, m, rows)
+        # a conditional on a traced (always true) predicate stores the labels
+        # once: XLA would otherwise re-derive them inside each consumer
+        labels = lax.cond(
+            i >= 0,
+            lambda w: _L.unpack_labels(w).reshape(K, m, rows),
+            lambda w: jnp.zeros((K, m, rows), jnp.float32),
+            words,
+        )
         tp, pp, p = _L.ridge_partition_counts(part, labels)
         tp, pp, p = (c.astype(jnp.float64) for c in (tp, pp, p))
         fn, fp = p - tp, pp - tp
         s = count_scores(tp.T, fn.T, fp.T, (size - p - fp).T, scoring)
         return lax.dynamic_update_slice_in_dim(out, s, i * rows, axis=0)
 
-    out = jnp.zeros((n_blocks * rows, len(scoring)), jnp.float64)
-    # a traced trip count keeps the loop body the same code for any number of blocks
-    return lax.fori_loop(0, jnp.asarray(n_blocks, jnp.int32), body, out)
+    out = jnp.zeros((max_blocks * rows, len(scoring)), jnp.float64)
+    return lax.fori_loop(0, n_blocks, body, out)
 
 
 # ---------------------------------------------------------------- result
@@ -360,6 +377,27 @@ def _permutation_test_score_iv(
     splits = make_splits(cv, y, split_key, classification)
     if classification and np.all(y == y[0]):
         raise ValueError("`y` holds a single class; permutation gives nothing to test.")
+    # A split stratified on the labels makes the observed labels special (every
+    # fold has the class ratio); the exact null keeps each fold's number of
+    # positives. Several stratified repetitions have no such simple null.
+    by_fold = False
+    if (
+        classification
+        and permute == "all"
+        and perms is None
+        and isinstance(cv, KFold | RandomSplits)
+        and cv.stratified
+    ):
+        if isinstance(cv, RandomSplits) or splits.shape[0] > 1:
+            raise ValueError(
+                "`cv`: label permutations cannot keep the stratification of several "
+                "stratified repetitions or random splits; use one stratified k-fold, "
+                "`stratified=False`, or explicit folds."
+            )
+        by_fold = True
+        K = splits.shape[1]
+        fold = np.argmax(splits.test[0], axis=0)
+        strata = np.unique(strata * K + fold, return_inverse=True)[1].astype(np.int64)
     return (
         model,
         classification,
@@ -375,6 +413,7 @@ def _permutation_test_score_iv(
         batch_size,
         perm_key,
         seed,
+        by_fold,
     )
 
 
@@ -426,7 +465,13 @@ def permutation_test_score(
         Seed of the folds and the permutations; recorded as ``seed``.
     permute : {"all", "train"}
         ``"all"`` permutes every label (scikit-learn's behaviour); ``"train"``
-        permutes each fold's training labels only, test labels stay.
+        permutes each fold's training labels only, test labels stay. When the
+        folds are stratified on the labels (an int ``cv`` for a classifier, or
+        ``KFold(stratified=True)``), ``"all"`` keeps each fold's number of
+        positives: the split depends on the labels, and only permutations that
+        keep it stratified give an exact null (with unrestricted permutations
+        the observed labels, the only ones stratified, are favoured).
+        Stratified splits with several repetitions are refused.
     groups : (n,) array, optional
         Permute only within groups.
     permutations : (B, n) int array, optional
@@ -485,6 +530,7 @@ def permutation_test_score(
         batch_size,
         perm_key,
         seed,
+        by_fold,
     ) = _permutation_test_score_iv(
         model, X, y, cv, n_permutations, scoring, key, permute, groups, permutations, batch_size
     )
@@ -506,6 +552,7 @@ def permutation_test_score(
             classification,
             permute,
             groups is not None,
+            by_fold,
             strata,
             perms,
             B,
@@ -562,6 +609,7 @@ def _builtin_scores(
     classification,
     permute,
     grouped,
+    by_fold,
     strata,
     perms,
     B,
@@ -631,34 +679,45 @@ def _builtin_scores(
     # binary labels, permuted over all instances: sort-free blocks
     rows = block_rows(n)
     n_blocks = -(-B // rows)
-    n_pos = int(np.sum(y > 0))
-    split = _partition(train, test)
+    split = _partition(train, test)  # always a partition when by_fold
     order = split[0] if split is not None else np.arange(n)
-    per_call = max(1, -(-(batch_size or 64 * rows) // rows))
+    if by_fold:  # each fold keeps its number of positives
+        n_pos = tuple(int(np.sum(y[t] > 0)) for t in test)
+    else:
+        n_pos = int(np.sum(y > 0))
+    # blocks per call: the compiled stream always holds _CALL_BLOCKS blocks and
+    # runs a traced number of them, so no batch size triggers a compilation
+    per_call = min(_CALL_BLOCKS, -(-(batch_size or _CALL_BLOCKS * rows) // rows))
     chunks = []
     if split is not None and model.kind == "ridge_classifier" and "roc_auc" not in scoring:
         sizes = split[1]
-        part = _L.ridge_partition(Xj[jnp.asarray(order)], sizes, model.hyper["alpha"])
+        part = _ridge_partition(Xj[jnp.asarray(order)], sizes, model.hyper["alpha"])
         for b0 in range(0, n_blocks, per_call):
             nb = min(per_call, n_blocks - b0)
-            chunks.append(
-                _ridge_binary_stream(
-                    part,
-                    key,
-                    jnp.asarray(b0, jnp.int32),
-                    sizes=sizes,
-                    rows=rows,
-                    n_pos=n_pos,
-                    scoring=scoring,
-                    n_blocks=nb,
-                )
+            out = _ridge_binary_stream(
+                part,
+                key,
+                jnp.asarray(b0, jnp.int32),
+                jnp.asarray(nb, jnp.int32),
+                sizes=sizes,
+                rows=rows,
+                n_pos=n_pos,
+                scoring=scoring,
+                max_blocks=_CALL_BLOCKS,
             )
-            report(min(nb * rows, B - b0 * rows))
-        return obs, jnp.concatenate(chunks)[:B]
+            chunks.append(out[: min(nb * rows, B - b0 * rows)])
+            report(chunks[-1].shape[0])
+        return obs, jnp.concatenate(chunks)
 
-    inverse = jnp.asarray(np.argsort(order))
+    # instance order[offs[k] + j] sits in slot k m + j of the label draws
+    sizes = split[1] if split is not None else (n,)
+    m = _L.label_slots(sizes)
+    slot = np.concatenate([k * m + np.arange(s) for k, s in enumerate(sizes)])
+    inverse = jnp.asarray(slot[np.argsort(order)])
     for blk in range(n_blocks):
-        Y = _binary_labels(key, jnp.asarray(blk, jnp.int32), inverse, rows=rows, n=n, n_pos=n_pos)
+        Y = _binary_labels(
+            key, jnp.asarray(blk, jnp.int32), inverse, rows=rows, n_pos=n_pos, sizes=sizes
+        )
         need = min(rows, B - blk * rows)
         chunks.append(fit_chunks(Y[:need]))
         report(need)

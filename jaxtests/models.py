@@ -114,7 +114,11 @@ def knn(k=5):
 
 
 def logistic(C=1.0, n_iter=25):
-    """L2 logistic regression (``LogisticRegression(C=C)``) by ``n_iter`` Newton steps."""
+    """L2 logistic regression (``LogisticRegression(C=C)``) by Newton steps from zero.
+
+    At most ``n_iter`` steps; a fit stops once a step moves no coefficient by
+    more than ``1e-10 (1 + max|coef|)`` (converged to round-off).
+    """
     return Model(
         "logistic",
         "classification",

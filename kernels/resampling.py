@@ -9,13 +9,14 @@ directly, never from ±1 matrices: :func:`bit_sums` fuses the random words
 into masked float32 adds (Monte Carlo), byte lookup tables serve exact
 enumeration.
 
-Random words. Word ``j`` of draw ``r`` of a block with key ``(k0, k1)`` is
-``keyed_words(k0, k1, j R + r)``: two keyed rounds of Wellons' ``lowbias32``
-integer hash, a counter-based generator, so any word is recomputed on demand
-(no word matrix is stored) and results do not depend on how blocks are
-batched. The 64-bit block key comes from ``fold_in(key, block)`` (threefry);
-distinct counters give distinct inner values, and the second key word
-decorrelates blocks whose inner streams happen to overlap.
+Random words. Word ``j`` of draw ``g`` is ``keyed_words(k0, k1, (g mod 4096)
+n_words + j)`` with ``(k0, k1) = bits(fold_in(key, g // 4096))`` (threefry):
+two keyed rounds of Wellons' ``lowbias32`` integer hash, a counter-based
+generator, so any word is recomputed on demand (no word matrix is stored)
+and a draw's signs depend on its index only, not on block sizes, batches or
+devices. Within a key block distinct counters give distinct inner values;
+the second key word decorrelates key blocks whose inner streams happen to
+overlap. Needs ``4096 n_words <= 2^32`` (up to 33 million instances).
 
 Pure; no validation. ``uint64`` arithmetic needs ``jax.enable_x64``.
 """
@@ -27,12 +28,16 @@ from jax import lax
 
 __all__ = [
     "F32_SUM_GROUP",
+    "KEY_BLOCK",
     "bit_sums",
     "bit_sums_error_bound",
+    "bitplane_sums",
     "block_keys",
     "block_seeds",
     "byte_tables",
     "combination_words",
+    "correction_tiers",
+    "draw_keys",
     "enumeration_words",
     "fix_subset_size",
     "hash32",
@@ -41,6 +46,7 @@ __all__ = [
     "mitm_signflip_counts",
     "random_words",
     "splitmix64",
+    "subset_corrections",
     "subset_sums",
     "uniform_permutations",
     "word_grid",
@@ -112,8 +118,8 @@ def keyed_words(k0, k1, x):
     """Counter-based random words ``hash32(hash32(x ^ k0) + k1)``; all ``uint32``.
 
     Two keyed rounds of :func:`hash32`. For one key the map ``x -> word`` is a
-    bijection, so the words of distinct counters never repeat within a block;
-    across blocks (independent threefry keys) equal inner values are
+    bijection, so the words of distinct counters never repeat within a key
+    block; across key blocks (independent threefry keys) equal inner values are
     separated by the random offset ``k1 - k1'`` before the second round.
     About 14 integer operations per 32 random bits, against about 100 for the
     32 masked adds that consume them, so the generator costs ~15% of a
@@ -123,28 +129,41 @@ def keyed_words(k0, k1, x):
     return hash32(hash32(x ^ k0) + k1)
 
 
-def block_keys(key, block_ids, n_keys=2):
-    """Per-block ``uint32`` key words ``bits(fold_in(key, block))``: ``(k,)`` -> ``(k, n_keys)``.
+KEY_BLOCK = 4096  # draws sharing one fold_in key
 
-    The block index, not the batch or device, names the randomness, so
-    results do not depend on how blocks are grouped.
-    """
+
+def block_keys(key, block_ids, n_keys=2):
+    """Per-block ``uint32`` key words ``bits(fold_in(key, block))``: ``(k,)`` -> ``(k, n_keys)``."""
     return jax.vmap(lambda b: jax.random.bits(jax.random.fold_in(key, b), (n_keys,), jnp.uint32))(
         block_ids
     )
 
 
-def word_grid(keys, n_words, n_draws):
-    """Materialised words ``(n_words, k R)`` of the blocks with ``keys : (k, >=2)``.
+def draw_keys(key, first, n_draws, n_keys=2):
+    """Key words and in-block counters of draws ``first, ..., first + n_draws - 1``.
 
-    Column ``b R + r`` is draw ``r`` of block ``b``; the same words as
-    :func:`bit_sums` uses, for statistics that need explicit bits.
+    Draw ``g`` belongs to key block ``g // KEY_BLOCK`` (key words
+    ``bits(fold_in(key, g // KEY_BLOCK))``) at position ``g % KEY_BLOCK``.
+    ``first`` is a traced int64, ``n_draws`` static. Returns
+    ``((n_draws, n_keys)`` uint32, ``(n_draws,)`` uint32)``. The randomness of
+    a draw depends on its global index only, so any grouping of draws into
+    evaluation blocks, batches or devices sees the same draws.
     """
-    r = jnp.arange(n_draws, dtype=jnp.uint32)
+    g = first + jnp.arange(n_draws, dtype=jnp.int64)
+    n_kb = -(-n_draws // KEY_BLOCK) + 1  # key blocks the range can touch
+    kb0 = first // KEY_BLOCK
+    keys = block_keys(key, kb0 + jnp.arange(n_kb, dtype=jnp.int64), n_keys)  # (n_kb, n_keys)
+    keys = jnp.take(keys, g // KEY_BLOCK - kb0, axis=0, mode="clip")
+    return keys, (g % KEY_BLOCK).astype(jnp.uint32)
+
+
+def word_grid(k0, k1, local, n_words):
+    """Materialised words ``(n_words, L)`` of draws with key words ``k0, k1``, counters ``local``.
+
+    The same words as :func:`bit_sums` uses, for statistics that need explicit bits.
+    """
     j = jnp.arange(n_words, dtype=jnp.uint32)
-    x = j[:, None] * jnp.uint32(n_draws) + r[None, :]  # (n_words, R)
-    w = keyed_words(keys[:, 0][None, :, None], keys[:, 1][None, :, None], x[:, None, :])
-    return w.reshape(n_words, keys.shape[0] * n_draws)
+    return keyed_words(k0[None, :], k1[None, :], local[None, :] * jnp.uint32(n_words) + j[:, None])
 
 
 def _tree_sum(xs):
@@ -174,37 +193,32 @@ def _word_sum(w, dj):
     return _tree_sum(chains)
 
 
-def bit_sums(keys, d, n_draws, count_mask=None):
+def bit_sums(k0, k1, local, d, count_mask=None):
     """Sums ``P = sum_i bit_i d_i`` over random bits, fused with their generation.
 
-    ``keys : (k, >=2)`` uint32 block keys, ``d : (H, n_words, 32)`` float32
-    (zero-padded instances) -> ``P : (H, k R)`` float64, lane ``b R + r``
-    being draw ``r`` of block ``b`` (word ``j`` of that draw is
-    ``keyed_words(k0_b, k1_b, j R + r)``; needs ``n_words R <= 2^32``).
-    With ``count_mask : (n_words,)`` uint32 also returns the number of set
-    bits under the mask, ``(k R,)`` int32.
+    Lane ``l`` is a draw with key words ``k0[l], k1[l]`` and counter
+    ``local[l]`` (all ``(L,)`` uint32, from :func:`draw_keys`); its word ``j``
+    is ``keyed_words(k0, k1, local n_words + j)``. ``d : (H, n_words, 32)``
+    float32 (zero-padded instances) -> ``P : (H, L)`` float64. With
+    ``count_mask : (n_words,)`` uint32 also returns the number of set bits
+    under the mask, ``(L,)`` int32.
 
     The words are generated inside the loop over words and consumed at once
     (never stored); each draw is a lane of 512-bit vectors of masked float32
     adds. Words are summed in float32 in groups of :data:`F32_SUM_GROUP`, the
     group sums in float64: the error is bounded by
-    :func:`bit_sums_error_bound`, and the values of a draw do not depend on
-    ``k``. Pure; no validation.
+    :func:`bit_sums_error_bound`, and a draw's value does not depend on the
+    other lanes. Pure; no validation.
     """
     n_h, n_words, _ = d.shape
-    n_lanes = keys.shape[0] * n_draws
-    r = jnp.tile(jnp.arange(n_draws, dtype=jnp.uint32), keys.shape[0])
-    k0 = jnp.repeat(keys[:, 0], n_draws)
-    k1 = jnp.repeat(keys[:, 1], n_draws)
+    n_lanes = local.shape[0]
+    base = local * jnp.uint32(n_words)
     group = min(F32_SUM_GROUP, n_words)
     n_groups = -(-n_words // group)
 
-    def words(j):
-        return keyed_words(k0, k1, r + j.astype(jnp.uint32) * jnp.uint32(n_draws))
-
     def inner(j, carry):
         s, cnt = carry
-        w = words(j)
+        w = keyed_words(k0, k1, base + j.astype(jnp.uint32))
         s = s + _word_sum(w, lax.dynamic_index_in_dim(d, j, axis=1, keepdims=False))
         if count_mask is not None:
             mask = lax.dynamic_index_in_dim(count_mask, j, keepdims=False)
@@ -251,7 +265,7 @@ def _lemire(word, n):
     return (prod >> 32).astype(jnp.uint32), low >= jnp.uint32((1 << 32) % n)
 
 
-def _correction_chunk(lane_keys, r, need, want, z, *, n, n_draws, mode, rows, stream, t_cap):
+def _correction_chunk(lane_keys, r, need, want, z, *, n, n_words, mode, rows, stream, t_cap):
     """Sums of ``need`` distinct uniform members (``want``) or non-members, one lane per draw.
 
     Trial ``t`` of a lane draws a position ``u`` uniformly (``_lemire``) and
@@ -261,102 +275,175 @@ def _correction_chunk(lane_keys, r, need, want, z, *, n, n_draws, mode, rows, st
     of ``z`` over the accepted positions and the counts still missing after
     ``t_cap`` trials (0 when done). ``stream`` (0 or 1) selects an independent
     trial stream (restarts use 1).
+
+    The trial of step ``t + 1`` (three hashes) is computed at the end of step
+    ``t`` and carried, packed in one uint64, so XLA keeps it in memory instead
+    of recomputing it inside each consumer; the bucket bits live in a flat
+    ``(rows q,)`` array updated by a scatter.
     """
     q = r.shape[0]
     k0, k1, k2, k3, k4, k5 = (lane_keys[:, i] for i in range(6))
     direct = rows * 32 >= n
     hkey = k5 + r * jnp.uint32(0x9E3779B9)  # one random bucket function per draw
     k3 = k3 ^ jnp.uint32(0x68E31DA4 * stream)
+    lane = jnp.arange(q, dtype=jnp.int64)
 
-    def cond(state):
-        t, rem, _, _ = state
-        return jnp.any(rem > 0) & (t < t_cap)
-
-    def body(state):
-        t, rem, total, bits = state
+    def trial(t):
         tu = t.astype(jnp.uint32)
-        # Trial t of draw r: counter (r, t mod 2^15), key word changed every 2^15 trials.
-        k2t = k2 ^ ((tu >> 15) * jnp.uint32(0x85EBCA6B))
-        trial = keyed_words(k2t, k3, (r << 15) | (tu & jnp.uint32(0x7FFF)))
-        u, ok = _lemire(trial, n)
+        # Trial t of draw r (r < 4096): counter (r, t mod 2^20), key word changed every 2^20.
+        k2t = k2 ^ ((tu >> 20) * jnp.uint32(0x85EBCA6B))
+        word = keyed_words(k2t, k3, (r << 20) | (tu & jnp.uint32(0xFFFFF)))
+        u, ok = _lemire(word, n)
         if mode == "bernoulli":
-            w = keyed_words(k0, k1, (u >> 5) * jnp.uint32(n_draws) + r)
+            w = keyed_words(k0, k1, r * jnp.uint32(n_words) + (u >> 5))
             member = ((w >> (u & 31)) & 1) == 1
         else:
             member = jnp.full((q,), mode == "full")
         bucket = u if direct else keyed_words(k4, hkey, u) & jnp.uint32(32 * rows - 1)
-        row = (bucket >> 5).astype(jnp.int32)
-        bit = jnp.uint32(1) << (bucket & 31)
-        seen = jnp.take_along_axis(bits, row[None, :], axis=0, mode="promise_in_bounds")[0]
-        take = (rem > 0) & ok & (member == want) & ((seen & bit) == 0)
-        hit = (jnp.arange(rows, dtype=jnp.int32)[:, None] == row[None, :]) & take[None, :]
-        bits = bits | jnp.where(hit, bit[None, :], jnp.uint32(0))
-        zu = z.at[u].get(mode="promise_in_bounds")
-        total = total + jnp.where(take, zu, jnp.zeros((), z.dtype))
-        return t + 1, rem - take.astype(jnp.int32), total, bits
+        elig = ok & (member == want)
+        return (
+            u.astype(jnp.uint64)
+            | (bucket.astype(jnp.uint64) << 32)
+            | (elig.astype(jnp.uint64) << 63)
+        )
+
+    def cond(state):
+        t, rem, _, _, _ = state
+        return jnp.any(rem > 0) & (t < t_cap)
+
+    def body(state):
+        t, rem, total, bits, packed = state
+        u = (packed & jnp.uint64(0xFFFFFFFF)).astype(jnp.int64)
+        bucket = ((packed >> 32) & jnp.uint64(0x7FFFFFFF)).astype(jnp.int64)
+        elig = (packed >> 63) == 1
+        flat = (bucket >> 5) * q + lane
+        bit = jnp.uint32(1) << (bucket & 31).astype(jnp.uint32)
+        seen = bits.at[flat].get(mode="promise_in_bounds")
+        take = (rem > 0) & elig & ((seen & bit) == 0)
+        bits = bits.at[flat].set(
+            seen | jnp.where(take, bit, jnp.uint32(0)),
+            mode="promise_in_bounds",
+            unique_indices=True,
+        )
+        zu = z.at[:, u].get(mode="promise_in_bounds")  # (H, q)
+        total = total + jnp.where(take[None, :], zu, jnp.zeros((), z.dtype))
+        return t + 1, rem - take.astype(jnp.int32), total, bits, trial(t + 1)
 
     init = (
         jnp.int32(0),
         need,
-        jnp.zeros((q,), z.dtype),
-        jnp.zeros((rows, q), jnp.uint32),
+        jnp.zeros((z.shape[0], q), z.dtype),
+        jnp.zeros((rows * q,), jnp.uint32),
+        trial(jnp.int32(0)),
     )
-    _, rem, total, _ = lax.while_loop(cond, body, init)
+    _, rem, total, _, _ = lax.while_loop(cond, body, init)
     return total, rem
 
 
 def _compact(mask):
     """Indices of the true entries of ``mask : (L,)`` first (in order), and their count."""
     n_lanes = mask.shape[0]
-    pos = jnp.cumsum(mask.astype(jnp.int32)) - 1
+    pos = jnp.cumsum(mask.astype(jnp.int32), dtype=jnp.int32) - 1
     dest = jnp.where(mask, pos, n_lanes)
     order = (
         jnp.full((n_lanes + 1,), n_lanes, jnp.int32)
         .at[dest]
         .set(jnp.arange(n_lanes, dtype=jnp.int32), mode="drop")
     )
-    return order[:n_lanes], jnp.sum(mask.astype(jnp.int32))
+    return order[:n_lanes], jnp.sum(mask.astype(jnp.int32), dtype=jnp.int32)
 
 
-def _order_by(level, n_levels):
-    """Stable counting sort of ``level : (L,)`` in ``[0, n_levels)``: the permutation."""
-    onehot = level[:, None] == jnp.arange(n_levels, dtype=level.dtype)[None, :]
-    rank = jnp.cumsum(onehot.astype(jnp.int32), axis=0) - 1
-    start = jnp.cumsum(jnp.sum(onehot.astype(jnp.int32), axis=0)) - jnp.sum(
-        onehot.astype(jnp.int32), axis=0
-    )
-    dest = jnp.sum(jnp.where(onehot, rank + start[None, :], 0), axis=1)
-    return jnp.zeros_like(level).at[dest].set(jnp.arange(level.shape[0], dtype=level.dtype))
+def _order_by(level):
+    """Lanes sorted by ``level : (L,)`` (non-negative, < 2^31): the permutation.
+
+    One int64 sort of ``level << 32 | lane`` (ties broken by lane), several
+    times faster on XLA:CPU than a key-value sort.
+    """
+    lane = jnp.arange(level.shape[0], dtype=jnp.int64)
+    packed = lax.sort((level.astype(jnp.int64) << 32) | lane, is_stable=False)
+    return (packed & jnp.int64(0xFFFFFFFF)).astype(jnp.int32)
 
 
-def subset_corrections(lane_keys, r, need, want, z, *, n, n_draws, mode, tiers, chunk=8192):
+def correction_tiers(n, expected_need, spread, max_tiers=6):
+    """Static ``((max_need, bucket_rows), ...)`` for :func:`subset_corrections`.
+
+    Bucket bits are kept at about three per needed position (so occupied
+    buckets reject at most a third of the trials); tiers grow 4x until they
+    cover ``expected_need + 6 spread`` or until the buckets are the positions
+    themselves (``32 rows >= n``, exact). Needs beyond the last tier restart
+    with exact buckets.
+    """
+    tiers = []
+    rows = 2
+    hi = expected_need + 6 * spread
+    if spread == 0:  # one fixed need: one tier
+        while 32 * rows < min(3 * hi, n):
+            rows *= 2
+        return ((n, -(-n // 32)),) if 32 * rows >= n else ((32 * rows // 3, rows),)
+    while len(tiers) < max_tiers:
+        if 32 * rows >= n:
+            tiers.append((n, -(-n // 32)))
+            break
+        cap = 32 * rows // 3
+        tiers.append((cap, rows))
+        if cap >= hi:
+            break
+        rows *= 4  # few tiers: each is compiled
+    return tuple(tiers)
+
+
+def subset_corrections(lane_keys, r, need, want, z, *, n, n_words, mode, tiers, chunk=8192):
     """Exact corrections that turn fair membership bits into uniform ``n1``-subsets.
 
-    Lane ``l`` is a draw with block keys ``lane_keys[l] : (6,)`` uint32 and
-    in-block index ``r[l]``; its initial set ``A`` is given by the words
-    ``keyed_words(k0, k1, j R + r)`` (``mode="bernoulli"``), or is empty /
+    Lane ``l`` is a draw with key words ``lane_keys[l] : (6,)`` uint32 and
+    counter ``r[l]`` (:func:`draw_keys`); its initial set ``A`` is given by the
+    words ``keyed_words(k0, k1, r n_words + j)`` (``mode="bernoulli"``), or is empty /
     everything (``"empty"`` / ``"full"``). It needs ``need[l] >= 0`` distinct
     positions, chosen uniformly among the members (``want[l]``) or the
-    non-members of ``A``; returns ``sum z[u]`` over them, ``(L,)`` like ``z``.
+    non-members of ``A``; returns ``sum_u z[:, u]`` over them, ``(H, L)`` for
+    ``z : (H, n)``.
 
-    ``tiers``: static ``((max_need, bucket_rows), ...)`` in increasing order;
-    lanes are counting-sorted by need and run in lockstep chunks of ``chunk``
-    lanes with the smallest tier that holds the chunk. Lanes needing more than
-    the last tier, or that hit a tier's trial cap, restart with exact buckets
-    (``u`` itself) and fresh trials. See :func:`jaxtests._permutation.permutation_test`
-    for the proof that the result is exact. Pure; no validation.
+    Algorithm (per draw): trial ``t`` draws a position ``u_t`` uniformly on
+    ``[0, n)`` (Lemire's rejection: exact) and accepts it when its bit in
+    ``A`` equals ``want`` and its bucket ``h(u_t)`` is free; accepting marks
+    the bucket. ``h`` is a random function drawn per draw (a keyed hash into
+    ``32 rows`` buckets) or, when ``32 rows >= n``, the identity. A repeated
+    position finds its own bucket marked, so accepted positions are distinct.
+
+    Exactness (ideal random bits). (1) Given ``A``, the accepted set ``C`` is
+    a uniform ``c``-subset of the eligible positions: for a permutation
+    ``pi`` with ``pi(A) = A``, the relabelled randomness ``(pi(u_t), h o
+    pi^-1)`` has the same law as ``(u_t, h)`` and makes the procedure accept
+    exactly ``pi(C)`` (with identity buckets, occupancy just means "accepted
+    before", which relabels with the positions); so the law of ``C`` is
+    invariant under the permutations
+    that fix ``A``, which act transitively on the ``c``-subsets of ``A`` (or of
+    its complement). (2) The law of ``A`` (fair bits, or a fixed empty/full
+    set) depends only on ``|A|``, so ``F = A - C`` (or ``A + C``), which
+    always has ``n1`` members, has ``P(F = f) = sum_A P(A) P(C = A - f | A)``
+    depending on ``f`` only through ``|f| = n1``: ``F`` is uniform over all
+    ``C(n, n1)`` subsets, as in a permutation test. (3) A lane that exceeds
+    its tier's trial cap, or needs more than the last tier, restarts from
+    scratch with fresh trials and exact buckets; those events are invariant
+    under the relabelling of (1), so conditioning on them keeps ``C``
+    uniform. Chunking, sorting and tiers only decide which lanes run
+    together, never a lane's random numbers.
+
+    ``tiers``: static ``((max_need, bucket_rows), ...)`` in increasing order
+    (:func:`correction_tiers`); lanes are sorted by need and run in lockstep
+    chunks of ``chunk`` lanes with the smallest tier that holds the chunk.
+    Pure; no validation.
     """
     n_lanes = r.shape[0]
+    chunk = min(chunk, n_lanes)
     rows_exact = -(-n // 32)
     top = tiers[-1][0]
-    n_levels = 16
-    level = jnp.where(need > top, n_levels, jnp.minimum((need * n_levels - 1) // top, n_levels - 1))
-    level = jnp.where(need == 0, -1, level) + 1  # 0: nothing to do
-    order = _order_by(level.astype(jnp.int32), n_levels + 2)
+    # Sorted by need, chunks hold lanes of similar need: lockstep wastes little.
+    order = _order_by(jnp.minimum(need, top + 1))
     need_o = need[order]
-    first = jnp.sum((level == 0).astype(jnp.int32))
-    last = jnp.sum((level <= n_levels).astype(jnp.int32))  # lanes the tiers serve
-    total = jnp.zeros((n_lanes,), z.dtype)
+    first = jnp.sum((need == 0).astype(jnp.int32), dtype=jnp.int32)
+    last = jnp.sum((need <= top).astype(jnp.int32), dtype=jnp.int32)  # lanes the tiers serve
+    total = jnp.zeros((z.shape[0], n_lanes), z.dtype)
     rem_all = jnp.zeros((n_lanes,), jnp.int32)
     pad = jnp.concatenate([order, jnp.zeros((chunk,), order.dtype)])
     need_pad = jnp.concatenate([need_o, jnp.zeros((chunk,), need.dtype)])
@@ -364,28 +451,35 @@ def subset_corrections(lane_keys, r, need, want, z, *, n, n_draws, mode, tiers, 
     def tier_branch(rows, cap):
         def run(args):
             return _correction_chunk(
-                *args, n=n, n_draws=n_draws, mode=mode, rows=rows, stream=0, t_cap=cap
+                *args, n=n, n_words=n_words, mode=mode, rows=rows, stream=0, t_cap=cap
             )
 
         return run
 
-    # Trial caps far above the ~2.4 trials per needed position (acceptance ~1/2).
-    branches = [tier_branch(rows, 16 * hi + 256) for hi, rows in tiers]
+    # Trial caps far above the ~2.4 trials per needed position (acceptance ~1/2);
+    # exact buckets never fail, so an exact last tier runs to the end (no restarts).
+    exact_last = 32 * tiers[-1][1] >= n
+    caps = [16 * hi + 256 for hi, _ in tiers]
+    if exact_last:
+        caps[-1] = 2**31 - 1
+    branches = [tier_branch(rows, cap) for (_, rows), cap in zip(tiers, caps, strict=True)]
 
     def tier_body(state):
         start, total, rem_all = state
         ln = lax.dynamic_slice_in_dim(pad, start, chunk)
-        live = (start + jnp.arange(chunk)) < last
+        live = (start + jnp.arange(chunk, dtype=jnp.int32)) < last
         nd = jnp.where(live, lax.dynamic_slice_in_dim(need_pad, start, chunk), 0)
         biggest = jnp.max(nd)
         which = sum((biggest > hi).astype(jnp.int32) for hi, _ in tiers[:-1])
         tot, rem = lax.switch(which, branches, (lane_keys[ln], r[ln], nd, want[ln], z))
         dest = jnp.where(live, ln, n_lanes)
-        total = total.at[dest].set(tot, mode="drop")
+        total = total.at[:, dest].set(tot, mode="drop")
         rem_all = rem_all.at[dest].set(rem, mode="drop")
         return start + chunk, total, rem_all
 
     _, total, rem_all = lax.while_loop(lambda s: s[0] < last, tier_body, (first, total, rem_all))
+    if exact_last and top >= n:
+        return total
 
     # Restarts with exact buckets: lanes beyond the last tier or out of trials.
     redo = (need > top) | (rem_all > 0)
@@ -396,7 +490,7 @@ def subset_corrections(lane_keys, r, need, want, z, *, n, n_draws, mode, tiers, 
     def redo_body(state):
         start, total = state
         ln = lax.dynamic_slice_in_dim(idx_pad, start, small)
-        live = (start + jnp.arange(small)) < n_redo
+        live = (start + jnp.arange(small, dtype=jnp.int32)) < n_redo
         nd = jnp.where(live, need[ln], 0)
         tot, _ = _correction_chunk(
             lane_keys[ln],
@@ -405,13 +499,13 @@ def subset_corrections(lane_keys, r, need, want, z, *, n, n_draws, mode, tiers, 
             want[ln],
             z,
             n=n,
-            n_draws=n_draws,
+            n_words=n_words,
             mode=mode,
             rows=rows_exact,
             stream=1,
             t_cap=2**31 - 1,
         )
-        total = total.at[jnp.where(live, ln, n_lanes)].set(tot, mode="drop")
+        total = total.at[:, jnp.where(live, ln, n_lanes)].set(tot, mode="drop")
         return start + small, total
 
     _, total = lax.while_loop(lambda s: s[0] < n_redo, redo_body, (jnp.int32(0), total))
@@ -609,31 +703,45 @@ def subset_sums(d):
     return s
 
 
-def mitm_signflip_counts(d, lo, hi, n_chunks=1):
+def _order_keys(x):
+    """``int64`` keys with the order of the float64 values ``x`` (no NaN; -0.0 == +0.0).
+
+    XLA:CPU sorts and compares int64 several times faster than float64.
+    """
+    b = lax.bitcast_convert_type(x + jnp.zeros((), x.dtype), jnp.int64)  # -0.0 -> +0.0
+    return b ^ ((b >> 63) & jnp.int64(0x7FFFFFFFFFFFFFFF))
+
+
+def mitm_signflip_counts(d, lo, hi, n_lo=12):
     """Exact counts of sign patterns by meeting in the middle.
 
     With ``P = sum_{i: bit_i = 1} d_i`` over all ``2^m`` patterns, return
-    ``(#{P >= hi}, #{P <= lo})`` as int64. ``d : (m,)``. The two halves' subset
-    sums are enumerated (``2^(m/2)`` each), one is sorted, and for each sum of
-    the other the matching count is a binary search: ``O(2^(m/2) m)`` work
-    instead of ``2^m``.
+    ``(#{P >= hi}, #{P <= lo})`` as int64. ``d : (m,)``. The subset sums of
+    the first half are enumerated and sorted (as int64 order keys); those of
+    the second half are formed in chunks ``s_hi[i] + s_lo`` (``s_lo`` sorted,
+    so each chunk's queries are sorted and the binary searches stay in
+    cache) and never stored whole. ``O(2^(m/2) m)`` work instead of ``2^m``;
+    memory ``O(2^(m/2))``.
     """
     m = d.shape[-1]
     a = m // 2
-    s_a = jnp.sort(subset_sums(d[None, :a])[0])
-    s_b = subset_sums(d[None, a:])[0]
-    n_a = s_a.shape[0]
-    s_b = s_b.reshape(n_chunks, -1)
+    keys_a = jnp.sort(_order_keys(subset_sums(d[None, :a])[0]))
+    n_a = keys_a.shape[0]
+    b = m - a
+    n_lo = min(n_lo, b)
+    s_hi = subset_sums(d[None, a : m - n_lo])[0]
+    s_lo = jnp.sort(subset_sums(d[None, m - n_lo :])[0])
 
-    def chunk(carry, sb):
-        ge = n_a - jnp.searchsorted(s_a, hi - sb, side="left")
-        le = jnp.searchsorted(s_a, lo - sb, side="right")
+    def chunk(carry, sh):
+        sb = sh + s_lo
+        ge = n_a - jnp.searchsorted(keys_a, _order_keys(hi - sb), side="left")
+        le = jnp.searchsorted(keys_a, _order_keys(lo - sb), side="right")
         return (
             carry[0] + jnp.sum(ge.astype(jnp.int64)),
             carry[1] + jnp.sum(le.astype(jnp.int64)),
         ), None
 
-    (ge, le), _ = lax.scan(chunk, (jnp.int64(0), jnp.int64(0)), s_b)
+    (ge, le), _ = lax.scan(chunk, (jnp.int64(0), jnp.int64(0)), s_hi)
     return ge, le
 
 
@@ -650,6 +758,7 @@ def uniform_permutations(u, k):
         pi = perm[..., i]
         pj = jnp.take_along_axis(perm, j[..., None], axis=-1)[..., 0]
         # Swap positions i and j (when j == i, pj == pi and nothing moves).
-        perm = jnp.where(jnp.arange(k, dtype=jnp.int32) == j[..., None], pi[..., None], perm)
+        pos = jnp.arange(k, dtype=jnp.int32)[(None,) * j.ndim]  # explicit rank: no promotion
+        perm = jnp.where(pos == j[..., None], pi[..., None], perm)
         perm = perm.at[..., i].set(pj)
     return perm

@@ -57,8 +57,9 @@ def test_kfold_assignment_statistics(pima):
 
 def test_random_splits_and_5x2(pima):
     X, y = pima
-    r = cross_validate([models.lda()], X, y, cv=RandomSplits(4, test_size=0.25), key=1)
-    assert r.index.shape[:2] == (4, 1)
+    # 5 splits: the same batch of 5 fits as cv=5, so the compiled fits are shared
+    r = cross_validate([models.lda()], X, y, cv=RandomSplits(5, test_size=0.25), key=1)
+    assert r.index.shape[:2] == (5, 1)
     n_pos = int((y > 0).sum())
     assert int(r.valid.sum(-1)[0, 0]) == round(n_pos * 0.25) + round((200 - n_pos) * 0.25)
     r5 = cross_validate([models.lda()], X, y, cv=FiveByTwo(), key=1)
@@ -68,12 +69,10 @@ def test_random_splits_and_5x2(pima):
 
 def test_outputs_equal_sklearn_per_fold(pima):
     X, y = pima
-    folds = list(StratifiedKFold(4, shuffle=True, random_state=0).split(X, y))
-    r = cross_validate(
-        {"ours": models.ridge_classifier(0.5), "sk": RidgeClassifier(0.5)}, X, y, cv=folds
-    )
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+    r = cross_validate({"ours": models.ridge_classifier(), "sk": RidgeClassifier()}, X, y, cv=folds)
     for k, (tr, te) in enumerate(folds):
-        ref = RidgeClassifier(0.5).fit(X[tr], y[tr]).decision_function(X[te])
+        ref = RidgeClassifier().fit(X[tr], y[tr]).decision_function(X[te])
         np.testing.assert_array_equal(np.asarray(r.index[0, k, : len(te)]), np.sort(te))
         f_ours, _idx, valid = r.instance_outputs("ours")
         np.testing.assert_allclose(f_ours[0, k][valid[0, k]], ref, rtol=1e-10)
@@ -165,7 +164,7 @@ def test_validation_messages(pima):
         cross_validate([models.lda()], X, y, cv=[(np.arange(100), np.arange(50))])
     with pytest.raises(ValueError, match="out of range"):
         cross_validate([models.lda()], X, y, cv=[(np.arange(100), np.arange(199, 201))])
-    r = cross_validate([models.lda()], X, y, cv=3, key=0)
+    r = cross_validate([models.lda()], X, y, cv=5, key=0)
     with pytest.raises(ValueError, match="unknown model 'x'"):
         r.fold_losses("x")
     with pytest.raises(ValueError, match="`loss` must be one of"):

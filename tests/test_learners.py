@@ -92,7 +92,7 @@ _SVM_KERNELS = [("linear", 1), ("poly", 2), ("poly", 3), ("rbf", 1)]
 def test_svc_matches_libsvm_precomputed(clf_data, kernel, degree):
     X, y, w = clf_data
     _, ytr, _, tr, te = _split(X, y, w)
-    m = models.svc(kernel, C=1.0, degree=degree, gamma=0.2, tol=1e-6)
+    m = models.svc(kernel, C=1.0, degree=degree, gamma=0.2, tol=1e-6)  # rbf: as _SPECS
     K = np.asarray(L.gram(jnp.asarray(X), jnp.asarray(X), kernel, degree, 0.2, 1.0, True))
     ref = svm.SVC(kernel="precomputed", C=1.0, tol=1e-6).fit(K[np.ix_(tr, tr)], ytr)
     # Both solvers stop at KKT gap 1e-6 (LIBSVM's `tol` is the same gap), so the
@@ -121,35 +121,67 @@ def test_normalized_kernels_have_unit_diagonal(clf_data):
         assert float(jnp.max(jnp.abs(K))) <= 1 + 1e-12  # Cauchy-Schwarz in feature space
 
 
-def test_vmap_over_folds_equals_loop(clf_data):
+def test_batched_fits_equal_looped(clf_data):
+    # fold_decisions vmaps over label vectors and folds: each entry equals the
+    # single fit (specs shared with the reference tests, so _ours is compiled);
+    # the cheap-order ridge kernel equals the generic ridge fit at the test rows
     X, y, _ = clf_data
     rng = np.random.default_rng(2)
     W = (rng.random((3, X.shape[0])) < 0.7).astype(float)
-    Y = np.stack([y, y[rng.permutation(len(y))]])
-    for m in (models.ridge_classifier(), models.svc("poly", degree=2)):
-        batched = np.asarray(
-            models.fold_decisions(m, jnp.asarray(X), jnp.asarray(Y), jnp.asarray(W))
-        )
-        for b in range(2):
+    Y = np.stack([y, -y, y[rng.permutation(len(y))]])
+    Xj, Yj, Wj = jnp.asarray(X), jnp.asarray(Y), jnp.asarray(W)
+    ridge = models.ridge_classifier(0.7)
+    svc = models.svc("poly", C=1.0, degree=2, gamma=0.2, tol=1e-6)
+    for m in (ridge, svc):
+        batched = np.asarray(models.fold_decisions(m, Xj, Yj, Wj))
+        for b in range(3):
             for k in range(3):
                 np.testing.assert_allclose(batched[b, k], _ours(m, X, Y[b], W[k]), atol=1e-10)
+        if m is ridge:
+            idx = np.stack([np.flatnonzero(W[k] == 0)[:10] for k in range(3)])
+            fast = jax.jit(L.ridge_fold_decisions, static_argnums=4)(
+                Xj, Yj, Wj, jnp.asarray(idx), 0.7
+            )
+            np.testing.assert_allclose(fast, np.take_along_axis(batched, idx[None], -1), atol=1e-12)
 
 
-def test_ridge_fold_decisions_equals_generic(clf_data):
-    X, y, _ = clf_data
-    rng = np.random.default_rng(3)
-    W = (rng.random((2, X.shape[0])) < 0.7).astype(float)
-    idx = np.stack([np.flatnonzero(W[k] == 0)[:10] for k in range(2)])
-    Y = np.stack([y, -y, y[rng.permutation(len(y))]])
-    fast = L.ridge_fold_decisions(
-        jnp.asarray(X), jnp.asarray(Y), jnp.asarray(W), jnp.asarray(idx), 1.0
-    )
-    slow = models.fold_decisions(
-        models.ridge_classifier(1.0), jnp.asarray(X), jnp.asarray(Y), jnp.asarray(W)
-    )
-    np.testing.assert_allclose(
-        fast, np.take_along_axis(np.asarray(slow), idx[None], -1), atol=1e-12
-    )
+# the specs (and data) of the reference tests above: the jitted functions are shared
+_SPECS = [
+    models.ridge_classifier(0.7),
+    models.ridge(2.0),
+    models.lda(),
+    models.qda(0.01),
+    models.nearest_centroid(),
+    models.knn(5),
+    models.logistic(0.5),
+    models.svc("rbf", C=1.0, gamma=0.2, tol=1e-6),
+]
+
+
+@pytest.mark.parametrize("model", _SPECS, ids=[m.kind for m in _SPECS])
+def test_jit_matches_eager(clf_data, reg_data, model):
+    # the kernels are pure and not jitted where defined: eager and jitted runs
+    # agree to round-off; SMO stops at a KKT gap of 1e-6, and round-off can
+    # change its path, so the SVM agrees to that gap
+    X, y, w = clf_data if model.task == "classification" else reg_data
+    args = [jnp.asarray(a) for a in (X, y, w)]
+    eager = np.asarray(models.fit_decision(model, *args))
+    atol = 2e-5 if model.kind == "svc" else 1e-10
+    np.testing.assert_allclose(_ours(model, X, y, w), eager, rtol=1e-9, atol=atol)
+
+
+def test_logistic_stops_once_converged(clf_data):
+    # Newton from zero converges quadratically: more allowed steps change nothing,
+    # and the gradient of the objective vanishes at the result
+    X, y, w = clf_data
+    Xj, yj, wj = jnp.asarray(X), jnp.asarray(y), jnp.asarray(w)
+    a = jax.jit(L.logistic_fit, static_argnums=(3, 4))(Xj, yj, wj, 0.5, 25)
+    b = jax.jit(L.logistic_fit, static_argnums=(3, 4))(Xj, yj, wj, 0.5, 200)
+    np.testing.assert_array_equal(a.coef, b.coef)
+    f = X @ np.asarray(a.coef) + float(a.intercept)
+    r = w * y / (1 + np.exp(y * f))  # w y sigmoid(-y f)
+    grad = np.r_[np.asarray(a.coef) / 0.5 - X.T @ r, -r.sum()]
+    assert np.max(np.abs(grad)) < 1e-9
 
 
 def test_model_validation_messages():

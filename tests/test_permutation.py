@@ -101,13 +101,15 @@ def test_batch_invariance_and_batched_equals_looped():
     rng = np.random.default_rng(2)
     x = rng.normal(0, 1, (2, 30))
     y = rng.normal(0.5, 1, (2, 25))
-    a = permutation_test(x, y, n_resamples=20_000, key=9)
-    b = permutation_test(x, y, n_resamples=20_000, key=9, batch_size=16_384)
+    # 100,000 draws are 2 blocks of 65,536 (2 hypotheses share 2^17 lanes); batch_size
+    # 131,072 evaluates both in one step instead of two.
+    a = permutation_test(x, y, n_resamples=100_000, key=9, correction="maxT")
+    b = permutation_test(x, y, n_resamples=100_000, key=9, batch_size=131_072, correction="maxT")
     np.testing.assert_array_equal(a.n_extreme, b.n_extreme)
-    r0 = permutation_test(x[0], y[0], n_resamples=20_000, key=9)
+    np.testing.assert_array_equal(a.pvalue_adjusted, b.pvalue_adjusted)
+    r0 = permutation_test(x[0], y[0], n_resamples=100_000, key=9)
     assert int(r0.n_extreme) == int(a.n_extreme[0])
-    m = permutation_test(x, y, n_resamples=20_000, key=9, correction="maxT")
-    assert np.all(np.asarray(m.pvalue_adjusted) >= np.asarray(m.pvalue))
+    assert np.all(np.asarray(a.pvalue_adjusted) >= np.asarray(a.pvalue))
 
 
 @pytest.mark.slow
@@ -134,3 +136,84 @@ def test_validation_messages():
         permutation_test(X, Y, method="binomial")
     with pytest.raises(ValueError, match="limit 2"):
         permutation_test(np.arange(40.0), np.arange(40.0), method="exact")
+
+
+def _corrected_sums(n, n1, z, mode, tiers, n_draws, seed):
+    """Group-1 sums of the engine's Monte Carlo splits, straight from the kernels."""
+    import jax
+
+    with jax.enable_x64(True):
+        n_words = -(-n // 32)
+        keys, local = kr.draw_keys(jax.random.key(seed), jnp.int64(0), n_draws, 6)
+        zz = jnp.asarray(z)[None, :]
+        if mode == "bernoulli":
+            z32 = jnp.pad(zz, ((0, 0), (0, 32 * n_words - n))).reshape(1, n_words, 32)
+            mask = jnp.asarray(
+                np.array([(1 << min(32, n - 32 * w)) - 1 for w in range(n_words)], np.uint32)
+            )
+            p, k = kr.bit_sums(keys[:, 0], keys[:, 1], local, z32.astype(jnp.float32), mask)
+        else:
+            p = jnp.zeros((1, n_draws)) if mode == "empty" else jnp.full((1, n_draws), sum(z))
+            k = jnp.full((n_draws,), 0 if mode == "empty" else n, jnp.int32)
+        c = k - n1
+        corr = kr.subset_corrections(
+            keys, local, jnp.abs(c), c > 0, zz, n=n, n_words=n_words, mode=mode, tiers=tiers
+        )
+        return np.asarray(jnp.where(c > 0, p - corr, p + corr)[0])
+
+
+@pytest.mark.parametrize(
+    "mode, tiers",
+    [
+        ("bernoulli", ((13, 1),)),  # buckets are the positions (exact record)
+        ("bernoulli", ((1, 1),)),  # needs above 1 restart with exact buckets
+        ("empty", ((13, 1),)),
+        ("full", ((13, 1),)),
+    ],
+)
+def test_bernoulli_bits_plus_corrections_give_uniform_splits(mode, tiers):
+    # Every one of the C(13, 4) = 715 splits equally likely: with z_i = 2^i the group-1 sum
+    # names the split. Chi-square over all splits, 32,768 draws (failure budget 0.1% each).
+    n, n1 = 13, 4
+    s = _corrected_sums(n, n1, 2.0 ** np.arange(n), mode, tiers, 2**15, seed=3)
+    codes = s.astype(np.int64)
+    assert np.all(s == codes) and all(bin(c).count("1") == n1 for c in np.unique(codes))
+    counts = np.bincount(codes, minlength=2**n)[
+        [sum(1 << i for i in c) for c in itertools.combinations(range(n), n1)]
+    ]
+    assert counts.sum() == 2**15 and np.all(counts > 0)
+    assert stats.chisquare(counts).pvalue > 1e-3
+
+
+def test_hashed_buckets_still_give_uniform_splits():
+    # n = 40 > 32 buckets of one row: accepted positions are told apart by a random hash of
+    # the position. Remove 2 of 40 (n1 = 38): z is a Sidon set (all pair sums differ), so
+    # the group-1 sum names the removed pair; chi-square over all 780 pairs (budget 0.1%).
+    n, n1, p = 40, 38, 41
+    z = np.array([2 * p * i + (i * i) % p for i in range(n)], float)  # Erdos-Turan Sidon set
+    pair_sum = {z[a] + z[b]: (a, b) for a, b in itertools.combinations(range(n), 2)}
+    assert len(pair_sum) == 780
+    s = _corrected_sums(n, n1, z, "bernoulli", ((8, 1),), 2**15, seed=4)
+    removed = z.sum() - s
+    counts = {}
+    for v in np.round(removed).astype(np.int64):
+        counts[v] = counts.get(v, 0) + 1
+    assert set(counts) == set(np.round(list(pair_sum)).astype(np.int64))
+    assert stats.chisquare(np.array(list(counts.values()))).pvalue > 1e-3
+
+
+def test_monte_carlo_unbalanced_splits_within_interval_of_exact():
+    # n1 = 3 of 15: the engine starts from no item and adds 3 (see _subset_evaluator).
+    from jaxtests._permutation import _subset_evaluator
+
+    assert _subset_evaluator(15, 3, 1, 1024)[0].mode == "empty"
+    x = np.array([2.9, 3.8, 1.1])
+    y = np.array([0.3, 1.9, -0.4, 1.2, 0.8, 2.1, 0.0, 1.4, 2.2, 0.7, 1.8, 3.1])
+    exact = permutation_test(x, y, alternative="greater")
+    assert exact.method == "exact"
+    np.testing.assert_allclose(exact.pvalue, _scipy(x, y, "greater"), rtol=1e-10)
+    r = permutation_test(
+        x, y, method="monte-carlo", n_resamples=30_000, key=2, alternative="greater"
+    )
+    lo, hi = np.asarray(r.pvalue_interval)
+    assert lo <= float(exact.pvalue) <= hi  # 99% interval, fixed key (budget 1%)

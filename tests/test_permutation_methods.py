@@ -161,18 +161,6 @@ def test_hotelling_unpaired_exact_matches_numpy_enumeration(rng):
 # ----------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def within_folds_ok():
-    """Allow rank promotion around the engine's within-block hook.
-
-    ``kernels/resampling.py: uniform_permutations`` compares ``jnp.arange(k)`` with
-    ``j[..., None]`` (shapes ``(k,)`` and ``(R, n_blocks, 1)``), which the suite's strict
-    ``jax_numpy_rank_promotion = "raise"`` refuses; that file belongs to the engine.
-    """
-    with jax.numpy_rank_promotion("allow"):
-        yield
-
-
 def _within_fold_arrangements(x):
     """All (L!)^k arrangements of ``x : (L, k, ...)`` with labels permuted within folds."""
     n_groups, k = x.shape[0], x.shape[1]
@@ -217,7 +205,7 @@ X34 = np.array(
 )  # (L=3, k=4): (3!)^4 = 1296 within-fold arrangements
 
 
-def test_anova_permutation_against_numpy_enumeration(within_folds_ok):
+def test_anova_permutation_against_numpy_enumeration():
     arr = _within_fold_arrangements(X34)
     results = {}
     for blocked, fn in ((True, _f_blocked), (False, _f_oneway)):
@@ -234,7 +222,7 @@ def test_anova_permutation_against_numpy_enumeration(within_folds_ok):
     np.testing.assert_array_equal(results[True][1].pvalue, results[False][1].pvalue)
 
 
-def test_anova_permutation_zero_error_variance(within_folds_ok):
+def test_anova_permutation_zero_error_variance():
     # Additive integers: SS_error = 0 and F = inf. Only the 3! arrangements that permute
     # every fold alike keep F = inf: exact p = 6 / 1296, not the 1 / (B + 1) that an
     # uncounted tie at inf would give.
@@ -250,7 +238,7 @@ def test_anova_permutation_zero_error_variance(within_folds_ok):
     assert np.isnan(res.statistic) and float(res.pvalue) == 1.0
 
 
-def test_manova_permutation_against_numpy_enumeration(rng, within_folds_ok):
+def test_manova_permutation_against_numpy_enumeration(rng):
     x = (
         rng.normal(size=(3, 4, 2)) * 0.03
         + np.array([[0.80, 0.1], [0.82, 0.1], [0.84, 0.12]])[:, None, :]
@@ -268,7 +256,7 @@ def test_manova_permutation_against_numpy_enumeration(rng, within_folds_ok):
     assert res.method == "permutation" and par.pvalue_interval is None
 
 
-def test_anova_manova_batched_equal_looped_and_reproducible(rng, within_folds_ok):
+def test_anova_manova_batched_equal_looped_and_reproducible(rng):
     xs = np.stack([X34, X34[::-1] + 0.01 * rng.normal(size=X34.shape)])
     batched = anova(xs, blocked=True, method="permutation", n_resamples=20_000, key=5)
     for i in range(2):
@@ -287,7 +275,7 @@ def test_anova_manova_batched_equal_looped_and_reproducible(rng, within_folds_ok
     np.testing.assert_array_equal(fresh.pvalue, again.pvalue)
 
 
-def test_large_effect_small_pvalues_both_ways(rng, within_folds_ok):
+def test_large_effect_small_pvalues_both_ways(rng):
     # scipy, statsmodels and R are parametric: only loose agreement is expected.
     a = rng.normal(1.0, 0.3, 9)  # m = 9 as above: exact, smallest p 2 / 512
     b = rng.normal(0.0, 0.3, 9)

@@ -96,15 +96,17 @@ def test_monte_carlo_within_cp_interval_of_exact():
 
 
 def test_batch_size_invariance_and_batched_equals_looped():
-    d = np.random.default_rng(1).normal(0.2, 1, (3, 40))
-    a = signflip_test(d, n_resamples=30_000, key=11)
-    b = signflip_test(d, n_resamples=30_000, key=11, batch_size=20_000)
+    # 64 hypotheses share 2^17 lanes: blocks of 2048 draws, 10 blocks for 20,000 draws;
+    # batch_size 6144 evaluates 3 blocks per step (straddling 4096-draw key blocks).
+    d = np.random.default_rng(1).normal(0.2, 1, (64, 40))
+    a = signflip_test(d, n_resamples=20_000, key=11)
+    b = signflip_test(d, n_resamples=20_000, key=11, batch_size=6144)
     np.testing.assert_array_equal(a.n_extreme, b.n_extreme)
     np.testing.assert_array_equal(a.pvalue, b.pvalue)
-    for i in range(3):
-        ri = signflip_test(d[i], n_resamples=30_000, key=11)
+    for i in range(2):
+        ri = signflip_test(d[i], n_resamples=20_000, key=11)
         assert int(ri.n_extreme) == int(a.n_extreme[i])
-    c = signflip_test(d.T, n_resamples=30_000, key=11, axis=0)
+    c = signflip_test(d.T, n_resamples=20_000, key=11, axis=0)
     np.testing.assert_array_equal(a.pvalue, c.pvalue)
 
 
@@ -224,3 +226,73 @@ def test_jax_key_and_seed_recorded():
     again = jax.random.wrap_key_data(np.array(r1.seed, np.uint32))
     r2 = signflip_test(D12, method="monte-carlo", n_resamples=1000, key=again)
     assert r1.seed == r2.seed and int(r1.n_extreme) == int(r2.n_extreme)
+
+
+def test_progress_callback_reports_chunks_and_keeps_result_bit_identical():
+    d = np.random.default_rng(9).normal(0.1, 1, (2, 50))
+    calls = []
+    # 300,000 draws make several blocks (2^17 lanes shared by the 2 hypotheses): one chunk each.
+    plain = signflip_test(d, n_resamples=300_000, key=4, correction="maxT")
+    r = signflip_test(
+        d,
+        n_resamples=300_000,
+        key=4,
+        correction="maxT",
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    np.testing.assert_array_equal(r.n_extreme, plain.n_extreme)
+    np.testing.assert_array_equal(r.pvalue_adjusted, plain.pvalue_adjusted)
+    assert len(calls) >= 3 and calls[-1] == (300_000, 300_000)
+    assert all(a[0] < b[0] for a, b in itertools.pairwise(calls))
+    # Sequential stopping also reports (done jumps to the total once every test stopped).
+    s = signflip_test(d[0] * 0.01, sequential=10, n_resamples=50_000, key=1)
+    seq2 = []
+    s2 = signflip_test(
+        d[0] * 0.01,
+        sequential=10,
+        n_resamples=50_000,
+        key=1,
+        progress=lambda done, total: seq2.append(done),
+    )
+    assert seq2[-1] == 50_000 and int(s2.n_draws) == int(s.n_draws)
+    with pytest.raises(TypeError, match="`progress` must be a callable"):
+        signflip_test(d, progress=3)
+
+
+def test_callable_mean_sees_the_same_sign_patterns_as_the_fused_mean():
+    # The generic path materialises the same words as the fused float32 sums: the counts of a
+    # user-supplied mean equal the built-in ones (no draw falls in the float32 tie band here).
+    import jax.numpy as jnp
+
+    d = np.random.default_rng(10).normal(0.3, 1, 45)
+    a = signflip_test(d, n_resamples=3_000, key=8, method="monte-carlo")
+    b = signflip_test(d, statistic=lambda x: jnp.mean(x), n_resamples=3_000, key=8)
+    assert a.method == b.method == "monte-carlo"
+    assert int(a.n_extreme) == int(b.n_extreme)
+
+
+def test_bit_sums_equal_explicit_bits_within_the_stated_bound():
+    # Kernel level: the fused float32 sums match float64 sums over the materialised words of the
+    # same draws, within bit_sums_error_bound; the counts equal numpy popcounts.
+    import jax.numpy as jnp
+    from jaxtests.kernels import resampling as kr
+
+    with jax.enable_x64(True):
+        m, n_words, n_draws = 70, 3, 8192
+        d = np.random.default_rng(11).normal(0, 3, (2, m))
+        d32 = jnp.asarray(np.pad(d, ((0, 0), (0, 32 * n_words - m))).reshape(2, n_words, 32))
+        keys, local = kr.draw_keys(jax.random.key(5), jnp.int64(4096), n_draws)
+        mask = jnp.asarray(np.array([2**32 - 1, 2**32 - 1, 2**6 - 1], np.uint32))
+        p, cnt = kr.bit_sums(keys[:, 0], keys[:, 1], local, d32.astype(jnp.float32), mask)
+        words = np.asarray(kr.word_grid(keys[:, 0], keys[:, 1], local, n_words))
+    bits = ((words.T[:, :, None] >> np.arange(32)) & 1).reshape(n_draws, -1)[:, :m]
+    exact = bits.astype(float) @ d.T  # (draws, 2)
+    bound = np.asarray(kr.bit_sums_error_bound(np.abs(d).sum(1), n_words))
+    err = np.abs(np.asarray(p).T - exact)
+    assert np.all(err <= bound) and err.max() > 0  # float32 rounding is real, and bounded
+    np.testing.assert_array_equal(np.asarray(cnt), bits.sum(1))
+    # Fair, independent bits: each bit's frequency within 5 binomial SE (failure budget ~1e-4).
+    freq = bits.mean(0)
+    assert np.all(np.abs(freq - 0.5) < 5 * 0.5 / np.sqrt(n_draws))
+    corr = np.corrcoef(bits[:, :20].T)[np.triu_indices(20, 1)]
+    assert np.all(np.abs(corr) < 5 / np.sqrt(n_draws))

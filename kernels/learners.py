@@ -462,18 +462,16 @@ def _threefry2x32(k0, k1, x0, x1):
     return x0, x1
 
 
-def random_words(key, shape, offset=0):
+def random_words(key, shape):
     """``2 * prod(shape)`` random uint32 words from a threefry key, as a ``(2, *shape)`` array.
 
-    With ``offset=0`` the pair ``(out[0], out[1])`` is ``jax.random.bits(key,
-    shape, jnp.uint64)`` split into its high and low halves (the counter-mode
-    threefry stream of ``jax_threefry_partitionable``); ``offset`` shifts the
-    counters, giving further disjoint words of the same stream. ``key`` is a
+    ``(out[0], out[1])`` is ``jax.random.bits(key, shape, jnp.uint64)`` split into
+    its high and low halves (the counter-mode threefry stream of
+    ``jax_threefry_partitionable``, for fewer than ``2^32`` words). ``key`` is a
     typed threefry key. Pure.
     """
     kd = jax.random.key_data(key)
-    size = int(np.prod(shape))
-    count = lax.iota(_U32, size).reshape(shape) + jnp.asarray(offset, _U32)
+    count = lax.iota(_U32, int(np.prod(shape))).reshape(shape)
     return jnp.stack(_threefry2x32(kd[0], kd[1], jnp.zeros_like(count), count))
 
 

@@ -9,7 +9,7 @@ from jaxtests._intervals import clopper_pearson, hoeffding_interval, hoeffding_s
 from jaxtests._multivariate import anova, hotelling_t2, manova, mardia
 from jaxtests._permutation import PermutationTestResult, permutation_test, signflip_test, swap_test
 from jaxtests._posthoc import adjust_pvalues, cliques, ordering, posthoc
-from jaxtests._sanity import permutation_test_score
+from jaxtests._sanity import PermutationTestScoreResult, permutation_test_score
 from jaxtests._ttests import ftest_5x2cv, mcnemar, ttest_5x2cv, ttest_corrected, ttest_paired
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "FiveByTwo",
     "KFold",
     "PermutationTestResult",
+    "PermutationTestScoreResult",
     "RandomSplits",
     "adjust_pvalues",
     "anova",

@@ -370,11 +370,10 @@ def _anova_blocked(x):
 
 
 def _ranked_f(f):
-    # The engine's tie tolerance is relative (NaN at inf): rank F = inf (zero error
-    # variance) as the largest float so that equal draws count, and F = 0/0 (no
-    # variation between algorithms within any fold: every permutation gives the same
-    # data) as 0, so that all draws tie and p = 1.
-    return jnp.nan_to_num(f, nan=0.0)
+    # F = inf (zero error variance) ties exactly in the engine. F = 0/0 (no variation
+    # between algorithms within any fold: every permutation gives the same data) would
+    # give p = NaN there; rank it as 0, so that all draws tie and p = 1.
+    return jnp.where(jnp.isnan(f), jnp.zeros_like(f), f)
 
 
 def _oneway_f_by_fold(xb):

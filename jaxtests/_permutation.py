@@ -31,7 +31,7 @@ from jax import lax
 from jax.sharding import Mesh, PartitionSpec
 
 from jaxtests import _validation as v
-from jaxtests._precision import x64
+from jaxtests._precision import map_concurrently, x64
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
 from jaxtests.kernels import measures as km
@@ -61,14 +61,15 @@ class PermutationTestResult:
     statistic : array
         Observed statistic, one per hypothesis (the input's batch shape).
     pvalue : array
-        p-value (scipy's conventions, see :func:`signflip_test`).
+        p-value (scipy's conventions, see :func:`signflip_test`); NaN where a
+        user statistic (or Hotelling's T²) is NaN.
     pvalue_interval : array, (..., 2)
         Low and high ends of a 99% Clopper-Pearson interval for the p-value that
         infinitely many draws would give (Monte Carlo); ``(pvalue, pvalue)`` for
         exact and binomial results.
     n_extreme : array
         Number of rearrangements at least as extreme as the observed one (the
-        smaller tail for two-sided tests).
+        smaller tail for two-sided tests); 0 where ``pvalue`` is NaN.
     pvalue_adjusted : array or None
         Westfall-Young single-step max-T adjusted p-values (``correction="maxT"``);
         the name matches :func:`jaxtests.posthoc`'s results.
@@ -416,9 +417,21 @@ def _count_measure(c, n, measure, n_classes, beta):
 # --------------------------------------------------------------------------
 
 
+def _tie_band(t_obs, tol):
+    """Thresholds ``(t_obs - tol, t_obs + tol)`` of "at least as extreme"; ``(H,)`` each.
+
+    An infinite ``t_obs`` is its own threshold: ``inf - inf`` is NaN, which no
+    draw reaches, so a resampled +inf would not tie an observed +inf. A NaN
+    ``t_obs`` gives NaN thresholds: no draw counts (the p-value is set to NaN).
+    """
+    finite = jnp.isfinite(t_obs)
+    return jnp.where(finite, t_obs - tol, t_obs), jnp.where(finite, t_obs + tol, t_obs)
+
+
 def _tail_counts(t, t_obs, tol, valid):
-    ge = jnp.sum((t >= (t_obs - tol)[:, None]) & valid[None, :], axis=1, dtype=jnp.int64)
-    le = jnp.sum((t <= (t_obs + tol)[:, None]) & valid[None, :], axis=1, dtype=jnp.int64)
+    lo, hi = _tie_band(t_obs, tol)
+    ge = jnp.sum((t >= lo[:, None]) & valid[None, :], axis=1, dtype=jnp.int64)
+    le = jnp.sum((t <= hi[:, None]) & valid[None, :], axis=1, dtype=jnp.int64)
     return ge, le
 
 
@@ -426,15 +439,17 @@ def _maxt_counts(t, t_obs, tol, scale, valid, alternative):
     z = t / scale[:, None]
     zo = t_obs / scale
     zt = tol / scale
+    # NaN draws are never extreme (scipy's comparisons), so they must not mask
+    # the other hypotheses' maximum either: nanmax/nanmin.
     if alternative == "greater":
-        big = jnp.max(z, axis=0)
-        hit = big[None, :] >= (zo - zt)[:, None]
+        big = jnp.nanmax(z, axis=0)
+        hit = big[None, :] >= _tie_band(zo, zt)[0][:, None]
     elif alternative == "less":
-        small = jnp.min(z, axis=0)
-        hit = small[None, :] <= (zo + zt)[:, None]
+        small = jnp.nanmin(z, axis=0)
+        hit = small[None, :] <= _tie_band(zo, zt)[1][:, None]
     else:
-        big = jnp.max(jnp.abs(z), axis=0)
-        hit = big[None, :] >= (jnp.abs(zo) - zt)[:, None]
+        big = jnp.nanmax(jnp.abs(z), axis=0)
+        hit = big[None, :] >= _tie_band(jnp.abs(zo), zt)[0][:, None]
     return jnp.sum(hit & valid[None, :], axis=1, dtype=jnp.int64)
 
 
@@ -538,10 +553,10 @@ def _run_sequential(
     """
     end = state[0] + n_steps
 
+    lo, hi = _tie_band(t_obs, tol)
+
     def tail(t):
-        ge = t >= (t_obs - tol)[:, None]
-        le = t <= (t_obs + tol)[:, None]
-        return ge, le
+        return t >= lo[:, None], t <= hi[:, None]
 
     def cond(state):
         step, _, _, stop = state
@@ -672,10 +687,11 @@ _PROGRESS_CHUNKS = 16  # host-level chunks of blocks when a progress callback is
 
 
 def _step_chunks(n_steps, n_dev, progress):
-    """Steps per host-level call: all of them, or about 1/16 (a multiple of ``n_dev``)."""
-    if progress is None:
-        return n_steps
-    per = -(-n_steps // _PROGRESS_CHUNKS)
+    """Steps per host-level call (a multiple of ``n_dev``): half of them, or about 1/16.
+
+    At least two calls, so that two run at once (:func:`map_concurrently`).
+    """
+    per = -(-n_steps // (2 if progress is None else _PROGRESS_CHUNKS))
     return -(-per // n_dev) * n_dev
 
 
@@ -699,19 +715,22 @@ def _drive(
 ):
     """Run the engine on canonical inputs; returns a dict of numpy fields.
 
-    With ``progress``, the blocks run in about 16 host-level chunks and
-    ``progress(done, n_total)`` is called after each; counts are integers
-    summed over chunks, so the result is bit-identical to one call.
+    The blocks run in two host-level chunks, two at once (XLA:CPU leaves a
+    core idle during one computation's small steps), or in about 16 with
+    ``progress``, which is called as each finishes (``progress(done,
+    n_total)``); counts are integers summed over chunks, so the result is
+    bit-identical to one call.
     """
     typed_key, seed = (None, None) if exact else resolve_key(key)
     if typed_key is None:
         typed_key = jax.random.key(0)
     per_step = _per_step(batch_size, draws)
     n_blocks = -(-n_total // draws)
-    out = {"seed": seed, "n_resamples": n_total}
+    # No draw reaches a NaN observed statistic's thresholds; _wrap reports p = NaN.
+    out = {"seed": seed, "n_resamples": n_total, "undefined": np.isnan(np.asarray(t_cmp))}
     if sequential is not None:
         n_steps = -(-n_blocks // per_step)
-        chunk = _step_chunks(n_steps, 1, progress)
+        chunk = n_steps if progress is None else _step_chunks(n_steps, 1, progress)
         zero = jnp.zeros((t_cmp.shape[0],), jnp.int64)
         state = (jnp.int32(0), zero, zero, zero)
         for first in range(0, n_steps, chunk):
@@ -759,9 +778,9 @@ def _drive(
     n_steps = -(-n_blocks // per_step)
     n_steps = -(-n_steps // n_dev) * n_dev
     chunk = _step_chunks(n_steps, n_dev, progress)
-    counts, nulls = None, []
-    for first in range(0, n_steps, chunk):
-        c, nl = _run_counts(
+
+    def run(first):
+        return _run_counts(
             typed_key,
             data,
             t_cmp,
@@ -778,12 +797,15 @@ def _drive(
             maxt=correction == "maxT",
             keep_null=return_null,
         )
-        counts = c if counts is None else tuple(a + b for a, b in zip(counts, c, strict=True))
-        if return_null:
-            nulls.append(nl)
+
+    def report(first, _):
         if progress is not None:
-            jax.block_until_ready(counts)
             progress(min(n_total, (first + chunk) * per_step * draws), n_total)
+
+    # integer counts summed over calls: bit-identical to one call
+    results = map_concurrently(run, range(0, n_steps, chunk), on_result=report)
+    counts = tuple(sum(np.asarray(c[i], np.int64) for c, _ in results) for i in range(3))
+    nulls = [nl for _, nl in results]
     ge, le, mx = counts
     p, cnt, interval = _finish(ge, le, n_total, alternative, exact)
     out.update(
@@ -799,8 +821,13 @@ def _drive(
 
 
 def _wrap(statistic, batch_shape, out, alternative, correction, null_map=None):
+    # An undefined compared statistic has an undefined p-value (scipy's
+    # permutation_test would report its smallest p: NaN compares False).
+    undefined = out.get("undefined", np.zeros(np.size(out["pvalue"]), bool)).reshape(-1)
+
     def shape(a):
-        return jnp.asarray(np.asarray(a, dtype=np.float64).reshape(batch_shape))
+        a = np.where(undefined, np.nan, np.asarray(a, dtype=np.float64).reshape(-1))
+        return jnp.asarray(a.reshape(batch_shape))
 
     null = out.get("null")
     if null is not None:
@@ -808,11 +835,12 @@ def _wrap(statistic, batch_shape, out, alternative, correction, null_map=None):
             null = null_map(null)
         null = jnp.asarray(np.asarray(null).reshape((*batch_shape, null.shape[-1])))
     lo, hi = out["interval"]
+    n_extreme = np.where(undefined, 0, np.asarray(out["n_extreme"], np.int64).reshape(-1))
     return PermutationTestResult(
-        statistic=shape(statistic),
+        statistic=jnp.asarray(np.asarray(statistic, dtype=np.float64).reshape(batch_shape)),
         pvalue=shape(out["pvalue"]),
         pvalue_interval=jnp.stack([shape(lo), shape(hi)], axis=-1),
-        n_extreme=jnp.asarray(np.asarray(out["n_extreme"], np.int64).reshape(batch_shape)),
+        n_extreme=jnp.asarray(n_extreme.reshape(batch_shape)),
         pvalue_adjusted=shape(out["adjusted"]) if "adjusted" in out else None,
         n_draws=(
             jnp.asarray(np.asarray(out["n_draws"], np.int64).reshape(batch_shape))
@@ -991,8 +1019,9 @@ def _signflip(
             )
         if exact and correction is None and not return_null:
             # Meet in the middle on P = sum of kept-sign d: T = (2 P - D) / m.
-            hi = (m * (mean_obs - tol) + total) / 2
-            lo = (m * (mean_obs + tol) + total) / 2
+            t_lo, t_hi = _tie_band(mean_obs, tol)
+            hi = (m * t_lo + total) / 2
+            lo = (m * t_hi + total) / 2
             ge, le = _mitm_counts(dk, lo, hi)
             p, cnt, interval = _finish(ge, le, 2 ** dk.shape[1], alternative, exact=True)
             if progress is not None:
@@ -1170,6 +1199,23 @@ def signflip_test(
     never missed, so p can only err upwards. The seed's slide counts ``T > t``;
     here ``T >= t`` (scipy's).
 
+    Non-finite statistics (e.g. a callable dividing by a spread that is 0 for
+    some patterns): an infinite observed ``t`` is tied exactly, so a
+    rearrangement giving ``+inf`` counts as at least as extreme as an observed
+    ``+inf`` (likewise ``-inf``). scipy 1.17's ``permutation_test`` compares
+    with ``t - 100 eps |t|``, which is NaN there, and misses these ties. A
+    rearrangement whose statistic is NaN counts in ``N`` (or ``B``) but is
+    never at least as extreme, in either tail, as in
+    ``scipy.stats.permutation_test``; ``correction="maxT"`` leaves it out of
+    the maximum over hypotheses. A NaN observed statistic gives NaN
+    ``pvalue``, ``pvalue_interval`` and ``pvalue_adjusted`` (and
+    ``n_extreme = 0``), as scipy's parametric tests do; scipy's
+    ``permutation_test`` instead reports its smallest p-value there (0 exact,
+    ``1 / (B + 1)`` Monte Carlo) because NaN compares False. The built-in "t"
+    is compared through the mean, so all-zero differences (t = 0/0 for every
+    pattern, all of which give the same data) get the mean's p = 1, as
+    :func:`jaxtests.anova` does for F = 0/0.
+
     Monte Carlo sign patterns are counter-based random words (two keyed rounds
     of an integer hash, keyed per block of draws by ``fold_in(key, block)``,
     see :mod:`jaxtests.kernels.resampling`), generated inside the loop that
@@ -1331,6 +1377,8 @@ def permutation_test(
     "independent")``: exact ``b / N``, Monte Carlo ``(b + 1) / (B + 1)``,
     two-sided ``2 min(p_less, p_greater)`` capped at 1; ties within scipy's
     relative tolerance (plus a float64 rounding bound) count as extreme.
+    Infinite and NaN statistics are treated as in :func:`signflip_test`; "t"
+    is compared through the mean difference (constant data: p = 1).
 
     Random splits are drawn without sorting: fair membership bits (their
     group-1 sum ``S1`` comes from the same fused float32 sums as
@@ -1584,8 +1632,9 @@ def swap_test(
     beta : float
         F-beta weight for "f_beta".
     alternative, n_resamples, method, key, batch_size, sequential, return_null, progress
-        As in :func:`signflip_test`. Exact enumeration runs over the instances
-        where the two models' outputs differ (swapping equal outputs changes nothing).
+        As in :func:`signflip_test` (also for infinite and NaN statistics).
+        Exact enumeration runs over the instances where the two models' outputs
+        differ (swapping equal outputs changes nothing).
 
     Returns
     -------
@@ -1777,7 +1826,8 @@ def _within_block_permutation_pvalue(
     results; each draw permutes axis 1 of every block independently (Fisher-
     Yates from 53-bit uniforms), as in a randomized complete block design.
     ``statistic_fn(x) -> scalar`` (e.g. the repeated-measures F or a MANOVA
-    statistic) gives the observed value and is vmapped over draws. Returns a
+    statistic) gives the observed value and is vmapped over draws; infinite and
+    NaN values are treated as in :func:`signflip_test`. Returns a
     :class:`PermutationTestResult`; call under ``jaxtests._precision.x64``.
     """
     n_resamples, batch_size, _ = _common_iv(

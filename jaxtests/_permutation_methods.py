@@ -83,18 +83,12 @@ def permutation_iv(method, n_resamples, key, *arrays):
     return n_resamples, typed_key, seed
 
 
-def _adjusted(res):
-    # The engine's field is being renamed from `adjusted_pvalue` to `pvalue_adjusted`.
-    adj = getattr(res, "pvalue_adjusted", None)
-    return adj if adj is not None else getattr(res, "adjusted_pvalue", None)
-
-
 def _from_engine(res, seed):
     return Resampled(
         statistic=res.statistic,
         pvalue=res.pvalue,
         pvalue_interval=res.pvalue_interval,
-        pvalue_adjusted=_adjusted(res),
+        pvalue_adjusted=res.pvalue_adjusted,
         n_resamples=int(res.n_resamples),
         # The engine records None for exact/binomial results and the key's data
         # otherwise; keep the caller's seed, which repeats the run as `key=seed`.

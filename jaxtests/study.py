@@ -443,13 +443,7 @@ class PowerResult:
                 "generator": self.generator,
                 "tests": list(self.tests),
                 "effects": list(self.effects),
-                "n_experiments": self.n_experiments,
-                "m": self.m,
-                "alpha": self.alpha,
-                "alternative": self.alternative,
-                "n_resamples": self.n_resamples,
-                "signflip_methods": list(self.signflip_methods),
-                "seed": self.seed,
+                **_config_json(self),
                 "rejection_rate": self.rejection_rate,
                 "n_rejections": self.n_rejections,
                 "confidence_level": confidence_level,
@@ -525,7 +519,9 @@ def _study_iv(tests, gen, n_experiments, m, effect, alpha, alternative, n_resamp
     return tests, gen, n_experiments, m, effects, alpha, n_resamples
 
 
-def _simulate_study(tests, gen, n_experiments, m, effects, alternative, n_resamples, key):
+def _simulate_study(tests, gen, n_experiments, m, effects, alpha, alternative, n_resamples, key):
+    """p-values ``(n_tests, n_effects, n_experiments)`` and the configuration fields
+    that :class:`PowerResult` and :class:`CalibrationResult` share."""
     typed_key, seed = resolve_key(key)
     # Common random numbers: the same noise (and sign draws) at every effect, so
     # power curves are smooth and differences between effects are not MC noise.
@@ -537,7 +533,31 @@ def _simulate_study(tests, gen, n_experiments, m, effects, alternative, n_resamp
         p, used = _run_tests(d, tests, weights, alternative, n_resamples, perm_key)
         pvals.append(p)
         methods |= used
-    return np.stack(pvals, axis=1), tuple(sorted(methods)), seed
+    config = dict(
+        tests=tests,
+        generator=repr(gen),
+        n_experiments=n_experiments,
+        m=m,
+        alpha=alpha,
+        alternative=alternative,
+        n_resamples=n_resamples,
+        signflip_methods=tuple(sorted(methods)),
+        seed=seed,
+    )
+    return np.stack(pvals, axis=1), config
+
+
+def _config_json(res):
+    """The configuration entries of ``to_dict`` shared by power and calibration results."""
+    return {
+        "n_experiments": res.n_experiments,
+        "m": res.m,
+        "alpha": res.alpha,
+        "alternative": res.alternative,
+        "n_resamples": res.n_resamples,
+        "signflip_methods": list(res.signflip_methods),
+        "seed": res.seed,
+    }
 
 
 @x64
@@ -614,24 +634,16 @@ def power(
     )
     if not isinstance(keep_pvalues, bool):
         raise TypeError(f"`keep_pvalues` must be a bool, got {type(keep_pvalues).__name__}.")
-    pvals, methods, seed = _simulate_study(
-        tests, gen, n_experiments, m, effects, alternative, n_resamples, key
+    pvals, config = _simulate_study(
+        tests, gen, n_experiments, m, effects, alpha, alternative, n_resamples, key
     )
     k = np.sum(pvals <= alpha, axis=-1)
     return PowerResult(
         rejection_rate=jnp.asarray(k / n_experiments),
         n_rejections=jnp.asarray(k),
         pvalues=jnp.asarray(pvals) if keep_pvalues else None,
-        tests=tests,
         effects=effects,
-        generator=repr(gen),
-        n_experiments=n_experiments,
-        m=m,
-        alpha=alpha,
-        alternative=alternative,
-        n_resamples=n_resamples,
-        signflip_methods=methods,
-        seed=seed,
+        **config,
     )
 
 
@@ -722,13 +734,7 @@ class CalibrationResult:
                 "study": "calibration",
                 "generator": self.generator,
                 "tests": list(self.tests),
-                "n_experiments": self.n_experiments,
-                "m": self.m,
-                "alpha": self.alpha,
-                "alternative": self.alternative,
-                "n_resamples": self.n_resamples,
-                "signflip_methods": list(self.signflip_methods),
-                "seed": self.seed,
+                **_config_json(self),
                 "flag_level": self.flag_level,
                 "type_one_error": self.type_one_error,
                 "n_rejections": self.n_rejections,
@@ -796,8 +802,8 @@ def calibration(
         tests, generator, n_experiments, m, 0.0, alpha, alternative, n_resamples
     )
     flag_level = v.check_probability(flag_level, "flag_level")
-    pvals, methods, seed = _simulate_study(
-        tests, gen, n_experiments, m, (0.0,), alternative, n_resamples, key
+    pvals, config = _simulate_study(
+        tests, gen, n_experiments, m, (0.0,), alpha, alternative, n_resamples, key
     )
     from scipy import stats
 
@@ -813,16 +819,8 @@ def calibration(
         ks_distance=jnp.asarray(ks),
         max_excess=jnp.asarray(mx),
         pvalues=jnp.asarray(p),
-        tests=tests,
-        generator=repr(gen),
-        n_experiments=n_experiments,
-        m=m,
-        alpha=alpha,
         flag_level=flag_level,
-        alternative=alternative,
-        n_resamples=n_resamples,
-        signflip_methods=methods,
-        seed=seed,
+        **config,
     )
 
 

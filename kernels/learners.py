@@ -10,8 +10,8 @@ fits all folds (and all permuted label vectors) at once. ``Z : (m, d)``;
 prediction for regressors. Hyper-parameters are plain numbers (static under
 ``jit``). Pure; no validation.
 
-The last sections serve the label-permutation test: ``random_words`` (threefry
-bits), ``draw_binary_labels`` (exactly uniform permuted ±1 label vectors without
+The last sections serve the label-permutation test: ``draw_binary_labels``
+(exactly uniform permuted ±1 label vectors without
 sorting, packed 32 to a word) and ``ridge_partition_counts`` (ridge classifier
 confusion counts for a block of label vectors on k-fold splits, products in the
 cheap order).
@@ -23,6 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jaxtests.kernels.resampling import keyed_words
 
 __all__ = [
     "KernelMachine",
@@ -41,7 +42,6 @@ __all__ = [
     "qda_decision",
     "qda_fit",
     "radix_select",
-    "random_words",
     "ridge_fit",
     "ridge_fold_decisions",
     "ridge_partition",
@@ -440,39 +440,6 @@ def svm_decision(params, Z, kernel, degree, gamma, coef0, normalize):
 # ---------------------------------------------------------------- permuted binary labels
 
 _U32 = jnp.uint32
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-
-
-def _threefry2x32(k0, k1, x0, x1):
-    """Threefry-2x32 with 20 rounds (Salmon et al. 2011), jax.random's block function.
-
-    Unrolled so that XLA fuses it into one vectorised loop; jax's own CPU
-    lowering runs the rounds as a rolled loop, several times slower.
-    """
-    ks = (k0, k1, k0 ^ k1 ^ np.uint32(0x1BD11BDA))
-    x0 = x0 + ks[0]
-    x1 = x1 + ks[1]
-    for i in range(5):
-        for r in _ROTATIONS[i % 2]:
-            x0 = x0 + x1
-            x1 = (x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))
-            x1 = x0 ^ x1
-        x0 = x0 + ks[(i + 1) % 3]
-        x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
-    return x0, x1
-
-
-def random_words(key, shape):
-    """``2 * prod(shape)`` random uint32 words from a threefry key, as a ``(2, *shape)`` array.
-
-    ``(out[0], out[1])`` is ``jax.random.bits(key, shape, jnp.uint64)`` split into
-    its high and low halves (the counter-mode threefry stream of
-    ``jax_threefry_partitionable``, for fewer than ``2^32`` words). ``key`` is a
-    typed threefry key. Pure.
-    """
-    kd = jax.random.key_data(key)
-    count = lax.iota(_U32, int(np.prod(shape))).reshape(shape)
-    return jnp.stack(_threefry2x32(kd[0], kd[1], jnp.zeros_like(count), count))
 
 
 def _popcount(x):
@@ -495,11 +462,13 @@ def _select_bit(e, rank):
 
 
 def label_key_bits(n):
-    """Bits per position key used by :func:`draw_binary_labels` for ``n`` positions.
+    """Bits per position key used by :func:`draw_binary_labels` for pools of ``n`` positions.
 
-    ``2^b >= 2 n``: a tie group holds about ``n / 2^b <= 1/2`` other positions.
+    ``2^b >= 64 n``: the key at a pool's cut is shared with another position
+    with probability below ``n / 2^b <= 1/64``, so few rows need the tie loop
+    (about 6% of the rows for five pools). Ties cost far more than a plane.
     """
-    return int(n).bit_length() + 1
+    return int(n).bit_length() + 6
 
 
 def radix_select(planes, valid, n_pos):
@@ -553,16 +522,19 @@ def draw_binary_labels(key, n_rows, n_pos, sizes):
     packed bits ``(K m / 32, n_rows)`` uint32; bit ``i`` of word ``w`` of a
     column is slot ``32 w + i``.
 
-    Each position gets an iid uniform key of ``b = label_key_bits(n)`` bits,
-    drawn as ``b`` bit planes (words of ``random_words(fold_in(key, 0),
-    ...)``). A radix select (:func:`radix_select`), one pass per plane from the
+    Each position gets an iid uniform key of ``b = label_key_bits(pool)`` bits,
+    drawn as ``b`` bit planes (counter-based words ``keyed_words`` of
+    ``jaxtests.kernels.resampling`` under the key words ``bits(fold_in(key,
+    0))``: about 14 integer operations per word, against about 100 for
+    threefry). A radix select (:func:`radix_select`), one pass per plane from the
     most significant, finds per pool the key ``v`` with ``#{key < v} < n_pos
     <= #{key <= v}``; the pool's positives are ``{key < v}`` and ``s = n_pos -
     #{key < v}`` members of the tie group ``{key = v}``, drawn one at a time
     uniformly without replacement (a uniform rank among the remaining
-    members, by rejection from ``bit_length(n)``-bit chunks of
-    ``jax.random.bits`` with key ``fold_in(fold_in(key, 1), step)``; the ``g -
-    s`` members left out are drawn instead when that is fewer).
+    members, by rejection from ``bit_length(n)``-bit chunks of the words
+    ``keyed_words`` under ``bits(fold_in(key, 1))`` with counter ``(step S +
+    pool) n_rows + row``; the ``g - s`` members left out are drawn instead
+    when that is fewer).
 
     Exactness: iid keys, with ties broken in a uniformly random order, give a
     uniformly random order of a pool's positions (the law of the keys and the
@@ -573,10 +545,10 @@ def draw_binary_labels(key, n_rows, n_pos, sizes):
     ``n_pos``-subset of the pool has probability ``1 / C(size, n_pos)``: each
     row has the law of ``y[permutation]`` for a uniform permutation (within
     groups, for per-group counts) of a label vector with those counts. The
-    rows with ties to break (a minority: keys take ``2^b >= 2 n`` values) are
-    gathered a quarter block at a time; a row's rank draws come from its own
-    column of ``jax.random.bits(..., (pools, n_rows))``, so its result depends
-    only on its own draws, not on the block's other rows. Pure; no
+    rows with ties to break (a minority: keys take ``2^b >= 64 n`` values) are
+    gathered a sixteenth of a block at a time; a row's rank draws depend only
+    on its own index, so its result does not depend on the block's other
+    rows. Pure; no
     validation; ``0 <= n_pos <= pool size``.
     """
     K, m = len(sizes), label_slots(sizes)
@@ -592,9 +564,9 @@ def draw_binary_labels(key, n_rows, n_pos, sizes):
     else:
         S, pool = 1, np.asarray([n_pos])
     w = W // S
-    b = label_key_bits(n)
-    planes = random_words(jax.random.fold_in(key, 0), (-(-b * W // 2), n_rows))
-    planes = planes.reshape(-1, n_rows)[: b * W].reshape(b, S, w, n_rows)
+    b = label_key_bits(int(np.max(sizes)) if S > 1 else n)
+    k0, k1 = jax.random.bits(jax.random.fold_in(key, 0), (2,), _U32)
+    planes = keyed_words(k0, k1, lax.iota(_U32, b * W * n_rows)).reshape(b, S, w, n_rows)
     below, n_below, tie = radix_select(planes, valid.reshape(S, w), pool)
 
     counts = _popcount(tie)  # (S, w, R)
@@ -609,20 +581,21 @@ def draw_binary_labels(key, n_rows, n_pos, sizes):
     todo = jnp.where(include, s, g - s)
     L = max(1, int(n).bit_length())  # rank draws of L bits cover [0, g) since g <= n
     per = 32 // L
-    k_tie = jax.random.fold_in(key, 1)
+    t0, t1 = jax.random.bits(jax.random.fold_in(key, 1), (2,), _U32)
+    pools = jnp.arange(S, dtype=_U32)[:, None]
 
     # Rows with picks to make are resolved a chunk of `chunk` rows at a time
-    # (most rows have none); a row's rank draws come from its own column of
-    # the (S, n_rows) draws of step t, so the grouping does not change them.
-    chunk = max(1, min(n_rows, -(-n_rows // 4)))
+    # (most rows have none); a row's rank draws are indexed by its row, so the
+    # grouping does not change them.
+    chunk = max(1, min(n_rows, -(-n_rows // 16)))
     busy = jnp.any(todo > 0, axis=0)
     order = jnp.cumsum(busy, dtype=jnp.int32) - 1
 
     def pick(st, cols):
         tie, counts, cum, todo, t = st
         remaining = cum[:, -1]
-        word = jax.random.bits(jax.random.fold_in(k_tie, t), (S, n_rows), jnp.uint32)
-        word = word[:, cols]
+        step = t.astype(_U32) * _U32(S) + pools
+        word = keyed_words(t0, t1, step * _U32(n_rows) + cols.astype(_U32)[None, :])
         mask = jnp.maximum(remaining, _U32(1)) - _U32(1)
         for sh in (1, 2, 4, 8, 16):
             mask = mask | (mask >> _U32(sh))  # next power of two minus one
@@ -753,7 +726,8 @@ def ridge_partition_counts(part, positive, repair_rows=8):
     """Per-fold confusion counts of the ridge classifier for many permuted label vectors.
 
     ``positive : (K, m, R)`` float32 0/1 labels in fold-slot order (1 = +1,
-    padding 0; ``m = label_slots(sizes)``); returns ``(tp,
+    padding 0; ``m = label_slots(sizes)``, or fewer slots when the rest are
+    padding in every fold); returns ``(tp,
     predicted_positive, positive)``, each ``(K, R)`` int32, on each fold's
     test set (prediction +1 iff the decision value is > 0, as scikit-learn's
     ``RidgeClassifier``). With 0/1 labels ``b`` and ``y = 2 b - 1``: ``Xc' W
@@ -775,7 +749,9 @@ def ridge_partition_counts(part, positive, repair_rows=8):
     """
     dt = part.M.dtype
     d = part.M.shape[-1]
-    R = positive.shape[-1]
+    mp, R = positive.shape[1:]
+    if mp < part.M.shape[1]:  # trailing slots that are padding in every fold
+        part = part._replace(XT=part.XT[:, :, :mp], M=part.M[:, :mp], M32=part.M32[:, :mp])
     S32 = jnp.einsum("kdm,kmr->kdr", part.XT, positive)  # (K, 2 d + 1, R)
     S = S32[:, :d].astype(dt) + S32[:, d:-1].astype(dt)
     S1 = S32[:, -1].astype(dt)  # positives per test fold (exact integers)
@@ -791,7 +767,10 @@ def ridge_partition_counts(part, positive, repair_rows=8):
     bound = ((d + 4) * 2.0**-24 * 1.01) * (
         part.norm1[:, None] * jnp.max(jnp.abs(T), axis=1) + jnp.abs(c)
     ) + part.err[:, None]
-    bound = (bound * (1 + 2.0**-20)).astype(jnp.float32)  # rounded up
+    # rounded up, and stored once: fused into its consumer, XLA would re-derive
+    # it (a dozen float64 operations) for every decision (XLA drops barriers)
+    bound = (bound * (1 + 2.0**-20)).astype(jnp.float32)
+    bound = lax.cond(S1[0, 0] >= 0, lambda b: b, jnp.zeros_like, bound)
     # one float32 sum per fold: predicted positives + 1024 true positives
     # + 2^19 per decision within the bound (only its presence is used)
     one, big, zero = jnp.float32(1), jnp.float32(2.0**19), jnp.float32(0)

@@ -31,7 +31,7 @@ from jax import lax
 from jax.sharding import Mesh, PartitionSpec
 
 from jaxtests import _validation as v
-from jaxtests._precision import map_concurrently, x64
+from jaxtests._precision import x64
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
 from jaxtests.kernels import measures as km
@@ -687,11 +687,10 @@ _PROGRESS_CHUNKS = 16  # host-level chunks of blocks when a progress callback is
 
 
 def _step_chunks(n_steps, n_dev, progress):
-    """Steps per host-level call (a multiple of ``n_dev``): half of them, or about 1/16.
-
-    At least two calls, so that two run at once (:func:`map_concurrently`).
-    """
-    per = -(-n_steps // (2 if progress is None else _PROGRESS_CHUNKS))
+    """Steps per host-level call: all of them, or about 1/16 (a multiple of ``n_dev``)."""
+    if progress is None:
+        return n_steps
+    per = -(-n_steps // _PROGRESS_CHUNKS)
     return -(-per // n_dev) * n_dev
 
 
@@ -715,8 +714,7 @@ def _drive(
 ):
     """Run the engine on canonical inputs; returns a dict of numpy fields.
 
-    The blocks run in two host-level chunks, two at once (XLA:CPU leaves a
-    core idle during one computation's small steps), or in about 16 with
+    The blocks run in one host-level call, or in about 16 with
     ``progress``, which is called as each finishes (``progress(done,
     n_total)``); counts are integers summed over chunks, so the result is
     bit-identical to one call.
@@ -798,14 +796,16 @@ def _drive(
             keep_null=return_null,
         )
 
-    def report(first, _):
+    # Integer counts summed over calls: bit-identical to one call. One call at a
+    # time: two computations in flight at once can hang XLA:CPU (README).
+    counts, nulls = None, []
+    for first in range(0, n_steps, chunk):
+        c, nl = run(first)
+        counts = c if counts is None else tuple(a + b for a, b in zip(counts, c, strict=True))
+        nulls.append(nl)
         if progress is not None:
+            jax.block_until_ready(counts)
             progress(min(n_total, (first + chunk) * per_step * draws), n_total)
-
-    # integer counts summed over calls: bit-identical to one call
-    results = map_concurrently(run, range(0, n_steps, chunk), on_result=report)
-    counts = tuple(sum(np.asarray(c[i], np.int64) for c, _ in results) for i in range(3))
-    nulls = [nl for _, nl in results]
     ge, le, mx = counts
     p, cnt, interval = _finish(ge, le, n_total, alternative, exact)
     out.update(

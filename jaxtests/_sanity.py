@@ -38,7 +38,7 @@ from jaxtests._cv import (
     padded_test_index,
     sklearn_outputs,
 )
-from jaxtests._precision import map_concurrently, x64
+from jaxtests._precision import x64
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
 from jaxtests._validation import as_float_array, as_int_scalar, as_label_array, check_choice
@@ -703,9 +703,10 @@ def _builtin_scores(
                 **common,
             )
 
-        chunks = map_concurrently(
-            sorted_block, range(0, B, step), on_result=lambda _, c: report(c.shape[0])
-        )
+        chunks = []
+        for s in range(0, B, step):
+            chunks.append(sorted_block(s))
+            report(chunks[-1].shape[0])
         return obs, jnp.concatenate(chunks)
 
     # binary labels, permuted over all instances: sort-free blocks
@@ -739,10 +740,10 @@ def _builtin_scores(
             )
             return out[: min(nb * rows, B - b0 * rows)]
 
-        # two calls in flight keep both cores busy (see map_concurrently)
-        chunks = map_concurrently(
-            stream, range(0, n_blocks, per_call), on_result=lambda _, c: report(c.shape[0])
-        )
+        chunks = []
+        for b0 in range(0, n_blocks, per_call):
+            chunks.append(stream(b0))
+            report(chunks[-1].shape[0])
         return obs, jnp.concatenate(chunks)
 
     # instance order[offs[k] + j] sits in slot k m + j of the label draws
@@ -757,7 +758,10 @@ def _builtin_scores(
         )
         return fit_chunks(Y[: min(rows, B - blk * rows)])
 
-    chunks = map_concurrently(fit_block, range(n_blocks), on_result=lambda _, c: report(c.shape[0]))
+    chunks = []
+    for blk in range(n_blocks):
+        chunks.append(fit_block(blk))
+        report(chunks[-1].shape[0])
     return obs, jnp.concatenate(chunks)
 
 

@@ -60,7 +60,7 @@ _CLF_SCORES = (
 )
 _REG_SCORES = ("r2", "neg_mean_squared_error", "neg_mean_absolute_error")
 _TIE_RTOL = 1e-12  # scores equal up to round-off count as ties (scipy's permutation_test idea)
-_BLOCK_BYTES = 2**22  # a block of permuted labels: about 4 MB as float64
+_BLOCK_BYTES = 2**23  # a block of permuted labels: about 8 MB as float64
 _FIT_CHUNK = {"ridge": 1024, "ridge_classifier": 1024, "logistic": 128, "svc": 16, "svr": 16}
 _CALL_BLOCKS = 16  # label blocks per call of the compiled ridge stream
 _SORTED_CHUNK = 16  # fits per chunk on the sort-based paths (groups, permute="train", regression)

@@ -764,9 +764,12 @@ def ridge_partition_counts(part, positive, repair_rows=8):
     c = 2 * T1 / part.n_train[:, None] - 1  # (K, R)
     Tc = jnp.concatenate([T, c[:, None, :]], axis=1).astype(jnp.float32)
     f = jnp.einsum("kmd,kdr->kmr", part.M32, Tc)  # M_k T + ybar, float32
-    bound = ((d + 4) * 2.0**-24 * 1.01) * (
-        part.norm1[:, None] * jnp.max(jnp.abs(T), axis=1) + jnp.abs(c)
-    ) + part.err[:, None]
+    # |T|_inf as a chain of maxima: XLA:CPU runs small float64 reductions slowly
+    t_inf = jnp.abs(T[:, 0])
+    for j in range(1, d):
+        t_inf = jnp.maximum(t_inf, jnp.abs(T[:, j]))
+    gamma = (d + 4) * 2.0**-24 * 1.01
+    bound = gamma * (part.norm1[:, None] * t_inf + jnp.abs(c)) + part.err[:, None]
     # rounded up, and stored once: fused into its consumer, XLA would re-derive
     # it (a dozen float64 operations) for every decision (XLA drops barriers)
     bound = (bound * (1 + 2.0**-20)).astype(jnp.float32)

@@ -466,7 +466,8 @@ def label_key_bits(n):
 
     ``2^b >= 64 n``: the key at a pool's cut is shared with another position
     with probability below ``n / 2^b <= 1/64``, so few rows need the tie loop
-    (about 6% of the rows for five pools). Ties cost far more than a plane.
+    (about 3% of the rows for five pools of 200, in simulation). Ties cost far
+    more than a plane.
     """
     return int(n).bit_length() + 6
 

@@ -1321,6 +1321,21 @@ def _signflip_pvalue(
 _TWOSAMPLE_STATS = ("mean_difference", "t")
 
 
+def _comb_at_most(n, k, cap):
+    """``C(n, k)`` if it is at most ``cap``, else None, without forming huge values.
+
+    The partial products ``C(n - k + i, i)`` increase with ``i``, so the first
+    one above ``cap`` settles it.
+    """
+    k = min(k, n - k)
+    c = 1
+    for i in range(1, k + 1):
+        c = c * (n - k + i) // i
+        if c > cap:
+            return None
+    return c
+
+
 @jax.jit
 def _twosample_prep(x, y):
     n1, n2 = x.shape[-1], y.shape[-1]
@@ -1474,13 +1489,15 @@ def _twosample(
     x2 = x.reshape(-1, n1)
     y2 = y.reshape(-1, n2)
     n_h = x2.shape[0]
-    n_splits = math.comb(n, n1)
+    # None: more splits than either limit (C(10^6, 5 10^5) alone takes seconds to compute)
+    n_splits = _comb_at_most(n, n1, max(n_resamples, _MAX_ENUMERATION))
     if method == "auto":
-        method = "exact" if n_splits <= n_resamples else "monte-carlo"
+        method = "exact" if n_splits is not None and n_splits <= n_resamples else "monte-carlo"
     exact = method == "exact"
-    if exact and n_splits > _MAX_ENUMERATION:
+    if exact and (n_splits is None or n_splits > _MAX_ENUMERATION):
+        count = f"= {n_splits}" if n_splits is not None else "> 2^30"
         raise ValueError(
-            f"`method`='exact' would enumerate C({n}, {n1}) = {n_splits} splits "
+            f"`method`='exact' would enumerate C({n}, {n1}) {count} splits "
             "(limit 2^30). Use 'monte-carlo'."
         )
     n_words = -(-n // 32)

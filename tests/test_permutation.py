@@ -99,12 +99,17 @@ def test_subset_correction_is_uniform_over_all_splits():
 
 def test_batch_invariance_and_batched_equals_looped():
     rng = np.random.default_rng(2)
-    x = rng.normal(0, 1, (2, 30))
-    y = rng.normal(0.5, 1, (2, 25))
+    x = rng.normal(0, 1, (2, 160))
+    y = rng.normal(0.5, 1, (2, 130))
     # 100,000 draws are 2 blocks of 65,536 (2 hypotheses share 2^17 lanes); batch_size
     # 131,072 evaluates both in one step instead of two.
-    a = permutation_test(x, y, n_resamples=100_000, key=9, correction="maxT")
-    b = permutation_test(x, y, n_resamples=100_000, key=9, batch_size=131_072, correction="maxT")
+    # Every draw must match, not only the counts: with n = 290 a draw's subset correction
+    # runs in one of several hashed-bucket tiers, picked by its own need, never by the other
+    # lanes of its evaluation chunk (which the batch size changes).
+    kw = dict(n_resamples=100_000, key=9, correction="maxT", return_null=True)
+    a = permutation_test(x, y, **kw)
+    b = permutation_test(x, y, batch_size=131_072, **kw)
+    np.testing.assert_array_equal(np.asarray(a.null_distribution), np.asarray(b.null_distribution))
     np.testing.assert_array_equal(a.n_extreme, b.n_extreme)
     np.testing.assert_array_equal(a.pvalue_adjusted, b.pvalue_adjusted)
     r0 = permutation_test(x[0], y[0], n_resamples=100_000, key=9)
@@ -217,3 +222,18 @@ def test_monte_carlo_unbalanced_splits_within_interval_of_exact():
     )
     lo, hi = np.asarray(r.pvalue_interval)
     assert lo <= float(exact.pvalue) <= hi  # 99% interval, fixed key (budget 1%)
+
+
+def test_split_count_is_capped_not_computed():
+    # math.comb(10^6, 5 10^5) takes seconds; the engine only needs to know whether the
+    # count is at most max(n_resamples, 2^30). Reference: math.comb.
+    import math
+
+    from jaxtests._permutation import _comb_at_most
+
+    for n in range(0, 41):
+        for k in range(0, n + 1):
+            for cap in (1, 35, 10**6):
+                c = math.comb(n, k)
+                assert _comb_at_most(n, k, cap) == (c if c <= cap else None)
+    assert _comb_at_most(10**6, 5 * 10**5, 2**30) is None

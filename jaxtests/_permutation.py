@@ -144,6 +144,14 @@ def _use_tables(n_words):
     return n_words * 4 * 256 * 8 <= 2**25
 
 
+def _exact_terms(d, n_words):
+    """``(tables?, data)``: ``d : (H, m)`` padded to ``32 n_words``, as byte tables or planes."""
+    dpad = jnp.pad(d, ((0, 0), (0, 32 * n_words - d.shape[1])))
+    if _use_tables(n_words):
+        return True, {"tables": kr.byte_tables(dpad)}
+    return False, {"d": dpad}
+
+
 def _pad_words(d, n_words, dtype=jnp.float32):
     """``(H, m)`` -> ``(H, n_words, 32)`` zero-padded, for :func:`bit_sums`."""
     m = d.shape[-1]
@@ -1046,12 +1054,8 @@ def _signflip(
         if exact:
             n_total = 2**mk
             draws = min(_block_draws_linear(n_words), n_total)
-            tables = _use_tables(n_words)
-            dpad = jnp.pad(dk, ((0, 0), (0, 32 * n_words - mk)))
-            if tables:
-                data["tables"] = kr.byte_tables(dpad)
-            else:
-                data["d"] = dpad
+            tables, terms = _exact_terms(dk, n_words)
+            data.update(terms)
             evaluator = _LinearEval(_Words("enumerate", n_words, draws), tables)
         else:
             n_total = n_resamples
@@ -1518,12 +1522,8 @@ def _twosample(
         # mean(x*) - mean(y*) = P (1/n1 + 1/n2) - Z / n2 with P the group-1 sum.
         data = {"a": jnp.full((n_h,), 1.0 / n1 + 1.0 / n2), "c": -total / n2}
         if exact:
-            zpad = jnp.pad(z, ((0, 0), (0, 32 * n_words - n)))
-            tables = _use_tables(n_words)
-            if tables:
-                data["tables"] = kr.byte_tables(zpad)
-            else:
-                data["d"] = zpad
+            tables, terms = _exact_terms(z, n_words)
+            data.update(terms)
             evaluator = _LinearEval(words, tables)
         else:
             draws = _block_draws_fused(n_words, n_h, n_total, sequential is not None)
@@ -1734,12 +1734,8 @@ def swap_test(
         if exact:
             n_total = n_patterns
             draws = min(_block_draws_linear(n_words), n_total)
-            dpad = jnp.pad(dk, ((0, 0), (0, 32 * n_words - mk)))
-            tables = _use_tables(n_words)
-            if tables:
-                data["tables"] = kr.byte_tables(dpad)
-            else:
-                data["d"] = dpad
+            tables, terms = _exact_terms(dk, n_words)
+            data.update(terms)
             evaluator = _CountsEval(
                 _Words("enumerate", n_words, draws), tables, meas, n_classes, beta_v
             )

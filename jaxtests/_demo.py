@@ -22,7 +22,18 @@ import time
 
 import numpy as np
 
-from jaxtests._report import Progress, jsonable, text_table
+from jaxtests._report import Progress, jsonable, prepare_out, replace_file, text_table
+
+# Every file the demo writes to --out (checked for links, and announced if replaced, first).
+OUTPUTS = (
+    "demo.json",
+    "folds_error_hinge.png",
+    "tpr_fpr_scatter.png",
+    "signflip_null.png",
+    "ordering_error.png",
+    "learned_measure_m1.png",
+    "sanity_null.png",
+)
 
 KERNELS = {
     "svm-linear": {"kernel": "linear"},
@@ -62,12 +73,14 @@ def run_demo(args):
     loaders = {"breast_cancer": datasets.load_breast_cancer, "pima": datasets.load_pima}
     if args.dataset not in loaders:
         raise ValueError(f"--dataset must be one of {sorted(loaders)}; got {args.dataset!r}.")
-    if args.n_resamples < 1:
-        raise ValueError(f"--n-resamples must be at least 1, got {args.n_resamples}.")
+    n_resamples = args.n_resamples
+    if n_resamples is None:  # --quick lowers the default only, never a given value
+        n_resamples = 100_000 if args.quick else 1_000_000
+    if n_resamples < 1:
+        raise ValueError(f"--n-resamples must be at least 1, got {n_resamples}.")
+    prepare_out(args.out, OUTPUTS)
     X, y = loaders[args.dataset]()
     X = (X - X.mean(0)) / X.std(0)
-    n_resamples = min(args.n_resamples, 100_000) if args.quick else args.n_resamples
-    os.makedirs(args.out, exist_ok=True)
     report = {
         "dataset": args.dataset,
         "n": int(X.shape[0]),
@@ -261,8 +274,12 @@ def run_demo(args):
     pngs = _plots(args.out, names, per_fold, best, ph_err, ma, tf, sf, sc)
     report["elapsed_s"] = time.perf_counter() - t0
     path = os.path.join(args.out, "demo.json")
-    with open(path, "w") as fh:
-        json.dump(report, fh, indent=2)
+
+    def write_json(tmp):
+        with open(tmp, "w") as fh:
+            fh.write(json.dumps(jsonable(report), indent=2, allow_nan=False))
+
+    replace_file(path, write_json)
     say(f"\nWrote {path} and {len(pngs)} plots: {', '.join(os.path.basename(p) for p in pngs)}")
     say(f"in {os.path.abspath(args.out)} ({report['elapsed_s']:.1f} s)")
     return 0
@@ -295,9 +312,12 @@ def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc):
     files = []
 
     def save(fig, name):
+        assert name in OUTPUTS, name
         p = os.path.join(out, name)
-        fig.savefig(p, dpi=110)
-        plt.close(fig)
+        try:
+            replace_file(p, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
+        finally:
+            plt.close(fig)
         files.append(p)
 
     a, b = best

@@ -1,12 +1,25 @@
 """Report helpers for the CLI: JSON-able conversion, text and markdown tables, progress."""
 
 import dataclasses
+import json
 import math
+import os
 import sys
+import tempfile
+import threading
+import time
 
 import numpy as np
 
-__all__ = ["Progress", "jsonable", "markdown_table", "text_table"]
+__all__ = [
+    "Progress",
+    "dumps",
+    "jsonable",
+    "markdown_table",
+    "prepare_out",
+    "replace_file",
+    "text_table",
+]
 
 
 def jsonable(obj):
@@ -41,6 +54,61 @@ def jsonable(obj):
     return str(obj)
 
 
+def dumps(obj):
+    """Strict JSON text of ``obj`` (NaN/inf become null; never the invalid bare ``NaN``)."""
+    return json.dumps(jsonable(obj), indent=2, allow_nan=False)
+
+
+def prepare_out(out, names):
+    """Create folder ``out`` for files ``names``; refuse links, announce what is replaced.
+
+    A name in ``out`` that is a symbolic link (or not a regular file) is refused, so no
+    write can land outside ``out``; existing files are listed in one line on stderr.
+    """
+    os.makedirs(out, exist_ok=True)
+    existing = []
+    for name in names:
+        path = os.path.join(out, name)
+        if os.path.islink(path):
+            raise ValueError(
+                f"{path} is a symbolic link; refusing to write through it (remove it or "
+                "choose another --out)."
+            )
+        if os.path.lexists(path):
+            if not os.path.isfile(path):
+                raise ValueError(f"{path} exists and is not a regular file; choose another --out.")
+            existing.append(name)
+    if existing:
+        print(
+            f"jaxtests: overwriting {len(existing)} file(s) in {out}: {', '.join(existing)}",
+            file=sys.stderr,
+        )
+
+
+def replace_file(path, write):
+    """Write ``path`` by ``write(tmp)`` into a new file beside it, then ``os.replace``.
+
+    The temporary file is created exclusively (no link followed) and renamed over
+    ``path``, which replaces a link instead of writing through it; an interrupted run
+    leaves the old file, never half a new one.
+    """
+    folder, name = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(
+        dir=folder or ".", prefix=f".{name}.", suffix=os.path.splitext(name)[1]
+    )
+    os.close(fd)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 -> the usual mode of a new file
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise
+
+
 def _cell(v):
     if v is None:
         return "-"
@@ -72,37 +140,82 @@ def markdown_table(rows, columns):
 class Progress:
     """A ``progress(done, total)`` callback drawing a tqdm bar on stderr.
 
-    The bar appears only for runs longer than ``delay`` seconds and shows the
-    count done, the rate and the ETA. ``disable=True`` makes it a no-op.
+    The bar appears ``delay`` seconds after the ``with`` block starts, whether or not
+    the engine has reported yet (a first chunk can take long: compilation, large m),
+    and is redrawn every ``interval`` seconds from a background thread, so the elapsed
+    time runs and the ETA (from the draws done so far) stays current. ``disable=True``
+    makes it a no-op.
     """
 
-    def __init__(self, desc, unit="draws", *, disable=False, delay=2.0):
-        self.desc, self.unit, self.disable, self.delay = desc, unit, disable, delay
+    def __init__(self, desc, unit="draws", *, disable=False, delay=2.0, interval=0.5):
+        self.desc, self.unit, self.disable = desc, unit, disable
+        self.delay, self.interval = delay, interval
         self._bar = None
+        self._done, self._total = 0, None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = None
+        self._t0 = time.perf_counter()
 
-    def __call__(self, done, total):
-        if self.disable:
-            return
+    def _show(self):
+        """Create or redraw the bar; call with the lock held."""
         if self._bar is None:
             from tqdm import tqdm
 
             self._bar = tqdm(
-                total=int(total),
+                total=self._total,
                 desc=self.desc,
                 unit=self.unit,
                 unit_scale=True,
-                delay=self.delay,
                 file=sys.stderr,
                 leave=False,
+                smoothing=0,  # ETA from the average rate since the start
+                delay=1e-9,  # no draw in __init__: the first one comes after start_t is set
             )
-        self._bar.update(int(done) - self._bar.n)  # update() honours the display delay
+            self._bar.start_t = self._bar.last_print_t = self._bar._time() - (
+                time.perf_counter() - self._t0
+            )
+        if self._total is not None and self._bar.total != self._total:
+            self._bar.total = self._total
+        if self._done != self._bar.n:
+            self._bar.n = self._done
+        self._bar.refresh()
+
+    def _tick(self):
+        if self._stop.wait(self.delay):
+            return
+        while True:
+            with self._lock:
+                if self._stop.is_set():
+                    return
+                self._show()
+            if self._stop.wait(self.interval):
+                return
+
+    def __call__(self, done, total):
+        if self.disable:
+            return
+        with self._lock:
+            self._done, self._total = int(done), int(total)
+            if self._bar is not None or time.perf_counter() - self._t0 >= self.delay:
+                self._show()
 
     def close(self):
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        with self._lock:
+            if self._bar is not None:
+                self._bar.close()
+                self._bar = None
 
     def __enter__(self):
+        self._t0 = time.perf_counter()
+        if not self.disable and self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._tick, daemon=True)
+            self._thread.start()
         return self
 
     def __exit__(self, *exc):

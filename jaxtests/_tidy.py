@@ -3,23 +3,28 @@
 Two layouts are recognised from the columns:
 
 - per-fold: ``algorithm, fold`` and one numeric column per measure;
-- per-instance: ``algorithm, fold, instance, y_true, score``.
+- per-instance: ``algorithm, fold, instance, y_true, score`` and no other column.
+
+Either may add a ``repetition`` column for repeated cross-validation (fold ``f`` of
+repetition ``r`` is its own fold, ``"r/f"``; 5x2cv tests need 5 repetitions of 2 folds).
+CSV files are UTF-8 (a BOM is fine) and may be gzipped (``.csv.gz``).
 
 Errors name the file, the line (1-based; the CSV header is line 1, a JSON
 record's line is its index + 1) and the column, and are ``ValueError``.
 """
 
-import csv
 import dataclasses
 import json
-import math
 import os
 
 import numpy as np
 
+from jaxtests.datasets._text import decode_error, open_text, parse_number, read_csv_rows
+
 __all__ = ["PerFold", "PerInstance", "read_tidy"]
 
 INSTANCE_COLUMNS = ("algorithm", "fold", "instance", "y_true", "score")
+KEY_COLUMNS = ("algorithm", "repetition", "fold")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,6 +35,7 @@ class PerFold:
     folds: tuple
     measures: tuple
     values: np.ndarray
+    repetitions: tuple | None = None  # repetition label of each fold, if the file has them
 
     def measure(self, name):
         """``(n_algorithms, n_folds)`` values of one measure."""
@@ -50,60 +56,66 @@ class PerInstance:
     y_true: np.ndarray
     scores: np.ndarray
     fold_of: np.ndarray
+    repetitions: tuple | None = None  # repetition label of each fold, if the file has them
+    instances: tuple = ()  # instance id of each row (the same instance in every repetition)
+
+
+def _json_object(pairs):
+    keys = [k for k, _ in pairs]
+    dup = sorted({k for k in keys if keys.count(k) > 1})
+    if dup:
+        raise ValueError(f"duplicate key(s) {dup} in one record")
+    return dict(pairs)
 
 
 def _records(path):
-    """Yield (line, header, row-dict of raw strings/values)."""
+    """Header and ``[(line, row-dict of raw strings/values)]`` of a CSV or JSON file."""
     path = os.fspath(path)
-    if path.lower().endswith(".json"):
-        with open(path) as fh:
-            try:
-                data = json.load(fh)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}, line {exc.lineno}: invalid JSON ({exc.msg}).") from None
+    if path.lower().endswith((".json", ".json.gz")):
+        try:
+            with open_text(path) as fh:
+                data = json.load(fh, object_pairs_hook=_json_object)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}, line {exc.lineno}: invalid JSON ({exc.msg}).") from None
+        except UnicodeDecodeError as exc:
+            raise decode_error(path, exc) from None
+        except ValueError as exc:  # duplicate keys, from _json_object
+            raise ValueError(f"{path}: {exc}; each key once per record.") from None
         if isinstance(data, dict) and "records" in data:
+            extra = sorted(set(data) - {"records"})
+            if extra:
+                raise ValueError(f"{path}: unknown top-level key(s) {extra} beside 'records'.")
             data = data["records"]
         if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
             raise ValueError(f"{path}: JSON must be a list of records (objects), one per row.")
         header = list(data[0]) if data else []
-        return header, [(i + 1, r) for i, r in enumerate(data)]
-    with open(path, newline="") as fh:
-        reader = csv.reader(fh)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise ValueError(f"{path}: the file is empty (no header line).") from None
-        rows = []
-        for lineno, row in enumerate(reader, start=2):
-            if not row or all(not c.strip() for c in row):
-                continue
-            if len(row) != len(header):
+        for i, r in enumerate(data):
+            if list(r) != header and set(r) != set(header):
+                extra = sorted(set(r) - set(header))
+                missing = sorted(set(header) - set(r))
                 raise ValueError(
-                    f"{path}, line {lineno}: {len(row)} fields, the header has {len(header)}."
+                    f"{path}, record {i + 1}: keys differ from the first record's "
+                    f"(extra {extra}, missing {missing}); every record needs the same keys."
                 )
-            rows.append((lineno, dict(zip(header, (c.strip() for c in row)))))
+        return header, [(i + 1, r) for i, r in enumerate(data)]
+    header, raw = read_csv_rows(path)
+    rows = []
+    for lineno, row in raw:
+        if len(row) != len(header):
+            raise ValueError(
+                f"{path}, line {lineno}: {len(row)} fields, the header has {len(header)}."
+            )
+        rows.append((lineno, dict(zip(header, (c.strip() for c in row), strict=True))))
     return header, rows
 
 
 def _number(path, line, col, raw):
-    if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("", "na", "nan", "null")):
-        raise ValueError(f"{path}, line {line}, column {col!r}: empty or missing value {raw!r}.")
-    if isinstance(raw, bool):
-        raise ValueError(f"{path}, line {line}, column {col!r}: non-numeric value {raw!r}.")
-    try:
-        v = float(raw)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{path}, line {line}, column {col!r}: non-numeric value {raw!r}."
-        ) from None
-    if not math.isfinite(v):
-        raise ValueError(f"{path}, line {line}, column {col!r}: non-finite value {raw!r}.")
-    return v
+    return parse_number(path, line, col, raw)
 
 
 def _key(path, line, col, raw):
-    if raw is None or str(raw).strip() == "":
-        raise ValueError(f"{path}, line {line}, column {col!r}: empty value.")
+    if raw is None or isinstance(raw, bool | dict | list) or str(raw).strip() == "":
+        raise ValueError(f"{path}, line {line}, column {col!r}: empty or invalid value {raw!r}.")
     return str(raw).strip()
 
 
@@ -113,10 +125,10 @@ def read_tidy(path, *, measures=None):
     Parameters
     ----------
     path : str or path-like
-        ``.csv`` or ``.json`` (a list of records).
+        ``.csv``, ``.csv.gz`` or ``.json`` (a list of records).
     measures : sequence of str, optional
         Per-fold layout only: the measure columns to keep (default all but
-        ``algorithm`` and ``fold``).
+        ``algorithm``, ``repetition`` and ``fold``).
 
     Returns
     -------
@@ -132,7 +144,13 @@ def read_tidy(path, *, measures=None):
     if not rows:
         raise ValueError(f"{path}: no data rows.")
     if all(c in header for c in INSTANCE_COLUMNS):
-        return _per_instance(path, rows)
+        extra = [h for h in header if h not in (*INSTANCE_COLUMNS, "repetition")]
+        if extra:
+            raise ValueError(
+                f"{path}, line 1: unknown column(s) {extra} in a per-instance file (columns "
+                f"{list(INSTANCE_COLUMNS)}, optionally 'repetition'); remove them."
+            )
+        return _per_instance(path, rows, "repetition" in header)
     if "instance" in header or "y_true" in header or "score" in header:
         missing = [c for c in INSTANCE_COLUMNS if c not in header]
         raise ValueError(f"{path}, line 1: per-instance layout needs column(s) {missing}.")
@@ -146,8 +164,20 @@ def _check_algorithms(path, algs):
         )
 
 
+def _fold_key(path, line, r, repeated):
+    f = _key(path, line, "fold", r.get("fold"))
+    if not repeated:
+        return f
+    return f"{_key(path, line, 'repetition', r.get('repetition'))}/{f}"
+
+
+def _repetitions(folds, repeated):
+    return tuple(f.split("/", 1)[0] for f in folds) if repeated else None
+
+
 def _per_fold(path, header, rows, measures):
-    cols = [h for h in header if h not in ("algorithm", "fold")]
+    repeated = "repetition" in header
+    cols = [h for h in header if h not in KEY_COLUMNS]
     if measures is not None:
         missing = [m for m in measures if m not in header]
         if missing:
@@ -158,7 +188,7 @@ def _per_fold(path, header, rows, measures):
     table = {}
     for line, r in rows:
         a = _key(path, line, "algorithm", r.get("algorithm"))
-        f = _key(path, line, "fold", r.get("fold"))
+        f = _fold_key(path, line, r, repeated)
         if (a, f) in table:
             raise ValueError(f"{path}, line {line}: duplicate row for algorithm {a!r}, fold {f!r}.")
         table[(a, f)] = [_number(path, line, c, r.get(c)) for c in cols]
@@ -175,15 +205,15 @@ def _per_fold(path, header, rows, measures):
             )
     folds = tuple(ref)
     values = np.array([[table[(a, f)] for f in folds] for a in algs], dtype=np.float64)
-    return PerFold(algs, folds, tuple(cols), values)
+    return PerFold(algs, folds, tuple(cols), values, _repetitions(folds, repeated))
 
 
-def _per_instance(path, rows):
+def _per_instance(path, rows, repeated):
     table = {}
     truth = {}
     for line, r in rows:
         a = _key(path, line, "algorithm", r.get("algorithm"))
-        f = _key(path, line, "fold", r.get("fold"))
+        f = _fold_key(path, line, r, repeated)
         i = _key(path, line, "instance", r.get("instance"))
         y = _number(path, line, "y_true", r.get("y_true"))
         s = _number(path, line, "score", r.get("score"))
@@ -214,4 +244,7 @@ def _per_instance(path, rows):
     y_true = np.array([truth[k][0] for k in keys])
     scores = np.array([[table[(a, *k)] for k in keys] for a in algs])
     fold_of = np.array([folds.index(f) for f, _ in keys])
-    return PerInstance(algs, folds, y_true, scores, fold_of)
+    instances = tuple(i for _, i in keys)
+    return PerInstance(
+        algs, folds, y_true, scores, fold_of, _repetitions(folds, repeated), instances
+    )

@@ -85,3 +85,37 @@ def test_load_csv_errors(tmp_path):
         datasets.load_csv(write("a,b\n1,2\n"), label=1)
     with pytest.raises(TypeError, match="`features` must be a sequence"):
         datasets.load_csv(write("a,b\n1,2\n"), label="b", features="a")
+
+
+def test_load_csv_reads_what_spreadsheets_write(tmp_path):
+    # Excel's "CSV UTF-8" starts with a byte-order mark; gzip of it too.
+    p = tmp_path / "bom.csv"
+    p.write_bytes("\ufeffa,label\n1,0\n2,1\n\n\n".encode())
+    X, y = datasets.load_csv(p, label="a")
+    np.testing.assert_array_equal(X, [[0], [1]])
+    np.testing.assert_array_equal(y, [1, 2])
+    g = tmp_path / "bom.csv.gz"
+    g.write_bytes(gzip.compress(p.read_bytes()))
+    np.testing.assert_array_equal(datasets.load_csv(g, label="a")[1], [1, 2])
+
+
+def test_load_csv_refuses_hostile_files(tmp_path):
+    def write(data):
+        p = tmp_path / "bad.csv"
+        p.write_bytes(data if isinstance(data, bytes) else data.encode())
+        return p
+
+    with pytest.raises(ValueError, match=r"bad\.csv: not UTF-8 text \(byte 0xe9"):
+        datasets.load_csv(write("caf\u00e9,b\n1,2\n".encode("latin-1")), label="b")
+    with pytest.raises(ValueError, match=r"line 3, column 'a': non-numeric value '1_000'"):
+        datasets.load_csv(write("a,b\n1,2\n1_000,3\n"), label="b")
+    with pytest.raises(ValueError, match=r"line 2, column 'a': non-finite value 'infinity'"):
+        datasets.load_csv(write("a,b\ninfinity,2\n"), label="b")
+    with pytest.raises(ValueError, match=r"bad\.csv, line 3: blank line between data rows"):
+        datasets.load_csv(write("a,b\n1,2\n\n3,4\n"), label="b")
+    with pytest.raises(ValueError, match=r"`features` contains the label column 'd'"):
+        datasets.load_csv(write("a,d\n1,2\n"), label="d", features=["d"])
+    with pytest.raises(ValueError, match=r"`features` names column\(s\) \['a'\] more than once"):
+        datasets.load_csv(write("a,d\n1,2\n"), label="d", features=["a", "a"])
+    with pytest.raises(ValueError, match=r"line 1: column 2 has no name"):
+        datasets.load_csv(write("a,,d\n1,2,3\n"), label="d")

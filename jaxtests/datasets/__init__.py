@@ -5,13 +5,12 @@ classification labels are ±1 with the positive class documented per loader.
 Provenance and licences: ``jaxtests/datasets/data/README.md``.
 """
 
-import csv
-import gzip
-import math
 import os
 from importlib import resources
 
 import numpy as np
+
+from jaxtests.datasets._text import parse_number, read_csv_rows
 
 __all__ = ["list_datasets", "load_breast_cancer", "load_csv", "load_diabetes", "load_pima"]
 
@@ -87,19 +86,14 @@ def load_diabetes():
     return _bundled("diabetes")
 
 
-def _open_text(path):
-    if str(path).endswith(".gz"):
-        return gzip.open(path, "rt", newline="")
-    return open(path, newline="")
-
-
 def load_csv(path, *, label, features=None, delimiter=","):
     """Read a numeric feature/label table from a CSV file with a header row.
 
     Parameters
     ----------
     path : str or path-like
-        CSV file (``.gz`` files are decompressed).
+        CSV file in UTF-8, with or without a byte-order mark (``.gz`` files are
+        decompressed).
     label : str
         Name of the label (target) column.
     features : sequence of str, optional
@@ -117,65 +111,44 @@ def load_csv(path, *, label, features=None, delimiter=","):
     Raises
     ------
     ValueError
-        Missing column, ragged row, non-numeric value, or an empty/NaN/inf
-        cell; the message names the file, the line number (1-based, header is
-        line 1) and the column.
+        Missing or duplicate column, the label among the features, ragged row,
+        blank line between rows, a file that is not UTF-8, non-numeric value
+        (also "1_000"), or an empty/NaN/inf cell; the message names the file,
+        the line number (1-based, header is line 1) and the column.
     """
     path = os.fspath(path)
     if not isinstance(label, str):
         raise TypeError(f"`label` must be a column name (str), got {type(label).__name__}.")
-    with _open_text(path) as fh:
-        reader = csv.reader(fh, delimiter=delimiter)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise ValueError(f"{path}: the file is empty (no header line).") from None
-        if features is None:
-            features = [h for h in header if h != label]
-        else:
-            if isinstance(features, str):
-                raise TypeError("`features` must be a sequence of column names, not a str.")
-            features = list(features)
-        wanted = [*features, label]
-        missing = [c for c in wanted if c not in header]
-        if missing:
+    if features is not None:
+        if isinstance(features, str):
+            raise TypeError("`features` must be a sequence of column names, not a str.")
+        features = list(features)
+        if label in features:
             raise ValueError(
-                f"{path}: column(s) {missing} not found in the header (line 1); "
-                f"columns are {header}."
+                f"`features` contains the label column {label!r}; a model would be given the "
+                "answer. Leave it out of `features`."
             )
-        if len(set(header)) != len(header):
-            dup = sorted({h for h in header if header.count(h) > 1})
-            raise ValueError(f"{path}: duplicate column name(s) {dup} in the header (line 1).")
-        cols = [header.index(c) for c in wanted]
-        rows = []
-        for lineno, row in enumerate(reader, start=2):
-            if not row or all(not c.strip() for c in row):
-                continue  # blank line
-            if len(row) != len(header):
-                raise ValueError(
-                    f"{path}, line {lineno}: {len(row)} fields, the header has {len(header)}."
-                )
-            vals = []
-            for j in cols:
-                cell = row[j].strip()
-                if cell == "" or cell.lower() in ("na", "nan", "null", "none"):
-                    raise ValueError(
-                        f"{path}, line {lineno}, column {header[j]!r}: empty or missing value "
-                        f"{row[j]!r}; remove or impute it first."
-                    )
-                try:
-                    v = float(cell)
-                except ValueError:
-                    raise ValueError(
-                        f"{path}, line {lineno}, column {header[j]!r}: non-numeric value "
-                        f"{row[j]!r}."
-                    ) from None
-                if not math.isfinite(v):
-                    raise ValueError(
-                        f"{path}, line {lineno}, column {header[j]!r}: non-finite value {row[j]!r}."
-                    )
-                vals.append(v)
-            rows.append(vals)
+        dup = sorted({f for f in features if features.count(f) > 1})
+        if dup:
+            raise ValueError(f"`features` names column(s) {dup} more than once.")
+    header, raw_rows = read_csv_rows(path, delimiter)
+    if features is None:
+        features = [h for h in header if h != label]
+    wanted = [*features, label]
+    missing = [c for c in wanted if c not in header]
+    if missing:
+        raise ValueError(
+            f"{path}: column(s) {missing} not found in the header (line 1); columns are {header}."
+        )
+    cols = [header.index(c) for c in wanted]
+    rows = []
+    for lineno, row in raw_rows:
+        if len(row) != len(header):
+            raise ValueError(
+                f"{path}, line {lineno}: {len(row)} fields, the header has {len(header)}."
+            )
+        hint = "; remove or impute it first"
+        rows.append([parse_number(path, lineno, header[j], row[j], hint=hint) for j in cols])
     if not rows:
         raise ValueError(f"{path}: no data rows after the header.")
     data = np.asarray(rows, dtype=np.float64)

@@ -1,0 +1,113 @@
+"""One reader for the text files users hand us: CSV (optionally gzipped) and numbers in it.
+
+Shared by :func:`jaxtests.datasets.load_csv` and the CLI's tidy reader, so both accept
+the same files: UTF-8 with or without a byte-order mark (Excel's "CSV UTF-8"), ``.gz``
+compression, trailing blank lines. Everything else that spreadsheets and typos produce is
+refused with the file, line and column: other encodings, blank lines between data rows,
+duplicate or empty column names, and cells that are not plain decimal numbers ("1_000",
+"0x10", "1,5").
+"""
+
+import csv
+import gzip
+import math
+import os
+import re
+
+__all__ = ["check_header", "open_text", "parse_number", "read_csv_rows"]
+
+# A plain decimal number as spreadsheets write it. Python's float() also takes "1_000",
+# "infinity" and surrounding spaces; a results file holding those is a typo, not data.
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_MISSING = ("", "na", "nan", "null", "none")
+_NONFINITE = ("inf", "+inf", "-inf", "infinity", "+infinity", "-infinity")
+
+
+def open_text(path):
+    """Open ``path`` for reading as UTF-8 text (a BOM is dropped; ``.gz`` is decompressed)."""
+    path = os.fspath(path)
+    if path.lower().endswith(".gz"):
+        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
+    return open(path, encoding="utf-8-sig", newline="")
+
+
+def decode_error(path, exc):
+    """A ValueError naming the file for a UnicodeDecodeError raised while reading it."""
+    return ValueError(
+        f"{os.fspath(path)}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
+        f"{exc.start}); save it as UTF-8 (Excel: 'CSV UTF-8'), e.g. iconv -f latin1 -t utf-8."
+    )
+
+
+def check_header(path, header):
+    """Refuse empty and duplicate column names (one of two equal names would be dropped)."""
+    empty = [i + 1 for i, h in enumerate(header) if h == ""]
+    if empty:
+        raise ValueError(f"{path}, line 1: column {empty[0]} has no name.")
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup:
+        raise ValueError(f"{path}, line 1: duplicate column name(s) {dup} in the header.")
+
+
+def read_csv_rows(path, delimiter=","):
+    """Header (stripped names) and ``[(line, cells)]`` of a CSV file.
+
+    Blank lines at the end are ignored; a blank line before a data row is an error
+    (a lost record, or two tables pasted together).
+    """
+    path = os.fspath(path)
+    try:
+        with open_text(path) as fh:
+            reader = csv.reader(fh, delimiter=delimiter)
+            try:
+                header = [h.strip() for h in next(reader)]
+            except StopIteration:
+                raise ValueError(f"{path}: the file is empty (no header line).") from None
+            rows, blank = [], None
+            for row in reader:
+                lineno = reader.line_num
+                if not row or all(not c.strip() for c in row):
+                    blank = blank or lineno
+                    continue
+                if blank is not None:
+                    raise ValueError(
+                        f"{path}, line {blank}: blank line between data rows; remove it."
+                    )
+                rows.append((lineno, row))
+    except UnicodeDecodeError as exc:
+        raise decode_error(path, exc) from None
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        if isinstance(exc, FileNotFoundError):
+            raise ValueError(f"{path}: no such file.") from None
+        raise ValueError(f"{path}: cannot read the file ({exc}).") from None
+    except csv.Error as exc:
+        raise ValueError(f"{path}: not a readable CSV file ({exc}).") from None
+    if header == [""]:
+        raise ValueError(f"{path}, line 1: the header line is blank.")
+    check_header(path, header)
+    return header, rows
+
+
+def parse_number(path, line, col, raw, *, hint=""):
+    """A finite float from a CSV cell or JSON value; the error names file, line and column."""
+    where = f"{path}, line {line}, column {col!r}"
+    if isinstance(raw, bool):
+        raise ValueError(f"{where}: non-numeric value {raw!r}.")
+    if isinstance(raw, int | float):
+        v = float(raw)
+        if not math.isfinite(v):
+            raise ValueError(f"{where}: non-finite value {raw!r}.")
+        return v
+    if raw is None or (isinstance(raw, str) and raw.strip().lower() in _MISSING):
+        raise ValueError(f"{where}: empty or missing value {raw!r}{hint}.")
+    if not isinstance(raw, str):
+        raise ValueError(f"{where}: non-numeric value {raw!r}.")
+    cell = raw.strip()
+    if cell.lower() in _NONFINITE:
+        raise ValueError(f"{where}: non-finite value {raw!r}.")
+    if not _NUMBER.fullmatch(cell):
+        raise ValueError(f"{where}: non-numeric value {raw!r}.")
+    v = float(cell)
+    if not math.isfinite(v):  # 1e999
+        raise ValueError(f"{where}: non-finite value {raw!r}.")
+    return v

@@ -29,9 +29,17 @@ _CLF_LOSSES = ("zero_one", "hinge")
 _COUNT_MEASURES = ("tpr", "fpr", "precision", "specificity", "accuracy", "error", "f1")
 _RANK_MEASURES = ("roc_auc", "average_precision")
 _COUNTS = ("tp", "fn", "fp", "tn")
+_REG_MEASURES = ("rmse",)
+_MEASURES = _LOSSES + _COUNTS + _COUNT_MEASURES + _RANK_MEASURES + _REG_MEASURES
 
 
 # ---------------------------------------------------------------- splitters
+
+
+def _check_bool(value, name):
+    # a string such as "no" is truthy: refuse rather than read it as True
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"`{name}` must be a bool, got {type(value).__name__} {value!r}.")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +90,7 @@ class KFold:
     def __post_init__(self):
         as_int_scalar(self.n_splits, "n_splits", minimum=2)
         as_int_scalar(self.repeats, "repeats", minimum=1)
+        _check_bool(self.stratified, "stratified")
 
     def split(self, y, key, classification):
         """Return :class:`Splits` for labels ``y`` (numpy) and a typed JAX key."""
@@ -90,6 +99,7 @@ class KFold:
             raise ValueError(f"`cv`: cannot make {self.n_splits} folds from {n} instances.")
         strat = self.stratified and classification
         if strat:
+            _check_two_classes(y)
             n_min = int(min(np.sum(y > 0), np.sum(y <= 0)))
             if n_min < self.n_splits:
                 raise ValueError(
@@ -136,6 +146,7 @@ class RandomSplits:
 
     def __post_init__(self):
         as_int_scalar(self.n_splits, "n_splits", minimum=2)
+        _check_bool(self.stratified, "stratified")
         if not isinstance(self.test_size, numbers.Real) or not 0 < self.test_size < 1:
             raise ValueError(f"`test_size` must be a fraction in (0, 1), got {self.test_size!r}.")
 
@@ -186,21 +197,69 @@ def _explicit_splits(cv, n):
     return Splits(train, test)
 
 
+def _check_two_classes(y):
+    pos = np.asarray(y) > 0
+    if pos.all() or not pos.any():
+        label = "+1" if pos.all() else "-1"
+        raise ValueError(
+            f"`y` holds a single class (every label is {label}); classification needs both "
+            "±1 labels."
+        )
+
+
+def _check_training_classes(y, splits):
+    """Both classes in every training set (one class: NaN or infinite decisions)."""
+    pos = np.asarray(y) > 0
+    n_pos = (splits.train & pos).sum(-1)
+    n_neg = (splits.train & ~pos).sum(-1)
+    bad = np.argwhere((n_pos == 0) | (n_neg == 0))
+    if bad.size:
+        r, k = (int(v) for v in bad[0])
+        where = f"split {k}" if splits.shape[0] == 1 else f"repetition {r}, split {k}"
+        only = "+1" if n_neg[r, k] == 0 else "-1"
+        raise ValueError(
+            f"`cv`: the training set of {where} holds only class {only}; a classifier "
+            "cannot be fitted without both classes (use stratified or larger folds)."
+        )
+
+
 def make_splits(cv, y, key, classification, *, repeats=1, stratified=True):
-    """Resolve ``cv`` (int, splitter, or iterable of (train, test)) into :class:`Splits`."""
-    if isinstance(cv, bool):
-        raise TypeError("`cv` must be an int, a splitter or an iterable of (train, test) pairs.")
+    """Resolve ``cv`` (int, splitter, or iterable of (train, test)) into :class:`Splits`.
+
+    For classification, ``y`` and every training set must hold both classes.
+    """
+    if isinstance(cv, bool | str | bytes) or (
+        isinstance(cv, numbers.Number) and not isinstance(cv, numbers.Integral)
+    ):
+        raise TypeError(
+            "`cv` must be an int (number of folds), a splitter (KFold, FiveByTwo(), "
+            f"RandomSplits) or an iterable of (train, test) index pairs; got "
+            f"{type(cv).__name__} {cv!r}."
+        )
+    if classification:
+        _check_two_classes(y)
     if isinstance(cv, numbers.Integral):
         cv = KFold(as_int_scalar(cv, "cv", minimum=2), repeats=repeats, stratified=stratified)
     elif repeats != 1:
         raise ValueError("`repeats` applies only when `cv` is an int; set it on the splitter.")
     if hasattr(cv, "split") and isinstance(cv, KFold | RandomSplits):
-        return cv.split(y, key, classification)
-    if isinstance(cv, Splits):
-        return cv
-    if hasattr(cv, "split") and hasattr(cv, "get_n_splits"):
+        splits = cv.split(y, key, classification)
+    elif isinstance(cv, Splits):
+        splits = cv
+    elif hasattr(cv, "split") and hasattr(cv, "get_n_splits"):
         raise TypeError("`cv`: pass a scikit-learn splitter as `list(cv.split(X, y))`.")
-    return _explicit_splits(cv, len(y))
+    else:
+        try:
+            iter(cv)
+        except TypeError:
+            raise TypeError(
+                "`cv` must be an int, a splitter or an iterable of (train, test) index "
+                f"pairs; got {type(cv).__name__}."
+            ) from None
+        splits = _explicit_splits(cv, len(y))
+    if classification:
+        _check_training_classes(y, splits)
+    return splits
 
 
 def padded_test_index(test):
@@ -336,14 +395,24 @@ class CVResult:
     def _targets(self):
         return self.y[self.index]
 
+    def _default_loss(self, loss):
+        """``None`` -> the task's default loss: 0/1 for classifiers, square for regressors."""
+        if loss is None:
+            return "zero_one" if self.task == "classification" else "square"
+        return loss
+
     @x64
-    def instance_losses(self, name, loss="zero_one", **loss_kwargs):
+    def instance_losses(self, name, loss=None, **loss_kwargs):
         """Per-instance losses ``(R, K, m)`` (NaN on padding).
 
         ``loss`` is a name of ``jaxtests.losses`` (``"zero_one"``, ``"hinge"``,
         ``"square"``, ``"absolute"``, ``"epsilon_insensitive"`` with
-        ``epsilon=``, ``"power"`` with ``p=``) or a callable ``loss(y, f)``.
+        ``epsilon=``, ``"power"`` with ``p=``) or a callable ``loss(y, f)``;
+        ``None`` is ``"zero_one"`` for classifiers and ``"square"`` for
+        regressors. A decision value ``f = 0`` predicts -1 (scikit-learn's
+        rule), in the 0/1 loss as in :meth:`confusion`.
         """
+        loss = self._default_loss(loss)
         f = self.outputs[self._m(name)]
         yt = self._targets()
         if callable(loss):
@@ -351,7 +420,10 @@ class CVResult:
         else:
             check_choice(loss, "loss", _LOSSES)
             if loss in _CLF_LOSSES and self.task != "classification":
-                raise ValueError(f"`loss`={loss!r} needs ±1 labels; this is a regression result.")
+                raise ValueError(
+                    f"`loss`={loss!r} needs ±1 labels; this is a regression result (use "
+                    "'square', 'absolute', 'epsilon_insensitive' or 'power')."
+                )
             need = {"epsilon_insensitive": "epsilon", "power": "p"}.get(loss)
             if need is not None and need not in loss_kwargs:
                 raise ValueError(f"`loss`={loss!r} needs the keyword `{need}`.")
@@ -359,8 +431,12 @@ class CVResult:
         return jnp.where(self.valid, jnp.asarray(val, jnp.float64), jnp.nan)
 
     @x64
-    def fold_losses(self, name, loss="zero_one", *, reduce="mean", **loss_kwargs):
-        """Per-fold mean (or ``reduce="sum"``, seed 000's total) loss, ``(R, K)``."""
+    def fold_losses(self, name, loss=None, *, reduce="mean", **loss_kwargs):
+        """Per-fold mean (or ``reduce="sum"``, seed 000's total) loss, ``(R, K)``.
+
+        ``loss`` as in :meth:`instance_losses` (default: 0/1 for classifiers,
+        square for regressors).
+        """
         check_choice(reduce, "reduce", ("mean", "sum"))
         li = jnp.where(self.valid, self.instance_losses(name, loss, **loss_kwargs), 0.0)
         tot = jnp.sum(li, axis=-1)
@@ -372,7 +448,13 @@ class CVResult:
 
     @x64
     def confusion(self, name):
-        """Per-fold confusion counts ``(tp, fn, fp, tn)``, each ``(R, K)`` (sign of the output)."""
+        """Per-fold confusion counts ``(tp, fn, fp, tn)``, each ``(R, K)``.
+
+        An instance is predicted +1 iff its decision value is ``> 0``; ``f = 0``
+        predicts -1, as scikit-learn's ``predict`` from ``decision_function``
+        and as the 0/1 loss, so ``fold_scores(name, "error")`` equals
+        ``fold_losses(name, "zero_one")``.
+        """
         self._need_clf("`confusion`")
         f = self.outputs[self._m(name)]
         yt = jnp.where(self.valid, self._targets(), 0.0)  # padding: neither class
@@ -392,17 +474,31 @@ class CVResult:
 
         ``measure``: a loss name (mean loss), a confusion count (``"tp"``...),
         ``"tpr"``, ``"fpr"``, ``"precision"``, ``"specificity"``, ``"accuracy"``,
-        ``"error"``, ``"f1"``, ``"roc_auc"`` or ``"average_precision"``.
+        ``"error"``, ``"f1"``, ``"roc_auc"`` or ``"average_precision"``
+        (classification), or ``"rmse"`` (regression).
         """
-        if measure in _LOSSES:
+        return self._fold_scores(name, measure, "measure")
+
+    @x64
+    def _fold_scores(self, name, measure, arg):
+        """:meth:`fold_scores` with errors naming the caller's argument ``arg``."""
+        if isinstance(measure, str) and measure in _LOSSES:
             return self.fold_losses(name, measure)
-        check_choice(measure, "measure", _LOSSES + _COUNTS + _COUNT_MEASURES + _RANK_MEASURES)
-        self._need_clf(f"measure {measure!r}")
+        if not isinstance(measure, str):
+            raise TypeError(
+                f"`{arg}` must be a loss or measure name (or a callable loss), got "
+                f"{type(measure).__name__}."
+            )
+        check_choice(measure, arg, _MEASURES)
+        if measure in _REG_MEASURES:
+            if self.task != "regression":
+                raise ValueError(f"`{arg}`={measure!r} needs a regression result.")
+            return jnp.sqrt(self.fold_losses(name, "square"))
+        self._need_clf(f"`{arg}`={measure!r}")
         if measure in _RANK_MEASURES:
             f = self.outputs[self._m(name)]
-            # padding gets a negative label and the lowest score: it then never
-            # changes the ranking of real instances but would add negatives, so
-            # the per-fold computation below uses only the valid entries.
+            # the per-fold computation uses only the valid entries (padding
+            # would add negatives)
             out = np.empty(self.index.shape[:2])
             fn = getattr(_measures, measure)
             for r in range(out.shape[0]):
@@ -421,20 +517,57 @@ class CVResult:
         kw = loss_kwargs or {}
         return self.fold_scores_any(a, loss, kw), self.fold_scores_any(b, loss, kw)
 
+    @x64
     def fold_scores_any(self, name, what, loss_kwargs=None):
-        """``fold_losses`` for loss names/callables (with kwargs), else ``fold_scores``."""
+        """Per-fold ``(R, K)`` value of a loss (name or callable, with kwargs) or a measure.
+
+        ``what=None`` is the task's default loss (0/1 or square); errors name
+        the argument ``loss``.
+        """
+        what = self._default_loss(what)
+        if loss_kwargs is not None and not isinstance(loss_kwargs, dict):
+            raise TypeError(f"`loss_kwargs` must be a dict, got {type(loss_kwargs).__name__}.")
         if callable(what) or (what in _LOSSES and loss_kwargs):
             return self.fold_losses(name, what, **(loss_kwargs or {}))
-        return self.fold_scores(name, what)
+        if loss_kwargs:
+            raise ValueError(f"`loss_kwargs` apply to a loss; `loss`={what!r} takes none.")
+        return self._fold_scores(name, what, "loss")
 
     # ---- tests
-    def ttest_paired(self, a, b, *, loss="zero_one", loss_kwargs=None, **kwargs):
+    def _check_pooling(self, test, pool_repetitions, *, alternative=None):
+        """Refuse to pool the folds of several repetitions unless asked explicitly."""
+        if not isinstance(pool_repetitions, bool):
+            raise TypeError(
+                f"`pool_repetitions` must be a bool, got {type(pool_repetitions).__name__}."
+            )
+        R, K = (int(v) for v in self.index.shape[:2])
+        if R == 1 or pool_repetitions:
+            return
+        design = "5x2 cv" if (R, K) == (5, 2) else f"{R} repetitions x {K} folds"
+        use = alternative or "`ttest_corrected` for a pair of models"
+        if (R, K) == (5, 2) and alternative is None:
+            use = "`ttest_5x2cv` / `ftest_5x2cv` (this is 5x2 cv) or `ttest_corrected`"
+        raise ValueError(
+            f"`{test}` would pool the {R * K} folds of a {design} design as if they were "
+            "independent, but the repetitions reuse the same instances for training and "
+            f"testing, so its p-value is far too small. Use {use}; or pass "
+            "pool_repetitions=True to pool anyway."
+        )
+
+    @x64
+    def ttest_paired(self, a, b, *, loss=None, loss_kwargs=None, pool_repetitions=False, **kwargs):
         """Paired t test on the per-fold losses of models ``a`` and ``b`` (seed 000, eq. 5).
 
-        All ``R * K`` folds are pooled; with repetitions prefer ``ttest_corrected``.
+        ``loss``: a loss name or callable (default 0/1 for classifiers, square
+        for regressors) or a measure name (``"error"``, ``"rmse"``...). With
+        more than one repetition (``repeats > 1``, ``FiveByTwo()``,
+        ``RandomSplits``) the folds overlap and are not independent: this
+        refuses unless ``pool_repetitions=True``; use ``ttest_corrected``
+        (Nadeau & Bengio) or the 5x2 cv tests.
         """
         from jaxtests._ttests import ttest_paired
 
+        self._check_pooling("ttest_paired", pool_repetitions)
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
         return ttest_paired(la.ravel(), lb.ravel(), **kwargs)
 
@@ -445,7 +578,8 @@ class CVResult:
                 f"{tuple(self.index.shape[:2])}."
             )
 
-    def ttest_5x2cv(self, a, b, *, loss="zero_one", loss_kwargs=None, **kwargs):
+    @x64
+    def ttest_5x2cv(self, a, b, *, loss=None, loss_kwargs=None, **kwargs):
         """Dietterich's 5x2 cv t test on per-fold losses ``(5, 2)``."""
         from jaxtests._ttests import ttest_5x2cv
 
@@ -453,7 +587,8 @@ class CVResult:
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
         return ttest_5x2cv(la, lb, **kwargs)
 
-    def ftest_5x2cv(self, a, b, *, loss="zero_one", loss_kwargs=None, **kwargs):
+    @x64
+    def ftest_5x2cv(self, a, b, *, loss=None, loss_kwargs=None, **kwargs):
         """Alpaydın's combined 5x2 cv F test on per-fold losses ``(5, 2)``."""
         from jaxtests._ttests import ftest_5x2cv
 
@@ -461,7 +596,8 @@ class CVResult:
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
         return ftest_5x2cv(la, lb, **kwargs)
 
-    def ttest_corrected(self, a, b, *, loss="zero_one", loss_kwargs=None, **kwargs):
+    @x64
+    def ttest_corrected(self, a, b, *, loss=None, loss_kwargs=None, **kwargs):
         """Nadeau–Bengio corrected resampled t test over all ``R * K`` splits."""
         from jaxtests._ttests import ttest_corrected
 
@@ -470,54 +606,195 @@ class CVResult:
         n_test = int(np.asarray(self.valid).sum(-1).ravel()[0])
         return ttest_corrected(la.ravel(), lb.ravel(), n_train=n_train, n_test=n_test, **kwargs)
 
-    def _measure_matrix(self, name, measures):
-        if isinstance(measures, str):
+    @staticmethod
+    def _measures_iv(measures):
+        if isinstance(measures, str) or not hasattr(measures, "__iter__"):
             raise TypeError("`measures` must be a sequence of measure names, e.g. ('tpr', 'fpr').")
-        cols = [self.fold_scores(name, m).ravel() for m in measures]
+        return tuple(measures)
+
+    @x64
+    def _measure_matrix(self, name, measures):
+        measures = self._measures_iv(measures)
+        cols = [self._fold_scores(name, m, "measures").ravel() for m in measures]
         return jnp.stack(cols, axis=-1)  # (R*K, p)
 
-    def hotelling_t2(self, a, b, *, measures=("tpr", "fpr"), **kwargs):
-        """Paired Hotelling T² on per-fold measure vectors ``(R*K, p)`` (seed 004)."""
+    @staticmethod
+    def _no_names(kwargs, source):
+        if "names" in kwargs:
+            raise TypeError(f"`names` is set from {source}; do not pass it.")
+
+    @x64
+    def hotelling_t2(self, a, b, *, measures=("tpr", "fpr"), pool_repetitions=False, **kwargs):
+        """Paired Hotelling T² on per-fold measure vectors ``(R*K, p)`` (seed 004).
+
+        The result's ``names`` are the measures.
+        """
         from jaxtests._multivariate import hotelling_t2
 
+        self._no_names(kwargs, "`measures`")
+        measures = self._measures_iv(measures)
+        self._check_pooling("hotelling_t2", pool_repetitions, alternative="one test per repetition")
         return hotelling_t2(
-            self._measure_matrix(a, measures), self._measure_matrix(b, measures), **kwargs
+            self._measure_matrix(a, measures),
+            self._measure_matrix(b, measures),
+            names=tuple(measures),
+            **kwargs,
         )
 
     def _names(self, models):
-        return list(self.names) if models is None else list(models)
+        if models is None:
+            return list(self.names)
+        if isinstance(models, str) or not hasattr(models, "__iter__"):
+            raise TypeError("`models` must be a sequence of model names (or None for all).")
+        for m in models:
+            self._m(m)
+        return list(models)
 
-    def anova(self, models=None, *, loss="zero_one", loss_kwargs=None, **kwargs):
+    @x64
+    def anova(self, models=None, *, loss=None, loss_kwargs=None, pool_repetitions=False, **kwargs):
         """One-way ANOVA on per-fold losses, ``x : (L, R*K)``."""
         from jaxtests._multivariate import anova
 
+        self._check_pooling("anova", pool_repetitions, alternative="one test per repetition")
         x = jnp.stack(
             [self.fold_scores_any(m, loss, loss_kwargs).ravel() for m in self._names(models)]
         )
         return anova(x, **kwargs)
 
-    def manova(self, models=None, *, measures=("tpr", "fpr"), **kwargs):
-        """MANOVA on per-fold measure vectors, ``x : (L, R*K, p)`` (seed 004)."""
+    @x64
+    def manova(self, models=None, *, measures=("tpr", "fpr"), pool_repetitions=False, **kwargs):
+        """MANOVA on per-fold measure vectors, ``x : (L, R*K, p)`` (seed 004).
+
+        The result's ``names`` are the measures.
+        """
         from jaxtests._multivariate import manova
 
+        self._no_names(kwargs, "`measures`")
+        measures = self._measures_iv(measures)
+        self._check_pooling("manova", pool_repetitions, alternative="one test per repetition")
         x = jnp.stack([self._measure_matrix(m, measures) for m in self._names(models)])
-        return manova(x, **kwargs)
+        return manova(x, names=tuple(measures), **kwargs)
 
-    def posthoc(self, models=None, *, loss="zero_one", loss_kwargs=None, **kwargs):
-        """Pairwise post hoc tests on per-fold losses, ``x : (L, R*K)``."""
+    @x64
+    def posthoc(
+        self,
+        models=None,
+        *,
+        test="t",
+        loss=None,
+        loss_kwargs=None,
+        measures=None,
+        pool_repetitions=False,
+        **kwargs,
+    ):
+        """Pairwise post hoc tests among models, named by the model names.
+
+        ``test="t"`` or ``"permutation"``: per-fold losses ``x : (L, R*K)`` of
+        ``loss`` (default 0/1 for classifiers, square for regressors).
+        ``test="hotelling"``: per-fold measure vectors ``x : (L, R*K, p)`` of
+        ``measures`` (default ``("tpr", "fpr")``).
+        """
         from jaxtests._posthoc import posthoc
 
-        x = jnp.stack(
-            [self.fold_scores_any(m, loss, loss_kwargs).ravel() for m in self._names(models)]
-        )
-        return posthoc(x, **kwargs)
+        self._no_names(kwargs, "the model names")
+        self._check_pooling("posthoc", pool_repetitions, alternative="one test per repetition")
+        names = self._names(models)
+        if test == "hotelling":
+            if loss is not None or loss_kwargs is not None:
+                raise ValueError(
+                    "`loss` applies to test='t' or 'permutation'; test='hotelling' compares "
+                    "the `measures` vectors."
+                )
+            measures = ("tpr", "fpr") if measures is None else self._measures_iv(measures)
+            x = jnp.stack([self._measure_matrix(m, measures) for m in names])
+        else:
+            if measures is not None:
+                raise ValueError(
+                    f"`measures` applies to test='hotelling'; test={test!r} compares one "
+                    "`loss` (or measure) per fold."
+                )
+            x = jnp.stack([self.fold_scores_any(m, loss, loss_kwargs).ravel() for m in names])
+        return posthoc(x, test=test, names=tuple(names), **kwargs)
 
-    def signflip_test(self, a, b, *, loss="zero_one", loss_kwargs=None, **kwargs):
-        """Sign-flip permutation test on the per-fold loss differences ``(R*K,)``."""
+    @staticmethod
+    def _check_resamples_used(res, kwargs, what):
+        """A given ``n_resamples`` must be honoured: refuse an exact or closed-form result."""
+        if "n_resamples" in kwargs and res.method != "monte-carlo":
+            raise ValueError(
+                f"`n_resamples`={kwargs['n_resamples']!r} is not used: the {what} "
+                f"gave the {res.method!r} p-value (no random draws). Drop `n_resamples`, or "
+                "pass method='monte-carlo' to draw them."
+            )
+
+    @x64
+    def instance_differences(self, a, b, loss=None, **loss_kwargs):
+        """Per-instance loss differences ``loss_a - loss_b``, ``(n_tested,)``, by instance index.
+
+        Both models are scored on the identical test instances. An instance
+        tested in several repetitions gets the mean of its differences (the
+        repetitions are not independent draws); instances never tested are
+        left out.
+        """
+        loss = self._default_loss(loss)
+        if not (callable(loss) or (isinstance(loss, str) and loss in _LOSSES)):
+            raise ValueError(
+                f"`loss`={loss!r} is not a per-instance loss: use one of {list(_LOSSES)} or a "
+                "callable loss(y, f); per-fold measures go to `signflip_test_folds`."
+            )
+        d = np.asarray(
+            self.instance_losses(a, loss, **loss_kwargs)
+            - self.instance_losses(b, loss, **loss_kwargs)
+        )
+        valid = np.asarray(self.valid)
+        index = np.asarray(self.index)[valid]
+        n = int(self.y.shape[0])
+        count = np.bincount(index, minlength=n)
+        total = np.bincount(index, weights=d[valid], minlength=n)
+        tested = count > 0
+        return total[tested] / count[tested]
+
+    @x64
+    def signflip_test(self, a, b, *, loss=None, loss_kwargs=None, **kwargs):
+        """Sign-flip permutation test on the paired per-instance loss differences.
+
+        ``d_i = loss_a(i) - loss_b(i)`` on every tested instance ``i`` (seed
+        003), from :meth:`instance_differences`: ``n`` differences for k-fold
+        cv, each instance's mean over the repetitions when ``repeats > 1``.
+        ``loss`` is a loss name or callable (default 0/1 for classifiers, square
+        for regressors); ``kwargs`` go to :func:`jaxtests.signflip_test`. A
+        given ``n_resamples`` must be used: if the p-value comes out exact or
+        binomial (0/1 loss differences take only -1, 0, +1), this raises; drop
+        ``n_resamples`` or pass ``method="monte-carlo"``. For the per-fold
+        differences use :meth:`signflip_test_folds`.
+        """
         from jaxtests._permutation import signflip_test
 
+        d = self.instance_differences(a, b, loss, **(loss_kwargs or {}))
+        res = signflip_test(d, **kwargs)
+        self._check_resamples_used(res, kwargs, f"test of the {d.size} per-instance differences")
+        return res
+
+    @x64
+    def signflip_test_folds(
+        self, a, b, *, loss=None, loss_kwargs=None, pool_repetitions=False, **kwargs
+    ):
+        """Sign-flip permutation test on the per-fold loss (or measure) differences ``(R*K,)``.
+
+        With few folds "auto" enumerates all ``2^(R K)`` patterns exactly; a
+        given ``n_resamples`` must then be dropped (or ``method="monte-carlo"``
+        passed), as in :meth:`signflip_test`.
+        """
+        from jaxtests._permutation import signflip_test
+
+        self._check_pooling(
+            "signflip_test_folds",
+            pool_repetitions,
+            alternative="`signflip_test` (per-instance differences, averaged over repetitions)",
+        )
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
-        return signflip_test((la - lb).ravel(), **kwargs)
+        res = signflip_test((la - lb).ravel(), **kwargs)
+        self._check_resamples_used(res, kwargs, f"test of the {la.size} per-fold differences")
+        return res
 
 
 # ---------------------------------------------------------------- cross_validate
@@ -578,10 +855,15 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     Returns
     -------
     CVResult
-        Outputs ``(M, R, K, m)`` with instance indices; methods give losses,
-        confusion counts, measures and the tests (``ttest_paired``,
-        ``hotelling_t2``, ``manova``, ``posthoc``, ``signflip_test``,
-        ``ttest_5x2cv``, ``ftest_5x2cv``, ``ttest_corrected``).
+        Outputs ``(M, R, K, m)`` with instance indices; methods give losses
+        (default: 0/1 for classifiers, square for regressors), confusion
+        counts, measures and the tests on per-fold values (``ttest_paired``,
+        ``hotelling_t2``, ``anova``, ``manova``, ``posthoc``,
+        ``signflip_test_folds``, ``ttest_5x2cv``, ``ftest_5x2cv``,
+        ``ttest_corrected``) or per-instance differences (``signflip_test``).
+        Tests that assume independent folds refuse the folds of several
+        repetitions unless ``pool_repetitions=True``; results carry the model
+        (``posthoc``) or measure (``hotelling_t2``, ``manova``) names.
 
     Examples
     --------

@@ -3,7 +3,14 @@
 Each function returns the loss of every instance (not a mean), keeps any
 leading batch shape (e.g. folds x algorithms x instances) and works under
 ``jit`` and ``vmap``. Classification losses take labels in {-1, +1} or
-{0, 1} (0 is read as -1) and real-valued decision values ``f``.
+{0, 1} (0 is read as -1) and real-valued decision values ``f``; the
+predicted class is +1 iff ``f > 0``, so ``f = 0`` predicts -1 (scikit-learn's
+rule for ``decision_function``, and the rule of every confusion count and
+measure in :mod:`jaxtests.measures` and ``CVResult``).
+
+``y`` and ``f`` share the instance axis (the last): ``y`` may lack leading
+batch axes (one label vector for several algorithms or folds), but the
+instance axes must have equal lengths, never broadcast against each other.
 
 References
 ----------
@@ -35,6 +42,13 @@ def _pair_iv(y, f, *, classification):
             f"`y` and `f` must have broadcast-compatible shapes, got {tuple(y.shape)} and "
             f"{tuple(f.shape)}."
         ) from None
+    if y.ndim == 0 or f.ndim == 0 or y.shape[-1] != f.shape[-1]:
+        # a (n, 1) label column against (n,) decisions would broadcast to n x n
+        raise ValueError(
+            f"`y` and `f` must have the same number of instances along the last axis, got "
+            f"shapes {tuple(y.shape)} and {tuple(f.shape)} (pass 1-d label vectors, not "
+            "columns)."
+        )
     return y, f
 
 
@@ -64,24 +78,30 @@ def zero_one(y, f):
     y : array_like, shape (..., n_instances)
         Labels in {-1, +1} or {0, 1}.
     f : array_like, shape (..., n_instances)
-        Decision values; the predicted class is ``sign(f)``.
+        Decision values; the predicted class is +1 where ``f > 0`` and -1
+        elsewhere (``f = 0`` included).
 
     Returns
     -------
     loss : jax.Array
-        1.0 where ``y * f <= 0`` (wrong side, or no decision at ``f = 0``), else 0.0.
+        1.0 where the predicted class differs from ``y``, else 0.0.
 
     Notes
     -----
     Seed 000 writes the 0/1 loss on the margin (``f y >= 1``); we follow the
-    usual misclassification loss on the sign, so that ``mean(zero_one)`` is the
-    error rate.
+    usual misclassification loss on the predicted class, so that
+    ``mean(zero_one)`` is the error rate and equals ``measures.error`` of the
+    confusion counts of the same predictions. A decision value of exactly 0
+    predicts -1, as scikit-learn's linear classifiers do (``scores > 0``): it
+    is an error for a positive instance and correct for a negative one.
 
     Examples
     --------
     >>> import jaxtests
     >>> jaxtests.losses.zero_one([1, -1, 1], [0.3, 0.2, -2.0]).tolist()
     [0.0, 1.0, 1.0]
+    >>> jaxtests.losses.zero_one([1, -1], [0.0, 0.0]).tolist()  # f = 0 predicts -1
+    [1.0, 0.0]
     """
     y, f = _pair_iv(y, f, classification=True)
     return _apply(y, f, name="zero_one")

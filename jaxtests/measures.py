@@ -1,6 +1,10 @@
 """Performance measures from confusion counts, scores and regression outputs.
 
-Binary labels are {-1, +1} or {0, 1}; the positive class is +1 (or 1). All
+Binary labels are {-1, +1} or {0, 1}; the positive class is +1 (or 1).
+Predictions from decision values ``f`` are +1 iff ``f > 0``: ``f = 0``
+predicts -1, as scikit-learn's ``decision_function``-based ``predict``; the
+0/1 loss (:func:`jaxtests.losses.zero_one`) and ``CVResult``'s confusion
+counts follow the same rule, so the mean 0/1 loss equals :func:`error`. All
 functions keep leading batch dimensions, so per-fold or per-algorithm
 measures come out of one call: ``confusion_counts(y, pred)`` with arrays of
 shape ``(folds, algorithms, n)`` gives counts of shape ``(folds, algorithms)``.
@@ -122,7 +126,21 @@ def _class_labels_iv(y, name):
                 )
         if (a < 0).any():
             raise ValueError(f"`{name}` must hold class indices >= 0; found {a.min()!r}.")
+        if a.size and a.max() >= _MAX_CELLS:
+            raise ValueError(
+                f"`{name}` holds the label {int(a.max())}: labels must be class indices "
+                f"0, 1, ..., C - 1 with C at most {_max_classes(1)} (map arbitrary labels to "
+                "indices with np.unique(labels, return_inverse=True))."
+            )
     return jnp.asarray(arr, dtype=jnp.int32)
+
+
+# Largest confusion matrix (all batch rows together): 2^27 float64 cells, 1 GiB.
+_MAX_CELLS = 2**27
+
+
+def _max_classes(rows):
+    return int(np.sqrt(_MAX_CELLS // max(rows, 1)))
 
 
 @x64
@@ -134,7 +152,9 @@ def confusion_matrix(y_true, y_pred, n_classes=None):
     y_true, y_pred : array_like of int, shape (..., n_instances)
         Class indices in ``[0, n_classes)``.
     n_classes : int, optional
-        Number of classes; inferred as ``max(label) + 1`` when omitted.
+        Number of classes; inferred as ``max(label) + 1`` when omitted. The
+        matrix is bounded at ``2^27`` cells over all batch rows (11585 classes
+        for one matrix); a larger class count raises ``ValueError``.
 
     Returns
     -------
@@ -144,13 +164,29 @@ def confusion_matrix(y_true, y_pred, n_classes=None):
     t = _class_labels_iv(y_true, "y_true")
     p = _class_labels_iv(y_pred, "y_pred")
     check_same_shape(t, p, "y_true", "y_pred")
-    top = int(max(np.max(np.asarray(t)), np.max(np.asarray(p)))) + 1
+    top_t, top_p = int(np.max(np.asarray(t))), int(np.max(np.asarray(p)))
+    top = max(top_t, top_p) + 1
+    rows = int(np.prod(t.shape[:-1], dtype=np.int64))
+    cap = _max_classes(rows)
     if n_classes is None:
+        if top > cap:
+            name = "y_true" if top_t >= top_p else "y_pred"
+            raise ValueError(
+                f"`{name}` holds the label {top - 1}, so the confusion matrix would have "
+                f"{top} classes ({rows * top * top:.3g} cells); at most {cap} classes fit "
+                f"the {_MAX_CELLS} cell budget. Labels must be class indices 0, 1, ..., C - 1 "
+                "(map arbitrary labels with np.unique(labels, return_inverse=True))."
+            )
         n_classes = top
     elif isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral):
         raise TypeError(f"`n_classes` must be an int, got {type(n_classes).__name__}.")
     elif n_classes < 1 or n_classes < top:
         raise ValueError(f"`n_classes`={n_classes} is too small: labels go up to {top - 1}.")
+    elif n_classes > cap:
+        raise ValueError(
+            f"`n_classes`={n_classes} is too large: at most {cap} classes fit the "
+            f"{_MAX_CELLS} cell budget of the confusion matrix."
+        )
     return _confusion_matrix(t, p, int(n_classes))
 
 

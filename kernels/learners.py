@@ -47,6 +47,7 @@ __all__ = [
     "ridge_partition",
     "ridge_partition_counts",
     "smo_solve",
+    "standardize_fit",
     "svc_fit",
     "svm_decision",
     "svr_fit",
@@ -64,6 +65,26 @@ class LinearModel(NamedTuple):
 def linear_decision(params, Z):
     """Decision values ``Z @ coef + intercept``; ``Z : (m, d)`` -> ``(m,)``."""
     return Z @ params.coef + params.intercept
+
+
+def standardize_fit(X, w):
+    """Training-weighted mean and scale of each feature (scikit-learn's ``StandardScaler``).
+
+    ``X : (n, d)``, ``w : (n,)`` -> ``(mean, scale)``, each ``(d,)``: the
+    weighted mean and population standard deviation (``ddof = 0``) of the rows
+    with ``w > 0``; a constant feature gets scale 1 (as ``StandardScaler``).
+    Apply as ``(X - mean) / scale``. Pure; no validation.
+    """
+    # elementwise products and axis-0 sums, not ``w @ X``: under vmap a matrix
+    # product becomes a GEMM whose rounding can differ from the single fit's
+    sw = jnp.sum(w)
+    mean = jnp.sum(w[:, None] * X, axis=0) / sw
+    var = jnp.sum(w[:, None] * jnp.square(X - mean[None, :]), axis=0) / sw
+    # StandardScaler's constant-feature test (Chan, Golub & LeVeque's bound on
+    # the rounding of the two-pass variance): such a feature keeps scale 1
+    eps = jnp.finfo(X.dtype).eps
+    constant = var <= sw * eps * var + (sw * mean * eps) ** 2
+    return mean, jnp.where(constant, 1, jnp.sqrt(jnp.where(constant, 1, var)))
 
 
 def _weighted_center(X, w):

@@ -1,6 +1,9 @@
 """Per-instance loss kernels. Shapes: ``y, f : (..., n_instances)`` broadcastable.
 
-Pure; no validation. Labels are ±1 for the classification losses.
+Pure; no validation. Labels are ±1 for the classification losses. The
+predicted class of a decision value ``f`` is +1 iff ``f > 0``: ``f = 0``
+predicts -1, as scikit-learn's ``LinearClassifierMixin.predict`` (``scores >
+0``) and every confusion count here (``jaxtests.kernels.measures``).
 """
 
 import jax.numpy as jnp
@@ -9,8 +12,8 @@ __all__ = ["absolute", "epsilon_insensitive", "hinge", "power", "square", "zero_
 
 
 def zero_one(y, f):
-    """0/1 loss on the sign of ``f``: 1 where ``y * f <= 0`` (``f == 0`` is an error)."""
-    return jnp.where(y * f > 0, 0, 1).astype(jnp.result_type(y, f))
+    """0/1 loss of the prediction ``+1 if f > 0 else -1``: 1 where it differs from ``y``."""
+    return jnp.where((f > 0) == (y > 0), 0, 1).astype(jnp.result_type(y, f))
 
 
 def hinge(y, f):

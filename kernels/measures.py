@@ -2,8 +2,11 @@
 
 Shapes: instance axis last, ``(..., n_instances)``; counts have the batch shape
 ``(...)`` (binary) or ``(..., n_classes)`` (one-vs-rest). Pure; no validation.
-Binary labels are ±1 with +1 the positive class. Counts are floats of the
-input dtype so they feed the test statistics directly.
+Binary labels are ±1 with +1 the positive class; a value is read as +1 iff it
+is ``> 0``, so a decision value ``f = 0`` predicts -1 (scikit-learn's
+``scores > 0``), the rule of the 0/1 loss too (``jaxtests.kernels.losses``).
+Counts are floats of the input dtype so they feed the test statistics
+directly.
 """
 
 from typing import NamedTuple
@@ -42,7 +45,7 @@ class ConfusionCounts(NamedTuple):
 
 
 def confusion_counts(y_true, y_pred):
-    """(tp, fn, fp, tn) summed over the last axis; ``y_* : (..., n)`` with ±1 labels."""
+    """(tp, fn, fp, tn) summed over the last axis; ``y_* : (..., n)``, positive iff ``> 0``."""
     dtype = jnp.result_type(y_true, y_pred)
     t = y_true > 0
     p = y_pred > 0
@@ -56,11 +59,25 @@ def confusion_counts(y_true, y_pred):
 def confusion_matrix(y_true, y_pred, n_classes, dtype=jnp.float32):
     """``(..., n_classes, n_classes)`` counts, rows true class, columns predicted.
 
-    Labels are integer class indices in ``[0, n_classes)``.
+    Labels are integer class indices; those outside ``[0, n_classes)`` are
+    not counted. A scatter-add of
+    the ``n`` pairs: memory ``O(n + n_classes^2)`` per row (one-hot products
+    would take ``O(n n_classes)``).
     """
-    t = jax.nn.one_hot(y_true, n_classes, dtype=dtype)
-    p = jax.nn.one_hot(y_pred, n_classes, dtype=dtype)
-    return jnp.einsum("...ni,...nj->...ij", t, p)
+    batch, n = y_true.shape[:-1], y_true.shape[-1]
+    rows = 1
+    for b in batch:
+        rows *= b
+    cell = (y_true * n_classes + y_pred).reshape(rows, n)
+    cell = cell + (jnp.arange(rows, dtype=cell.dtype) * n_classes * n_classes)[:, None]
+    # a label outside [0, n_classes) counts nowhere (as a zero one-hot row)
+    inside = (y_true >= 0) & (y_true < n_classes) & (y_pred >= 0) & (y_pred < n_classes)
+    counts = jax.ops.segment_sum(
+        inside.reshape(-1).astype(dtype),
+        cell.reshape(-1),
+        num_segments=rows * n_classes * n_classes,
+    )
+    return counts.reshape(*batch, n_classes, n_classes)
 
 
 def class_counts(cm):

@@ -3,7 +3,10 @@
 import numpy as np
 import pytest
 import scipy.stats
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression, RidgeClassifier
+from sklearn.metrics import zero_one_loss
+from sklearn.model_selection import KFold as KFoldSK
 from sklearn.model_selection import StratifiedKFold
 
 from jaxtests import datasets, models
@@ -87,8 +90,10 @@ def test_losses_and_measures_by_hand(res, pima):
         ff, yy = f[0, k][valid[0, k]], y[idx[0, k][valid[0, k]]]
         hinge = np.maximum(0, 1 - yy * ff).mean()
         np.testing.assert_allclose(res.fold_losses("lda", "hinge")[0, k], hinge, rtol=1e-12)
+        # sklearn's prediction rule: +1 iff f > 0
         np.testing.assert_allclose(
-            res.fold_losses("lda", "zero_one", reduce="sum")[0, k], np.sum(yy * ff <= 0)
+            res.fold_losses("lda", "zero_one", reduce="sum")[0, k],
+            np.sum(np.where(ff > 0, 1, -1) != yy),
         )
         tp = np.sum((yy > 0) & (ff > 0))
         fn = np.sum((yy > 0) & (ff <= 0))
@@ -173,3 +178,186 @@ def test_validation_messages(pima):
         r.ttest_5x2cv("lda", "lda")
     with pytest.raises(TypeError, match="`measures` must be a sequence"):
         r.hotelling_t2("lda", "lda", measures="tpr")
+
+
+# ---------------------------------------------------------------- issues 13 and 18
+
+
+class _FirstFeature(ClassifierMixin, BaseEstimator):
+    """Decision value = first feature (exact zeros where it is 0); fit learns nothing."""
+
+    def fit(self, X, y):
+        self.classes_ = np.array([-1.0, 1.0])
+        return self
+
+    def decision_function(self, X):
+        return np.asarray(X)[:, 0]
+
+
+def test_error_measure_equals_mean_zero_one_at_f_zero(pima):
+    # Issue 13.6: one rule for f = 0 (predicts -1). Reference: scikit-learn's
+    # predict for a linear decision function that is exactly 0 (RidgeClassifier with
+    # weights set to pick the first feature: classes_[scores > 0]).
+    X, y = pima
+    X = X.copy()
+    X[::7, 0] = 0.0  # 29 decision values exactly 0, of both classes
+    folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+    r = cross_validate({"f": _FirstFeature()}, X, y, cv=folds)
+    sk = RidgeClassifier().fit(X, y)
+    sk.coef_ = np.eye(1, X.shape[1])
+    sk.intercept_ = np.zeros(1)
+    for k, (_, te) in enumerate(folds):
+        ref = zero_one_loss(y[te], sk.predict(X[te]))
+        np.testing.assert_allclose(r.fold_losses("f", "zero_one")[0, k], ref, rtol=1e-12)
+        np.testing.assert_allclose(r.fold_scores("f", "error")[0, k], ref, rtol=1e-12)
+
+
+def test_regression_defaults_to_square_loss_and_accepts_rmse():
+    # Issue 13.8. References: sklearn mean_squared_error / root_mean_squared_error per
+    # fold of sklearn Ridge fits, scipy.stats.ttest_rel on them.
+    from sklearn.linear_model import Ridge
+    from sklearn.metrics import mean_squared_error, root_mean_squared_error
+
+    X, y = datasets.load_diabetes()
+    X, y = X[:150], y[:150]
+    folds = list(KFoldSK(5, shuffle=True, random_state=0).split(X))
+    r = cross_validate({"a": models.ridge(1.0), "b": models.ridge(100.0)}, X, y, cv=folds)
+    mse = {a: [] for a in (1.0, 100.0)}
+    rmse = {a: [] for a in (1.0, 100.0)}
+    for tr, te in folds:
+        for a in (1.0, 100.0):
+            pred = Ridge(alpha=a).fit(X[tr], y[tr]).predict(X[te])
+            mse[a].append(mean_squared_error(y[te], pred))
+            rmse[a].append(root_mean_squared_error(y[te], pred))
+    np.testing.assert_allclose(r.fold_losses("a")[0], mse[1.0], rtol=1e-9)
+    np.testing.assert_allclose(r.fold_scores("a", "rmse")[0], rmse[1.0], rtol=1e-9)
+    ref = scipy.stats.ttest_rel(mse[1.0], mse[100.0])
+    out = r.ttest_paired("a", "b")
+    np.testing.assert_allclose(out.pvalue, ref.pvalue, rtol=1e-8)
+    ref = scipy.stats.ttest_rel(rmse[1.0], rmse[100.0])
+    np.testing.assert_allclose(r.ttest_paired("a", "b", loss="rmse").pvalue, ref.pvalue, rtol=1e-8)
+    assert r.posthoc(alpha=0.05).names == ("a", "b")
+    with pytest.raises(ValueError, match=r"`loss`='rmse' needs a regression result"):
+        cross_validate([models.lda()], X, np.where(y > 140, 1, -1), cv=3, key=0).ttest_paired(
+            "lda", "lda", loss="rmse"
+        )
+
+
+def test_model_names_pass_through(res):
+    # Issue 13.5: posthoc text, cliques and ordering name the models; Hotelling and
+    # MANOVA name their measures; posthoc(test="hotelling") takes measures.
+    from jaxtests._multivariate import hotelling_t2, manova
+    from jaxtests._posthoc import posthoc
+
+    ph = res.posthoc(loss="hinge")
+    assert ph.names == ("ridge", "lda", "sk_lr")
+    assert "ridge vs lda" in ph.text() and "0 vs 1" not in ph.text()
+    assert all(set(c) <= set(res.names) for c in ph.cliques)
+    x = np.stack([np.asarray(res.fold_losses(m, "hinge")).ravel() for m in res.names])
+    np.testing.assert_allclose(ph.pvalue_adjusted, posthoc(x).pvalue_adjusted, rtol=1e-12)
+    ms = ("tpr", "fpr")
+    h = res.hotelling_t2("ridge", "sk_lr", measures=ms)
+    assert h.names == ms
+    mat = {
+        m: np.stack([np.asarray(res.fold_scores(m, s)).ravel() for s in ms], -1) for m in res.names
+    }
+    np.testing.assert_allclose(h.pvalue, hotelling_t2(mat["ridge"], mat["sk_lr"]).pvalue)
+    mv = res.manova(["ridge", "sk_lr"], measures=ms)
+    assert mv.names == ms
+    ref = manova(np.stack([mat["ridge"], mat["sk_lr"]]))
+    np.testing.assert_allclose(mv.pvalue, ref.pvalue, rtol=1e-12)
+    ph2 = res.posthoc(["ridge", "sk_lr"], test="hotelling", measures=ms)
+    assert ph2.names == ("ridge", "sk_lr")
+    ref = posthoc(np.stack([mat["ridge"], mat["sk_lr"]]), test="hotelling")
+    np.testing.assert_allclose(ph2.pvalue, ref.pvalue, rtol=1e-12)
+    with pytest.raises(ValueError, match=r"`measures` applies to test='hotelling'"):
+        res.posthoc(measures=ms)
+    with pytest.raises(TypeError, match=r"`names` is set from the model names"):
+        res.posthoc(names=("a", "b", "c"))
+
+
+def test_signflip_uses_per_instance_differences(res, pima):
+    # Issue 13.2: per-instance hinge differences on the identical test instances
+    # (reference: sklearn hinge per instance of each fold's outputs), Monte Carlo
+    # with the n_resamples asked for; an unused n_resamples is an error.
+    from jaxtests._permutation import signflip_test
+
+    _, y = pima
+    f, idx, valid = (np.asarray(a) for a in res.instance_outputs("ridge"))
+    g = np.asarray(res.instance_outputs("lda")[0])
+    d = np.empty(len(y))
+    d[idx[valid]] = np.maximum(0, 1 - y[idx[valid]] * f[valid]) - np.maximum(
+        0, 1 - y[idx[valid]] * g[valid]
+    )
+    np.testing.assert_allclose(res.instance_differences("ridge", "lda", "hinge"), d, rtol=1e-12)
+    out = res.signflip_test("ridge", "lda", loss="hinge", n_resamples=20_000, key=3)
+    assert out.method == "monte-carlo" and out.n_resamples == 20_000
+    np.testing.assert_allclose(out.statistic, d.mean(), rtol=1e-12)
+    ref = signflip_test(d, n_resamples=20_000, key=3)
+    np.testing.assert_array_equal(out.pvalue, ref.pvalue)
+    with pytest.raises(ValueError, match=r"`n_resamples`=20000 is not used.*'binomial'"):
+        res.signflip_test("ridge", "lda", loss="zero_one", n_resamples=20_000)
+    assert res.signflip_test("ridge", "lda", loss="zero_one").method == "binomial"
+    with pytest.raises(ValueError, match=r"`loss`='tpr' is not a per-instance loss"):
+        res.signflip_test("ridge", "lda", loss="tpr")
+    # the per-fold variant says so in its name, and refuses an unused n_resamples
+    folds = res.signflip_test_folds("ridge", "lda", loss="hinge")
+    assert folds.method == "exact" and folds.n_resamples == 2**5
+    with pytest.raises(ValueError, match=r"`n_resamples`=100000 is not used.*'exact'"):
+        res.signflip_test_folds("ridge", "lda", loss="hinge", n_resamples=100_000)
+
+
+def test_repeated_cv_is_not_pooled_silently(pima):
+    # Issue 13.9: pooled repetitions need an explicit opt-in; ttest_corrected named.
+    X, y = pima
+    r = cross_validate([models.lda(), models.nearest_centroid()], X, y, cv=5, repeats=3, key=0)
+    with pytest.raises(ValueError, match=r"3 repetitions x 5 folds.*`ttest_corrected`"):
+        r.ttest_paired("lda", "nearest_centroid")
+    for call in (
+        lambda **kw: r.hotelling_t2("lda", "nearest_centroid", **kw),
+        lambda **kw: r.anova(**kw),
+        lambda **kw: r.manova(**kw),
+        lambda **kw: r.posthoc(**kw),
+        lambda **kw: r.signflip_test_folds("lda", "nearest_centroid", **kw),
+    ):
+        with pytest.raises(ValueError, match=r"pool_repetitions=True"):
+            call()
+    a = np.asarray(r.fold_losses("lda")).ravel()
+    b = np.asarray(r.fold_losses("nearest_centroid")).ravel()
+    ref = scipy.stats.ttest_rel(a, b)  # the pooled test, asked for explicitly
+    out = r.ttest_paired("lda", "nearest_centroid", pool_repetitions=True)
+    np.testing.assert_allclose(out.pvalue, ref.pvalue, rtol=1e-10)
+    r5 = cross_validate([models.lda(), models.nearest_centroid()], X, y, cv=FiveByTwo(), key=0)
+    with pytest.raises(ValueError, match=r"5x2 cv.*`ttest_5x2cv`"):
+        r5.ttest_paired("lda", "nearest_centroid")
+    with pytest.raises(TypeError, match=r"`pool_repetitions` must be a bool"):
+        r5.ttest_paired("lda", "nearest_centroid", pool_repetitions="yes")
+
+
+def test_bad_input_messages_issue_18(pima):
+    X, y = pima
+    with pytest.raises(TypeError, match=r"`cv` must be an int .*got float 5\.0"):
+        cross_validate([models.lda()], X, y, cv=5.0)
+    with pytest.raises(TypeError, match=r"`cv` must be an int"):
+        cross_validate([models.lda()], X, y, cv=object())
+    with pytest.raises(TypeError, match=r"`stratified` must be a bool, got str 'no'"):
+        KFold(stratified="no")
+    with pytest.raises(TypeError, match=r"`stratified` must be a bool"):
+        RandomSplits(stratified=None)
+    with pytest.raises(ValueError, match=r"`y` holds a single class \(every label is \+1\)"):
+        KFold(5).split(np.ones(20), None, True)
+    from jaxtests import permutation_test_score
+
+    with pytest.raises(ValueError, match=r"`y` holds a single class"):
+        permutation_test_score(models.ridge_classifier(), X, np.ones(200), n_permutations=10)
+    # a training split with one class: LDA gave NaN, SVC -inf, with an error rate
+    pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+    with pytest.raises(ValueError, match=r"training set of split 0 holds only class \+1"):
+        cross_validate([models.lda()], X, y, cv=[(pos, neg)])
+    r = cross_validate([models.lda()], X, y, cv=5, key=0)
+    with pytest.raises(ValueError, match=r"`loss` must be one of .*got 'mse'"):
+        r.ttest_paired("lda", "lda", loss="mse")
+    with pytest.raises(ValueError, match=r"`measure` must be one of .*got 'mse'"):
+        r.fold_scores("lda", "mse")
+    with pytest.raises(ValueError, match=r"`measures` must be one of .*got 'mse'"):
+        r.hotelling_t2("lda", "lda", measures=("tpr", "mse"))

@@ -1,9 +1,13 @@
-"""Docstring examples run, and every public function documents its parameters."""
+"""Docstring and README examples run, and every public function documents its parameters."""
 
 import doctest
 import importlib
 import inspect
+import pathlib
 import pkgutil
+import re
+import subprocess
+import sys
 
 import pytest
 
@@ -34,3 +38,24 @@ def test_public_functions_have_numpydoc(name):
     if inspect.isfunction(obj) and inspect.signature(obj).parameters:
         assert "Parameters\n----------" in doc, f"{name}: no Parameters section"
         assert "Returns\n-------" in doc, f"{name}: no Returns section"
+
+
+README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _python_blocks(text):
+    return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
+
+
+def test_readme_finds_python_blocks():
+    assert _python_blocks("a\n```python\nx = 1\n```\n```sh\nls\n```\n") == ["x = 1\n"]
+    assert len(_python_blocks(README.read_text(encoding="utf-8"))) >= 1
+
+
+@pytest.mark.parametrize("index", range(len(_python_blocks(README.read_text(encoding="utf-8")))))
+def test_readme_python_blocks_run(index):
+    # Issue 13.11: every README python block runs as written, in a fresh interpreter
+    # (as a user would: no test-suite float64 or promotion settings).
+    code = _python_blocks(README.read_text(encoding="utf-8"))[index]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, f"README python block {index} failed:\n{out.stderr[-3000:]}"

@@ -92,7 +92,8 @@ _SVM_KERNELS = [("linear", 1), ("poly", 2), ("poly", 3), ("rbf", 1)]
 def test_svc_matches_libsvm_precomputed(clf_data, kernel, degree):
     X, y, w = clf_data
     _, ytr, _, tr, te = _split(X, y, w)
-    m = models.svc(kernel, C=1.0, degree=degree, gamma=0.2, tol=1e-6)  # rbf: as _SPECS
+    # the solver on the given features (standardisation is tested separately)
+    m = models.svc(kernel, C=1.0, degree=degree, gamma=0.2, tol=1e-6, standardize=False)
     K = np.asarray(L.gram(jnp.asarray(X), jnp.asarray(X), kernel, degree, 0.2, 1.0, True))
     ref = svm.SVC(kernel="precomputed", C=1.0, tol=1e-6).fit(K[np.ix_(tr, tr)], ytr)
     # Both solvers stop at KKT gap 1e-6 (LIBSVM's `tol` is the same gap), so the
@@ -106,11 +107,64 @@ def test_svc_matches_libsvm_precomputed(clf_data, kernel, degree):
 def test_svr_matches_libsvm_precomputed(reg_data, kernel, degree):
     X, y, w = reg_data
     _, ytr, _, tr, te = _split(X, y, w)
-    m = models.svr(kernel, C=1.0, epsilon=0.1, degree=degree, gamma=0.1, tol=1e-6)
+    m = models.svr(
+        kernel, C=1.0, epsilon=0.1, degree=degree, gamma=0.1, tol=1e-6, standardize=False
+    )
     K = np.asarray(L.gram(jnp.asarray(X), jnp.asarray(X), kernel, degree, 0.1, 1.0, True))
     ref = svm.SVR(kernel="precomputed", C=1.0, epsilon=0.1, tol=1e-6).fit(K[np.ix_(tr, tr)], ytr)
     # same KKT-gap stopping rule as above
     np.testing.assert_allclose(_ours(m, X, y, w)[te], ref.predict(K[np.ix_(te, tr)]), atol=2e-5)
+
+
+def _raw_scales(X):
+    # undo the fixture's standardisation with very unequal feature scales
+    return X * np.array([1e3, 1.0, 1e-2, 50.0, 3.0])[: X.shape[1]] + 7.0
+
+
+@pytest.mark.parametrize("task", ["svc", "svr"])
+def test_svm_standardizes_on_the_training_fold(clf_data, reg_data, task):
+    # Issue 13.11: kernel machines standardise features by default with the training
+    # rows' mean and standard deviation only. Reference: scikit-learn's StandardScaler
+    # fitted on the training rows, then LIBSVM (SVC/SVR) on the same kernel matrix.
+    from sklearn.preprocessing import StandardScaler
+
+    X, y, w = clf_data if task == "svc" else reg_data
+    X = _raw_scales(X[:, :5])
+    _, ytr, _, tr, te = _split(X, y, w)
+    Xs = StandardScaler().fit(X[tr]).transform(X)
+    kw = dict(C=1.0, degree=2, gamma=0.2, tol=1e-6)
+    if task == "svc":
+        m = models.svc("poly", **kw)
+        ref = svm.SVC(kernel="precomputed", C=1.0, tol=1e-6)
+    else:
+        m = models.svr("poly", epsilon=0.1, **kw)
+        ref = svm.SVR(kernel="precomputed", C=1.0, epsilon=0.1, tol=1e-6)
+    K = np.asarray(L.gram(jnp.asarray(Xs), jnp.asarray(Xs), "poly", 2, 0.2, 1.0, True))
+    ref.fit(K[np.ix_(tr, tr)], ytr)
+    expected = ref.decision_function if task == "svc" else ref.predict
+    ours = _ours(m, X, y, w)[te]
+    np.testing.assert_allclose(ours, expected(K[np.ix_(te, tr)]), atol=2e-5)  # KKT gap 1e-6
+    # the test rows do not enter the scaling: changing them changes only their outputs
+    X2 = X.copy()
+    X2[te] *= 100.0
+    np.testing.assert_allclose(_ours(m, X2, y, w)[tr], _ours(m, X, y, w)[tr], atol=1e-9)
+    # standardize=False fits the raw features: a different model here
+    raw = models.svc("poly", standardize=False, **kw) if task == "svc" else None
+    if raw is not None:
+        assert np.max(np.abs(_ours(raw, X, y, w)[te] - ours)) > 0.1
+
+
+def test_standardize_fit_matches_standard_scaler(clf_data):
+    # weighted (w = 0/1) mean and population sd; a constant feature keeps scale 1
+    from sklearn.preprocessing import StandardScaler
+
+    X, _, w = clf_data
+    X = np.c_[_raw_scales(X), np.full(len(X), 3.7)]
+    mean, scale = L.standardize_fit(jnp.asarray(X), jnp.asarray(w))
+    ref = StandardScaler().fit(X[w > 0])
+    np.testing.assert_allclose(mean, ref.mean_, rtol=1e-12)
+    np.testing.assert_allclose(scale, ref.scale_, rtol=1e-12)
+    assert float(scale[-1]) == 1.0
 
 
 def test_normalized_kernels_have_unit_diagonal(clf_data):
@@ -131,12 +185,15 @@ def test_batched_fits_equal_looped(clf_data):
     Y = np.stack([y, -y, y[rng.permutation(len(y))]])
     Xj, Yj, Wj = jnp.asarray(X), jnp.asarray(Y), jnp.asarray(W)
     ridge = models.ridge_classifier(0.7)
-    svc = models.svc("poly", C=1.0, degree=2, gamma=0.2, tol=1e-6)
-    for m in (ridge, svc):
+    svc = models.svc("poly", C=1.0, degree=2, gamma=0.2, tol=1e-6, standardize=False)
+    # per-fold standardisation rounds differently batched (1 ulp), and SMO can then
+    # take another path to the same KKT gap 1e-6: agreement to that gap only
+    scaled = models.svc("poly", C=1.0, degree=2, gamma=0.2, tol=1e-6)
+    for m, atol in ((ridge, 1e-10), (svc, 1e-10), (scaled, 2e-5)):
         batched = np.asarray(models.fold_decisions(m, Xj, Yj, Wj))
         for b in range(3):
             for k in range(3):
-                np.testing.assert_allclose(batched[b, k], _ours(m, X, Y[b], W[k]), atol=1e-10)
+                np.testing.assert_allclose(batched[b, k], _ours(m, X, Y[b], W[k]), atol=atol)
         if m is ridge:
             idx = np.stack([np.flatnonzero(W[k] == 0)[:10] for k in range(3)])
             fast = jax.jit(L.ridge_fold_decisions, static_argnums=4)(
@@ -199,4 +256,8 @@ def test_model_validation_messages():
         models.qda(2.0)
     with pytest.raises(TypeError, match="`gamma` must be a real number"):
         models.svc(gamma="scale")
+    with pytest.raises(TypeError, match="`standardize` must be a bool"):
+        models.svc(standardize="yes")
+    with pytest.raises(TypeError, match="`normalize` must be a bool"):
+        models.svr(normalize=1)
     assert repr(models.ridge(0.5)) == "ridge(alpha=0.5)"

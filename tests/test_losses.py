@@ -60,6 +60,43 @@ def test_hand_values_seed_000():
     np.testing.assert_allclose(losses.power([0.0, 0.0], [4.0, -9.0], 0.5), [2.0, 3.0])
 
 
+def test_zero_one_at_f_zero_follows_sklearn_predict():
+    # Issue 13.6: one rule for f = 0. Reference: scikit-learn's own predict from a
+    # decision function that is exactly 0 (a linear classifier with zero weights:
+    # LinearClassifierMixin.predict takes classes_[scores > 0], so f = 0 is -1).
+    from sklearn.linear_model import RidgeClassifier
+
+    from jaxtests import measures
+
+    X = np.array([[0.0], [0.0], [0.5], [-0.5], [0.0], [2.0]])
+    y = np.array([1.0, -1.0, 1.0, -1.0, -1.0, -1.0])
+    clf = RidgeClassifier().fit(np.r_[X, [[1.0]]], np.r_[y, 1.0])
+    clf.coef_, clf.intercept_ = np.array([[1.0]]), np.array([0.0])
+    f = clf.decision_function(X)
+    assert np.sum(f == 0) == 3
+    sk_loss = (clf.predict(X) != y).astype(float)  # [1, 0, 0, 0, 0, 1]
+    np.testing.assert_array_equal(losses.zero_one(y, f), sk_loss)
+    # the same rule in the confusion counts: mean 0/1 loss == error measure
+    c = measures.confusion_counts(y, np.where(f > 0, 1, -1))
+    np.testing.assert_allclose(measures.error(c), np.mean(sk_loss), rtol=RTOL)
+    np.testing.assert_allclose(
+        np.mean(losses.zero_one(y, f)), skm.zero_one_loss(y, clf.predict(X)), rtol=RTOL
+    )
+
+
+def test_label_column_does_not_broadcast(rng):
+    # Issue 18.7: a (n, 1) label column against (n,) decisions broadcast to n x n.
+    y = _labels(rng, 6)
+    f = rng.normal(size=6)
+    for fn in (losses.zero_one, losses.hinge, losses.square):
+        with pytest.raises(ValueError, match=r"`y` and `f` must have the same number of inst"):
+            fn(y[:, None], f)
+        with pytest.raises(ValueError, match=r"shapes \(1, 6\) and \(6, 1\)"):
+            fn(y[None, :], f[:, None])
+    # shared labels for a batch of algorithms still broadcast over the batch axes
+    assert losses.zero_one(y, np.stack([f, -f])).shape == (2, 6)
+
+
 def test_zero_labels_read_as_negative():
     np.testing.assert_array_equal(losses.hinge([0, 1], [-1.0, 1.0]), [0.0, 0.0])
     np.testing.assert_array_equal(losses.zero_one([0, 1], [0.5, 0.0]), [1.0, 1.0])
@@ -96,9 +133,12 @@ def test_properties(f, data):
         assert (out >= 0).all(), name
         looped = np.stack([np.asarray(getattr(losses, name)(y[i], f[i])) for i in range(len(f))])
         np.testing.assert_array_equal(out, looped)  # batched == looped
-    # 0/1 loss is the indicator of sign(f) != y, its mean the error rate.
+    # 0/1 loss is the indicator of pred != y with scikit-learn's prediction from a
+    # decision value (LinearClassifierMixin.predict: +1 iff f > 0, so f = 0 is -1),
+    # its mean the error rate.
+    pred = np.where(f > 0, 1.0, -1.0)
     np.testing.assert_allclose(
-        np.mean(losses.zero_one(y, f), axis=-1), np.mean(np.sign(f) != y, axis=-1), rtol=RTOL
+        np.mean(losses.zero_one(y, f), axis=-1), np.mean(pred != y, axis=-1), rtol=RTOL
     )
     # The hinge loss bounds the 0/1 loss from above.
     assert (np.asarray(losses.hinge(y, f)) >= np.asarray(losses.zero_one(y, f))).all()

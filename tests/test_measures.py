@@ -1,7 +1,11 @@
 """jaxtests.measures against scikit-learn metrics (rtol 1e-12 in float64)."""
 
+import subprocess
+import sys
+
 import hypothesis.extra.numpy as hnp
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -70,6 +74,47 @@ def test_multiclass_match_sklearn(rng, average):
     np.testing.assert_allclose(M.f1(cm, average=average), f1, rtol=RTOL)
     np.testing.assert_allclose(M.accuracy(cm), skm.accuracy_score(yt, yp), rtol=RTOL)
     np.testing.assert_allclose(M.error(cm), 1 - skm.accuracy_score(yt, yp), rtol=RTOL)
+
+
+def test_confusion_matrix_batched_matches_sklearn(rng):
+    # scatter-add kernel: every batch row equals scikit-learn's matrix, and a label
+    # outside [0, n_classes) counts nowhere (as a zero one-hot row did)
+    yt = rng.integers(0, 5, (3, 2, 40))
+    yp = rng.integers(0, 5, (3, 2, 40))
+    cm = np.asarray(M.confusion_matrix(yt, yp, n_classes=6))
+    assert cm.shape == (3, 2, 6, 6)
+    for i in range(3):
+        for j in range(2):
+            ref = skm.confusion_matrix(yt[i, j], yp[i, j], labels=np.arange(6))
+            np.testing.assert_array_equal(cm[i, j], ref)
+    from jaxtests.kernels import measures as K
+
+    out = K.confusion_matrix(jnp.asarray([0, 1, 3]), jnp.asarray([1, 3, 1]), 2)
+    np.testing.assert_array_equal(out, [[0, 1], [0, 0]])
+
+
+def test_confusion_matrix_huge_label_is_refused_not_aborted():
+    # Issue 18.5: labels [0, 100000] asked for a 100001^2 matrix; printing the lazy
+    # result aborted the interpreter (exit 134), so run it in a subprocess.
+    code = (
+        "from jaxtests import measures\n"
+        "try:\n"
+        "    print(measures.confusion_matrix([0, 100000], [0, 1]))\n"
+        "except ValueError as e:\n"
+        "    print('ValueError:', e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.startswith("ValueError: `y_true` holds the label 100000"), out.stdout
+    with pytest.raises(ValueError, match=r"`y_pred` holds the label 100000"):
+        M.confusion_matrix([0, 1], [100000, 0])
+    with pytest.raises(ValueError, match=r"`n_classes`=1000000 is too large"):
+        M.confusion_matrix([0, 1], [1, 0], n_classes=10**6)
+    with pytest.raises(ValueError, match=r"`y_true` holds the label 10000000000"):
+        M.confusion_matrix([0, 10**10], [0, 1])  # beyond int32: refused before the cast
+    # the bound counts batch rows: 64 rows of 2048 classes exceed 2^27 cells
+    with pytest.raises(ValueError, match=r"at most 1448 classes"):
+        M.confusion_matrix(np.zeros((64, 3), int), np.full((64, 3), 2047))
 
 
 def test_multiclass_class_counts_seed_002():

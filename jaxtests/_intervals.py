@@ -229,7 +229,8 @@ def hoeffding_sample_size(epsilon, *, confidence_level=0.95):
     Returns
     -------
     int or numpy.ndarray of int
-        ``ceil(log(2/delta) / (2 epsilon^2))``.
+        ``ceil(log(2/delta) / (2 epsilon^2))``: a Python int for a scalar ``epsilon``
+        (exact however large), an int64 array otherwise (``ValueError`` beyond its range).
 
     Notes
     -----
@@ -247,5 +248,19 @@ def hoeffding_sample_size(epsilon, *, confidence_level=0.95):
         raise TypeError(f"`epsilon` must be a real number, got dtype {eps.dtype}.")
     if not np.all(np.isfinite(eps)) or np.any((eps <= 0) | (eps > 1)):
         raise ValueError(f"`epsilon` must lie in (0, 1], got {epsilon!r}.")
-    m = np.ceil(math.log(2 / (1 - level)) / (2 * eps.astype(np.float64) ** 2)).astype(np.int64)
-    return int(m) if m.ndim == 0 else m
+    with np.errstate(divide="ignore", over="ignore", under="ignore"):
+        m = np.ceil(math.log(2 / (1 - level)) / (2 * eps.astype(np.float64) ** 2))
+    if not np.all(np.isfinite(m)):
+        raise ValueError(
+            f"`epsilon` is too small: the sample size for `epsilon`={epsilon!r} exceeds the "
+            "largest float."
+        )
+    if m.ndim == 0:
+        return math.ceil(float(m))  # a Python int: exact at any size
+    if np.any(m > np.iinfo(np.int64).max):
+        raise ValueError(
+            f"`epsilon` is too small: a sample size exceeds the int64 range of the returned "
+            f"array (largest {float(m.max()):.4g}); pass each `epsilon` as a scalar for an "
+            "exact Python int."
+        )
+    return m.astype(np.int64)

@@ -22,7 +22,10 @@ from jaxtests._validation import (
     as_names,
     check_choice,
     is_concrete,
+    rescale_pow2,
+    scale_back,
 )
+from jaxtests._validation import check_rcond as _check_rcond
 from jaxtests.kernels import multitest as MT
 from jaxtests.kernels import statistics as S
 
@@ -38,31 +41,6 @@ __all__ = [
 ]
 
 METHODS = PM.METHODS
-# Below this reciprocal condition number of the correlation matrix, the covariance is
-# treated as singular: collinear measures computed in float64 land near 1e-16.
-RCOND_TOL = 1e-10
-
-
-def _check_rcond(rcond, what, names, remedy):
-    if not is_concrete(rcond):
-        return
-    r = np.asarray(rcond)
-    bad = ~(r > RCOND_TOL)
-    if not bad.any():
-        return
-    idx = tuple(int(i) for i in np.argwhere(bad)[0]) if r.ndim else ()
-    where = ""
-    if r.ndim:
-        shown = idx[0] if len(idx) == 1 else idx
-        where = f" (batch index {shown}; {int(bad.sum())} of {r.size} tests)"
-    measures = f" over measures {list(names)}" if names else ""
-    raise ValueError(
-        f"{what} is singular{measures}{where}: reciprocal condition number "
-        f"{float(r[idx]):.3g} <= {RCOND_TOL:g}. A measure is constant or the measures are "
-        "collinear (e.g. error together with tpr and fpr, or tp, fn, fp, tn that sum to the "
-        f"fold size). {remedy} "
-        "A pseudo-inverse would give a meaningless statistic."
-    )
 
 
 def _names_iv(names, p):
@@ -250,6 +228,8 @@ def hotelling_t2(
     n_resamples, typed_key, seed = PM.permutation_iv(method, n_resamples, key, (a, "a"), (b, "b"))
     p = a.shape[-1]
     names = _names_iv(names, p)
+    # Tiny or huge data: an exact power-of-two rescale (T², F, t and p are invariant).
+    factor, a, b = rescale_pow2(a, b)
     if paired:
         if tuple(a.shape) != tuple(b.shape):
             raise ValueError(
@@ -297,9 +277,9 @@ def hotelling_t2(
         pvalue=pval,
         f_statistic=f,
         df=df,
-        mean_difference=parts.mean,
-        covariance=parts.covariance,
-        direction=parts.direction,
+        mean_difference=scale_back(parts.mean, factor),
+        covariance=scale_back(parts.covariance, factor, 2),
+        direction=scale_back(parts.direction, factor, -1),
         univariate_statistic=ut,
         univariate_pvalue=up,
         univariate_pvalue_adjusted=upa,
@@ -427,8 +407,16 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
     -----
     One-way: ``F = (SSB / (L - 1)) / (SSW / (L (k - 1)))``. Blocked:
     ``F = (SS_alg / (L - 1)) / (SS_res / ((L - 1)(k - 1)))`` with
-    ``SS_res = SS_total - SS_alg - SS_folds``. Zero error variance gives ``inf``/NaN with a
-    ``RuntimeWarning``, as :func:`scipy.stats.f_oneway`.
+    ``SS_res = SS_total - SS_alg - SS_folds``.
+
+    Degenerate data. A sum of squares at or below the rounding floor
+    ``L k (64 eps max|x|)^2`` is reported as exactly 0 (it is rounding residue, and
+    F would be a ratio of two residues). One-way, as :func:`scipy.stats.f_oneway`:
+    identical algorithms give F = 0 (p = 1), constant folds with different algorithm
+    means F = inf (p = 0), constant data NaN. Blocked, as statsmodels' ``AnovaRM``:
+    no algorithm effect gives F = 0 (p = 1), also when the residual is 0 (identical
+    algorithms, constant data); an effect with zero residual gives F = inf (p = 0).
+    Zero error variance comes with a ``RuntimeWarning``.
 
     The permutation p-value is ``(b + 1) / (B + 1)`` with ``b`` the draws whose F is at
     least the observed one (Phipson & Smyth 2010). Permutations within folds leave
@@ -445,6 +433,7 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
         raise TypeError(f"`blocked` must be a bool, got {type(blocked).__name__}.")
     x = _groups_iv(x, "x", 2)
     n_resamples, typed_key, seed = PM.permutation_iv(method, n_resamples, key, (x, "x"))
+    factor, x = rescale_pow2(x)  # exact; F and p are scale-invariant
     n_groups, k = x.shape[-2], x.shape[-1]
     if blocked:
         f, p, sse, ssr, ssb = _anova_blocked(x)
@@ -454,13 +443,16 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
         ssb = None
         df = (n_groups - 1, n_groups * (k - 1))
     if is_concrete(ssr) and np.any(np.asarray(ssr) == 0):
-        if method == "parametric":
-            inf_p, nan_p = "p = 0", "p = NaN"
+        inf_p = "p = 0" if method == "parametric" else "ranked above every finite F"
+        if blocked:
+            same = "0 (p = 1, as statsmodels' AnovaRM)"
+        elif method == "parametric":
+            same = "NaN (p = NaN, as scipy's f_oneway)"
         else:
-            inf_p, nan_p = "ranked above every finite F", "p = 1: all permutations tie"
+            same = "NaN (p = 1: all permutations tie)"
         warnings.warn(
             f"`x` has zero error variance in some tests: F is inf ({inf_p}) where the "
-            f"algorithm means differ and NaN ({nan_p}) where they do not.",
+            f"algorithm means differ and {same} where they do not.",
             RuntimeWarning,
             stacklevel=2,
         )
@@ -480,9 +472,9 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
         statistic=f,
         pvalue=p,
         df=df,
-        ss_effect=sse,
-        ss_error=ssr,
-        ss_block=ssb,
+        ss_effect=scale_back(sse, factor, 2),
+        ss_error=scale_back(ssr, factor, 2),
+        ss_block=scale_back(ssb, factor, 2),
         blocked=bool(blocked),
         method=method,
         **fields,
@@ -727,7 +719,9 @@ def manova(x, *, names=None, method="parametric", n_resamples=PM.N_RESAMPLES, ke
             f"scatter E has L (k - 1) = {v} degrees of freedom < p and is singular. Use more "
             "folds or fewer measures."
         )
+    factor, x = rescale_pow2(x)  # exact; the statistics and p-values are scale-invariant
     out, rcond = _manova(x)
+    out["h"], out["e"] = scale_back(out["h"], factor, 2), scale_back(out["e"], factor, 2)
     _check_rcond(
         rcond, "The within-algorithm scatter matrix E of `x`", names, "Drop a redundant measure."
     )
@@ -824,6 +818,7 @@ def mardia(x):
             f"`x` has n={n} observations for p={p} measures: Mardia's tests need n > p "
             "(a nonsingular covariance)."
         )
+    _, x = rescale_pow2(x)  # exact; Mardia's moments are scale-invariant
     skew, sp, z, kp, mom, rcond = _mardia(x)
     _check_rcond(rcond, "The covariance of `x`", None, "Drop a redundant measure.")
     return MardiaResult(

@@ -17,8 +17,11 @@ from jaxtests._validation import (
     as_float_array,
     as_names,
     check_choice,
+    check_finite,
     check_probability,
     normalize_axis,
+    rescale_pow2,
+    scale_back,
 )
 from jaxtests.kernels import multitest as MT
 from jaxtests.kernels import statistics as S
@@ -215,7 +218,11 @@ def ordering(means, reject, names=None, *, descending=False):
     no rejected pair inside it; runs of one algorithm are not underlined (seed 004 §3.5).
     """
     r = _reject_iv(reject)
-    m = np.asarray(means, dtype=float)
+    m = np.asarray(means)
+    if m.dtype.kind not in "biuf":
+        raise TypeError(f"`means` must be an array of real numbers, got dtype {m.dtype}.")
+    m = m.astype(float)
+    check_finite(m, "means")  # a NaN mean has no place in the order
     if m.shape != (r.shape[0],):
         raise ValueError(
             f"`means` must have shape ({r.shape[0]},) to match `reject`, got {m.shape}."
@@ -458,6 +465,7 @@ def posthoc(
     if k < 2:
         raise ValueError(f"`x` needs at least 2 folds (axis 1), got {k}.")
     names = as_names(names, n, "names")
+    factor, x = rescale_pow2(x)  # exact; statistics and p-values are scale-invariant
     # The parametric adjustment runs on the raw p-values; maxT replaces it below.
     adjust_with = "none" if correction == "maxT" else correction
     if test == "t":
@@ -507,7 +515,7 @@ def posthoc(
         pvalue=jnp.asarray(p_m),
         pvalue_adjusted=jnp.asarray(padj_m),
         reject=jnp.asarray(rej),
-        mean=mean,
+        mean=scale_back(mean, factor),
         cliques=cl,
         ordering=order,
         names=names,

@@ -21,6 +21,7 @@ from jaxtests._results import result, static_field
 from jaxtests._validation import (
     as_float_array,
     as_int_scalar,
+    as_label_array,
     check_alternative,
     check_choice,
     check_finite,
@@ -28,6 +29,8 @@ from jaxtests._validation import (
     check_same_shape,
     is_concrete,
     normalize_axis,
+    rescale_pow2,
+    scale_back,
 )
 from jaxtests.kernels import statistics as S
 
@@ -246,8 +249,12 @@ def ttest_paired(
     Notes
     -----
     ``t = mean(d) / sqrt(sum (d_i - mean d)^2 / (n (n - 1)))`` with ``d = a - b``
-    (seed 002). Zero variance gives ``±inf`` (p = 0) or NaN with a ``RuntimeWarning``,
-    as :func:`scipy.stats.ttest_rel`.
+    (seed 002). Zero variance gives ``±inf`` (p = 0) for a constant nonzero difference
+    and NaN for identical ``a`` and ``b`` (``d`` all 0), with a ``RuntimeWarning``, as
+    :func:`scipy.stats.ttest_rel`. "Zero" is ``sum (d_i - mean d)^2 <= n (64 eps
+    max|d|)^2``: what rounding alone leaves of a constant ``d`` (scipy reports such a
+    residue as ``t ~ 1e16``). Data of tiny or huge magnitude (``1e-160``, subnormals)
+    are rescaled by a power of two first, exactly, so they give scipy's answer too.
 
     The permutation p-value is that of ``signflip_test(a - b, statistic="t")`` with the
     same ``key``: under sign flips ``sum d_i^2`` is invariant, so ``t`` is increasing in
@@ -277,6 +284,8 @@ def ttest_paired(
     check_alternative(alternative)
     a, b = _pair_iv(a, b, axis, 2, method, PAIRED_METHODS)
     n_resamples, typed_key, seed = PM.permutation_iv(method, n_resamples, key, (a, "a"), (b, "b"))
+    # Tiny or huge data: an exact power-of-two rescale (t and p are invariant).
+    factor, a, b = rescale_pow2(a, b)
     fields = {}
     if method == "parametric":
         mom, p = _ttest_paired(a, b, alternative)
@@ -297,8 +306,8 @@ def ttest_paired(
         statistic=mom.statistic,
         pvalue=p,
         df=a.shape[-1] - 1,
-        mean_difference=mom.mean,
-        standard_error=mom.standard_error,
+        mean_difference=scale_back(mom.mean, factor),
+        standard_error=scale_back(mom.standard_error, factor),
         alternative=alternative,
         method=method,
         **fields,
@@ -327,16 +336,14 @@ def _5x2_iv(a, b, method):
 def _ttest_5x2cv(a, b, alternative):
     d = a - b
     t = S.ttest_5x2cv_statistic(d)
-    s2 = jnp.sum((d - jnp.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
-    return t, S.t_pvalue(t, 5, alternative), jnp.sum(s2, axis=-1)
+    return t, S.t_pvalue(t, 5, alternative), S.within_replication_ss(d)
 
 
 @jax.jit
 def _ftest_5x2cv(a, b):
     d = a - b
     f = S.ftest_5x2cv_statistic(d)
-    s2 = jnp.sum((d - jnp.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
-    return f, S.f_sf(f, 10, 5), jnp.sum(s2, axis=-1)
+    return f, S.f_sf(f, 10, 5), S.within_replication_ss(d)
 
 
 @x64
@@ -360,8 +367,9 @@ def ttest_5x2cv(a, b, *, alternative="two-sided", method="parametric"):
     -----
     With ``d_ij = a_ij - b_ij`` and ``s_i^2 = sum_j (d_ij - dbar_i)^2``,
     ``t = d_11 / sqrt(sum_i s_i^2 / 5)``, referred to t with 5 degrees of freedom
-    (the same formula as ``mlxtend.evaluate.paired_ttest_5x2cv``). Zero variance gives
-    ``±inf``/NaN with a ``RuntimeWarning``.
+    (the same formula as ``mlxtend.evaluate.paired_ttest_5x2cv``). Zero variance
+    (``sum_i s_i^2 <= 10 (64 eps max|d|)^2``, rounding residue) gives ``±inf``, or NaN
+    when ``d_11 = 0``, with a ``RuntimeWarning``.
 
     References
     ----------
@@ -370,6 +378,7 @@ def ttest_5x2cv(a, b, *, alternative="two-sided", method="parametric"):
     """
     check_alternative(alternative)
     a, b = _5x2_iv(a, b, method)
+    _, a, b = rescale_pow2(a, b)  # t is scale-invariant
     t, p, s2 = _ttest_5x2cv(a, b, alternative)
     _warn_zero_variance(s2, "`a - b` within replications")
     return Ttest5x2cvResult(statistic=t, pvalue=p, df=5, alternative=alternative, method=method)
@@ -393,7 +402,9 @@ def ftest_5x2cv(a, b, *, method="parametric"):
     Notes
     -----
     ``F = sum_ij d_ij^2 / (2 sum_i s_i^2) ~ F(10, 5)`` under the null (the formula of
-    ``mlxtend.evaluate.combined_ftest_5x2cv``).
+    ``mlxtend.evaluate.combined_ftest_5x2cv``). Zero ``sum_i s_i^2`` (as in
+    :func:`ttest_5x2cv`) gives F = inf (p = 0), or NaN for identical ``a`` and ``b``,
+    with a ``RuntimeWarning``.
 
     References
     ----------
@@ -401,6 +412,7 @@ def ftest_5x2cv(a, b, *, method="parametric"):
     learning algorithms. Neural Computation 11, 1885-1892. Cited by seeds 000 and 004.
     """
     a, b = _5x2_iv(a, b, method)
+    _, a, b = rescale_pow2(a, b)  # F is scale-invariant
     f, p, s2 = _ftest_5x2cv(a, b)
     _warn_zero_variance(s2, "`a - b` within replications")
     return Ttest5x2cvResult(
@@ -446,6 +458,7 @@ def ttest_corrected(
     The overlap of training sets makes the ``J`` differences correlated, so the naive
     variance ``s^2 / J`` is too small; Nadeau & Bengio replace it by
     ``(1/J + n_test/n_train) s^2`` and refer ``t`` to Student's t with ``J - 1`` df.
+    Zero variance as in :func:`ttest_paired` (±inf, or NaN when ``a == b``).
 
     References
     ----------
@@ -456,14 +469,15 @@ def ttest_corrected(
     n_train = as_int_scalar(n_train, "n_train", minimum=1)
     n_test = as_int_scalar(n_test, "n_test", minimum=1)
     a, b = _pair_iv(a, b, axis, 2, method)
+    factor, a, b = rescale_pow2(a, b)
     mom, p = _ttest_corrected(a, b, jnp.asarray(n_test / n_train), alternative)
     _warn_zero_variance(mom.standard_error, "`a - b`")
     return TtestResult(
         statistic=mom.statistic,
         pvalue=p,
         df=a.shape[-1] - 1,
-        mean_difference=mom.mean,
-        standard_error=mom.standard_error,
+        mean_difference=scale_back(mom.mean, factor),
+        standard_error=scale_back(mom.standard_error, factor),
         alternative=alternative,
         method=method,
     )
@@ -512,7 +526,37 @@ def _labels_iv(x, name):
     if arr.size == 0:
         raise ValueError(f"`{name}` is empty (shape {tuple(arr.shape)}).")
     check_finite(arr, name)
+    if is_concrete(arr) and np.dtype(arr.dtype).kind == "f":
+        a = np.asarray(arr)
+        frac = a != np.round(a)
+        if frac.any():
+            idx = tuple(int(i) for i in np.argwhere(frac)[0])
+            raise ValueError(
+                f"`{name}` must hold class labels (integers or bools); found {a[idx].item()!r} at "
+                f"index {idx[0] if len(idx) == 1 else idx}. Decision scores are not labels: "
+                "threshold them first, e.g. `np.where(f > 0, 1, -1)`."
+            )
     return arr
+
+
+_LABEL_NAMES = ("y_true", "pred_a", "pred_b")
+
+
+def _is_binary(arr):
+    vals = np.unique(np.asarray(arr))
+    return bool(np.all(np.isin(vals, (-1, 1))) or np.all(np.isin(vals, (0, 1))))
+
+
+def _mcnemar_labels_iv(y_true, pred_a, pred_b):
+    arrays = [_labels_iv(x, name) for x, name in zip((y_true, pred_a, pred_b), _LABEL_NAMES)]
+    check_same_shape(arrays[0], arrays[1], "y_true", "pred_a")
+    check_same_shape(arrays[0], arrays[2], "y_true", "pred_b")
+    if all(is_concrete(x) for x in arrays) and all(_is_binary(x) for x in arrays):
+        # Binary labels, each in {-1, +1} or {0, 1} (bools too): read 0 as -1, as every
+        # classifier input (README), so y = ±1 with predictions in {0, 1} is consistent.
+        return [as_label_array(x, name) for x, name in zip(arrays, _LABEL_NAMES)]
+    dtype = np.result_type(*(x.dtype for x in arrays))
+    return [jnp.asarray(x, dtype=dtype) for x in arrays]
 
 
 @x64
@@ -522,8 +566,12 @@ def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
     Parameters
     ----------
     y_true, pred_a, pred_b : array_like, same shape ``(..., n)``
-        True labels and the predictions of classifiers A and B (any numeric class
-        labels); leading axes are batch axes.
+        True labels and the predicted labels of classifiers A and B; leading axes are
+        batch axes. Binary labels may use {-1, +1}, {0, 1} or bools, each array its
+        own: when all three are binary, 0 (False) is read as -1, as for every
+        classifier input. Other integer class labels (multiclass) are compared as
+        given. Non-integer values (decision scores) are refused; under ``jit`` the
+        values cannot be inspected and the arrays are compared as given.
     method : {"exact", "midp", "chi2"}
         ``"exact"``: two-sided binomial test of ``n01`` vs ``n10`` (statsmodels'
         ``mcnemar(exact=True)``); ``"midp"``: its mid-p version; ``"chi2"``: the
@@ -551,13 +599,7 @@ def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
     check_choice(method, "method", MCNEMAR_METHODS)
     if not isinstance(correction, bool | np.bool_):
         raise TypeError(f"`correction` must be a bool, got {type(correction).__name__}.")
-    y = _labels_iv(y_true, "y_true")
-    pa = _labels_iv(pred_a, "pred_a")
-    pb = _labels_iv(pred_b, "pred_b")
-    check_same_shape(y, pa, "y_true", "pred_a")
-    check_same_shape(y, pb, "y_true", "pred_b")
-    dtype = np.result_type(y.dtype, pa.dtype, pb.dtype)
-    y, pa, pb = (jnp.asarray(v, dtype=dtype) for v in (y, pa, pb))
+    y, pa, pb = _mcnemar_labels_iv(y_true, pred_a, pred_b)
     stat, p, n01, n10 = _mcnemar(y, pa, pb, method, bool(correction))
     return McNemarResult(
         statistic=stat, pvalue=p, n01=n01, n10=n10, method=method, correction=bool(correction)

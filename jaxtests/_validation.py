@@ -12,20 +12,29 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxtests.kernels import statistics as S
+
 __all__ = [
     "as_float_array",
     "as_int_scalar",
     "as_label_array",
     "check_alternative",
     "check_choice",
+    "check_covariance",
     "check_finite",
     "check_probability",
+    "check_rcond",
     "check_same_shape",
     "is_concrete",
     "normalize_axis",
+    "rescale_pow2",
+    "scale_back",
 ]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
+# Below this reciprocal condition number of the correlation matrix, a covariance is
+# treated as singular: collinear measures computed in float64 land near 1e-16.
+RCOND_TOL = 1e-10
 
 
 def is_concrete(x):
@@ -191,3 +200,97 @@ def as_names(names, n, name="names"):
     if len(set(out)) != n:
         raise ValueError(f"`{name}` must be distinct, got {list(out)}.")
     return out
+
+
+def rescale_pow2(*arrays, dtype=None):
+    """Scale ``arrays`` by one power of two so that their largest ``|x|`` is moderate.
+
+    XLA:CPU flushes subnormal floats to zero, and squares of values below about 1e-154
+    underflow, so the t, F and T² kernels return inf or NaN on data of tiny magnitude
+    (``1e-320``, or ``1e-160`` squared) and overflow on huge ones. Multiplying by
+    ``2^-e`` (``e`` from ``numpy.frexp`` of the largest ``|x|``, computed on the host) is
+    exact, and every scale-invariant statistic (t, F, T², Wilks' Lambda, p-values) is
+    unchanged by it, bit for bit. Returns ``(factor, *scaled)``; :func:`scale_back` a
+    statistic measured in the data's units (a mean difference: ``power=1``, a sum of
+    squares: ``power=2``) to report it in the original units.
+
+    Arrays whose largest ``|x|`` already lies within ``[tiny^(1/4), max^(1/4)]`` of
+    ``dtype`` (default: theirs; ``[1.2e-77, 1.3e77]`` in float64, ``[3.3e-10, 4.3e9]``
+    for ``numpy.float32``, the permutation engine's sums), traced arrays and all-zero
+    arrays are returned as they are with ``factor = 1.0``: ordinary data are never
+    touched. Otherwise the largest ``|x|`` becomes ``[1, 2)``.
+    """
+    if not arrays or not all(is_concrete(a) for a in arrays):
+        return (1.0, *arrays)
+    hosts = [np.asarray(a) for a in arrays]
+    if any(h.dtype.kind != "f" or h.size == 0 for h in hosts):
+        return (1.0, *arrays)
+    big = max(float(np.max(np.abs(h))) for h in hosts)
+    info = np.finfo(np.result_type(*hosts) if dtype is None else dtype)
+    if (
+        big == 0
+        or not np.isfinite(big)
+        or float(info.tiny) ** 0.25 <= big <= float(info.max) ** 0.25
+    ):
+        return (1.0, *arrays)
+    e = int(np.frexp(big)[1]) - 1  # largest |x| -> [1, 2); 2^e is a finite float
+    factor = float(np.ldexp(1.0, e))
+    # On the host: numpy keeps subnormal inputs, which XLA:CPU would flush before scaling.
+    scaled = [jnp.asarray(np.ldexp(h, -e), dtype=a.dtype) for h, a in zip(hosts, arrays)]
+    return (factor, *scaled)
+
+
+def scale_back(x, factor, power=1):
+    """``x * factor**power`` for the power of two ``factor`` of :func:`rescale_pow2`,
+    computed on the host (the result may be subnormal, which XLA:CPU would flush, or
+    overflow to inf, as the data's own sum of squares would), as a float64 JAX array;
+    ``x`` unchanged when ``factor == 1``."""
+    if factor == 1 or x is None or not is_concrete(x):
+        return x
+    e = (int(np.frexp(factor)[1]) - 1) * power
+    with np.errstate(over="ignore", under="ignore"), jax.enable_x64(True):
+        return jnp.asarray(np.ldexp(np.asarray(x, dtype=np.float64), e))
+
+
+def check_rcond(rcond, what, names, remedy):
+    """Raise ``ValueError`` where the reciprocal condition number ``rcond`` (any batch
+    shape, from :func:`jaxtests.kernels.statistics.correlation_rcond`) is at most
+    ``RCOND_TOL``: the covariance described by ``what`` is singular (concrete only)."""
+    if not is_concrete(rcond):
+        return
+    r = np.asarray(rcond)
+    bad = ~(r > RCOND_TOL)
+    if not bad.any():
+        return
+    idx = tuple(int(i) for i in np.argwhere(bad)[0]) if r.ndim else ()
+    where = ""
+    if r.ndim:
+        shown = idx[0] if len(idx) == 1 else idx
+        where = f" (batch index {shown}; {int(bad.sum())} of {r.size} tests)"
+    measures = f" over measures {list(names)}" if names else ""
+    raise ValueError(
+        f"{what} is singular{measures}{where}: reciprocal condition number "
+        f"{float(r[idx]):.3g} <= {RCOND_TOL:g}. A measure is constant or the measures are "
+        "collinear (e.g. error together with tpr and fpr, or tp, fn, fp, tn that sum to the "
+        f"fold size). {remedy} "
+        "A pseudo-inverse would give a meaningless statistic."
+    )
+
+
+@jax.jit
+def _paired_rcond(d):
+    return S.correlation_rcond(S.covariance(d), jnp.max(jnp.abs(d), axis=-2))
+
+
+def check_covariance(d, name, remedy="Drop a redundant measure or use more rows."):
+    """Refuse ``d : (..., m, p)`` whose covariance over the ``m`` rows is singular, as
+    the paired Hotelling T² does (the same rcond test; concrete arrays only)."""
+    if not is_concrete(d):
+        return
+    m, p = d.shape[-2], d.shape[-1]
+    if m <= p:
+        raise ValueError(
+            f"`{name}` has {m} rows for {p} measures: the covariance of {p} measures needs "
+            f"more rows than measures (m > p), else it is singular. {remedy}"
+        )
+    check_rcond(_paired_rcond(d), f"The covariance of `{name}`", None, remedy)

@@ -174,7 +174,8 @@ def generator(kind, **params):
         )
     p = {**defaults, **params}
     if kind == "t":
-        p["df"] = _real(p["df"], "df", low=0.0, low_open=True)
+        # Unit variance needs df > 2: the variance df / (df - 2) is infinite at df <= 2.
+        p["df"] = _real(p["df"], "df", low=2.0, low_open=True)
     elif kind == "lognormal":
         p["sigma"] = _real(p["sigma"], "sigma", low=0.0, high=5.0, low_open=True)
     elif kind == "bernoulli":
@@ -232,7 +233,7 @@ def _as_generator(gen):
     if isinstance(gen, Generator):
         return gen
     if isinstance(gen, str):
-        return generator(gen)
+        return generator(v.check_choice(gen, "generator", GENERATORS))
     raise TypeError(
         "`generator` must be a name in "
         f"{GENERATORS} or a Generator from study.generator / study.from_data, got "

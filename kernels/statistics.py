@@ -5,6 +5,15 @@ The observed statistic and every resampled one come from these functions
 reference distributions of the parametric tests (t, F, chi-square, normal,
 binomial tails) live here too, written with ``betainc``/``gammaincc`` so that
 batched p-values stay on the device. Pure; no validation.
+
+Zero sums of squares. Every sum of squares that a t, F or T² statistic divides by
+(or whose vanishing makes the statistic 0) is compared with :func:`rounding_floor`:
+at or below ``n (64 eps max|x|)^2`` it is what rounding alone leaves in the
+deviations of data of that magnitude (the residues measured on XLA:CPU stay below
+6 ulps of ``max|x|``), and it is set to exactly 0. Without this, identical
+algorithms give F = (1e-32 / 1e-32), an arbitrary number. The rule for each
+statistic is in its docstring; it matches scipy (t, one-way F) and statsmodels'
+``AnovaRM`` (blocked F).
 """
 
 from typing import NamedTuple
@@ -46,10 +55,12 @@ __all__ = [
     "mardia_moments",
     "mcnemar_counts",
     "mean",
+    "nonzero_variance",
     "norm_sf",
     "paired_moments",
     "pillai_trace",
     "pooled_t_statistic",
+    "rounding_floor",
     "roy_root",
     "t_pvalue",
     "t_sf",
@@ -57,9 +68,36 @@ __all__ = [
     "t_two_sided_args",
     "ttest_5x2cv_statistic",
     "wilks_lambda",
+    "within_replication_ss",
 ]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
+
+# Deviations within this many ulps of the data's largest magnitude are rounding residue.
+ROUNDING_ULPS = 64
+
+
+def rounding_floor(scale, n_terms):
+    """Largest sum of ``n_terms`` squared deviations that rounding alone leaves in data
+    whose largest magnitude is ``scale`` (``(...)``): ``n (64 eps scale)^2``, eps of the
+    dtype. A sum of squares at or below it counts as exactly 0."""
+    eps = jnp.finfo(scale.dtype).eps
+    return n_terms * jnp.square(ROUNDING_ULPS * eps * scale)
+
+
+def _zero_below(ss, floor):
+    return jnp.where(ss <= floor, jnp.zeros_like(ss), ss)
+
+
+def nonzero_variance(d, ddof=1):
+    """``var(d, ddof)`` over the last axis, exactly 0 at or below the rounding floor.
+
+    ``d : (..., n)`` -> ``(...)``. Above the floor the value is ``jnp.var``'s, bit for bit.
+    """
+    n = d.shape[-1]
+    v = jnp.var(d, axis=-1, ddof=ddof)
+    floor = rounding_floor(jnp.max(jnp.abs(d), axis=-1), n) / (n - ddof)
+    return _zero_below(v, floor)
 
 
 # ----------------------------------------------------------------------------------------
@@ -75,11 +113,13 @@ def mean(d):
 def t_statistic(d):
     """One-sample (paired) t ``sqrt(n) mean / sd`` over the last axis (seed 002).
 
-    ``d : (..., n)`` -> ``(...)``. Zero variance gives ±inf (nonzero mean) or NaN.
+    ``d : (..., n)`` -> ``(...)``. Zero variance (at or below :func:`rounding_floor`)
+    gives ±inf where the mean is nonzero and NaN where ``d`` is all 0, as
+    ``scipy.stats.ttest_1samp``.
     """
     n = d.shape[-1]
     m = jnp.mean(d, axis=-1)
-    s = jnp.std(d, axis=-1, ddof=1)
+    s = jnp.sqrt(nonzero_variance(d))
     return m * jnp.sqrt(jnp.asarray(n, d.dtype)) / s
 
 
@@ -92,18 +132,25 @@ class PairedMoments(NamedTuple):
 
 
 def paired_moments(d):
-    """t, mean and standard error ``sd / sqrt(n)`` of ``d : (..., n)`` (seed 002)."""
+    """t, mean and standard error ``sd / sqrt(n)`` of ``d : (..., n)`` (seed 002).
+
+    Zero variance as :func:`t_statistic`: ``se = 0``, t = ±inf or NaN (``d`` all 0).
+    """
     n = d.shape[-1]
     m = jnp.mean(d, axis=-1)
-    se = jnp.std(d, axis=-1, ddof=1) / jnp.sqrt(jnp.asarray(n, d.dtype))
+    se = jnp.sqrt(nonzero_variance(d)) / jnp.sqrt(jnp.asarray(n, d.dtype))
     return PairedMoments(m / se, m, se)
 
 
 def pooled_t_statistic(a, b):
-    """Student's two-sample t with pooled variance; ``a : (..., n1)``, ``b : (..., n2)``."""
+    """Student's two-sample t with pooled variance; ``a : (..., n1)``, ``b : (..., n2)``.
+
+    Each sample's variance is 0 at or below its rounding floor: both constant gives
+    ±inf, or NaN when the means are equal, as ``scipy.stats.ttest_ind``.
+    """
     n1, n2 = a.shape[-1], b.shape[-1]
-    va = jnp.var(a, axis=-1, ddof=1)
-    vb = jnp.var(b, axis=-1, ddof=1)
+    va = nonzero_variance(a)
+    vb = nonzero_variance(b)
     sp2 = ((n1 - 1) * va + (n2 - 1) * vb) / (n1 + n2 - 2)
     return (jnp.mean(a, axis=-1) - jnp.mean(b, axis=-1)) / jnp.sqrt(sp2 * (1 / n1 + 1 / n2))
 
@@ -112,26 +159,38 @@ def ttest_5x2cv_statistic(d):
     """Dietterich's (1998) 5x2cv t: ``d[0, 0] / sqrt(mean_i s_i^2)``.
 
     ``d : (..., 5, 2)`` differences (replication x fold) -> ``(...)``, with
-    ``s_i^2 = sum_j (d_ij - mean_j d_ij)^2``.
+    ``s_i^2 = sum_j (d_ij - mean_j d_ij)^2``. When ``sum_i s_i^2`` is at or below
+    :func:`rounding_floor` it is 0: t = ±inf, or NaN when ``d_11 = 0``.
     """
+    return d[..., 0, 0] / jnp.sqrt(within_replication_ss(d) / 5)
+
+
+def within_replication_ss(d):
+    """``sum_i s_i^2`` of 5x2cv differences ``d : (..., 5, 2)``, 0 at the rounding floor."""
     s2 = jnp.sum((d - jnp.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
-    return d[..., 0, 0] / jnp.sqrt(jnp.mean(s2, axis=-1))
+    scale = jnp.max(jnp.abs(d), axis=(-2, -1))
+    n = d.shape[-2] * d.shape[-1]
+    return _zero_below(jnp.sum(s2, axis=-1), rounding_floor(scale, n))
 
 
 def ftest_5x2cv_statistic(d):
-    """Alpaydin's (1999) combined 5x2cv F: ``sum d_ij^2 / (2 sum_i s_i^2)``; ``(..., 5, 2)``."""
-    s2 = jnp.sum((d - jnp.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
-    return jnp.sum(d**2, axis=(-2, -1)) / (2 * jnp.sum(s2, axis=-1))
+    """Alpaydin's (1999) combined 5x2cv F: ``sum d_ij^2 / (2 sum_i s_i^2)``; ``(..., 5, 2)``.
+
+    Zero ``sum_i s_i^2`` (as in :func:`ttest_5x2cv_statistic`) gives inf, or NaN when
+    ``d`` is all 0 (identical algorithms, as the paired t).
+    """
+    return jnp.sum(d**2, axis=(-2, -1)) / (2 * within_replication_ss(d))
 
 
 def corrected_t_statistic(d, test_train_ratio):
     """Nadeau & Bengio (2003) corrected resampled t; ``d : (..., J)`` -> ``PairedMoments``.
 
     The variance of the mean is ``(1/J + n_test/n_train) s^2`` instead of ``s^2/J``.
+    Zero variance as :func:`t_statistic`.
     """
     n = d.shape[-1]
     m = jnp.mean(d, axis=-1)
-    se = jnp.sqrt((1 / n + test_train_ratio) * jnp.var(d, axis=-1, ddof=1))
+    se = jnp.sqrt((1 / n + test_train_ratio) * nonzero_variance(d))
     return PairedMoments(m / se, m, se)
 
 
@@ -224,17 +283,26 @@ class AnovaSums(NamedTuple):
 
 
 def anova_sums(x):
-    """Between and within sums of squares of ``x : (..., L groups, k)``."""
+    """Between and within sums of squares of ``x : (..., L groups, k)``.
+
+    Each is exactly 0 at or below :func:`rounding_floor` of ``max|x|`` and ``L k`` terms.
+    """
     gm = jnp.mean(x, axis=-1)
     grand = jnp.mean(gm, axis=-1)
     k = x.shape[-1]
     between = k * jnp.sum((gm - grand[..., None]) ** 2, axis=-1)
     within = jnp.sum((x - gm[..., None]) ** 2, axis=(-2, -1))
-    return AnovaSums(between, within)
+    floor = rounding_floor(jnp.max(jnp.abs(x), axis=(-2, -1)), x.shape[-2] * k)
+    return AnovaSums(_zero_below(between, floor), _zero_below(within, floor))
 
 
 def anova_f(x):
-    """One-way ANOVA F ``(SSB/(L-1)) / (SSW/(L(k-1)))`` of ``x : (..., L, k)``."""
+    """One-way ANOVA F ``(SSB/(L-1)) / (SSW/(L(k-1)))`` of ``x : (..., L, k)``.
+
+    With the zero sums of :func:`anova_sums`, as ``scipy.stats.f_oneway``: identical
+    groups give F = 0 (p = 1), constant groups with different means F = inf, and
+    constant data (both sums 0) NaN.
+    """
     n_groups, k = x.shape[-2], x.shape[-1]
     ss = anova_sums(x)
     return (ss.between / (n_groups - 1)) / (ss.within / (n_groups * (k - 1)))
@@ -249,7 +317,10 @@ class BlockedAnovaSums(NamedTuple):
 
 
 def blocked_anova_sums(x):
-    """Two-way additive decomposition of ``x : (..., L treatments, k blocks)``."""
+    """Two-way additive decomposition of ``x : (..., L treatments, k blocks)``.
+
+    Each sum is exactly 0 at or below :func:`rounding_floor` of ``max|x|``, ``L k`` terms.
+    """
     n_groups, k = x.shape[-2], x.shape[-1]
     rows = jnp.mean(x, axis=-1)
     cols = jnp.mean(x, axis=-2)
@@ -257,26 +328,39 @@ def blocked_anova_sums(x):
     treatment = k * jnp.sum((rows - grand[..., None]) ** 2, axis=-1)
     block = n_groups * jnp.sum((cols - grand[..., None]) ** 2, axis=-1)
     resid = x - rows[..., :, None] - cols[..., None, :] + grand[..., None, None]
-    return BlockedAnovaSums(treatment, block, jnp.sum(resid**2, axis=(-2, -1)))
+    error = jnp.sum(resid**2, axis=(-2, -1))
+    floor = rounding_floor(jnp.max(jnp.abs(x), axis=(-2, -1)), n_groups * k)
+    return BlockedAnovaSums(*(_zero_below(s, floor) for s in (treatment, block, error)))
 
 
 def blocked_anova_f(x):
-    """Repeated-measures F ``(SS_t/(L-1)) / (SS_e/((L-1)(k-1)))`` of ``x : (..., L, k)``."""
+    """Repeated-measures F ``(SS_t/(L-1)) / (SS_e/((L-1)(k-1)))`` of ``x : (..., L, k)``.
+
+    With the zero sums of :func:`blocked_anova_sums`, as statsmodels' ``AnovaRM``: no
+    treatment effect (identical algorithms, constant data) gives F = 0 (p = 1) even when
+    ``SS_e`` is 0 too; an effect with ``SS_e = 0`` gives F = inf.
+    """
     n_groups, k = x.shape[-2], x.shape[-1]
     ss = blocked_anova_sums(x)
-    return (ss.treatment / (n_groups - 1)) / (ss.error / ((n_groups - 1) * (k - 1)))
+    f = (ss.treatment / (n_groups - 1)) / (ss.error / ((n_groups - 1) * (k - 1)))
+    return jnp.where(ss.treatment == 0, jnp.zeros_like(f), f)
 
 
 def manova_he(x):
     """Between (H) and within (E) scatter matrices of ``x : (..., L, k, p)`` (seed 004).
 
-    Returns ``(H, E)``, each ``(..., p, p)``.
+    Returns ``(H, E)``, each ``(..., p, p)``. ``H`` is exactly 0 when its trace (the
+    between sum of squares over all measures) is at or below :func:`rounding_floor` of
+    ``max|x|``: identical algorithms give Wilks' Lambda 1 and zero eigenvalues.
     """
-    k = x.shape[-2]
+    n_groups, k, p = x.shape[-3], x.shape[-2], x.shape[-1]
     gm = jnp.mean(x, axis=-2)  # (..., L, p)
     grand = jnp.mean(gm, axis=-2)  # (..., p)
     dc = gm - grand[..., None, :]
     h = k * jnp.einsum("...li,...lj->...ij", dc, dc)
+    floor = rounding_floor(jnp.max(jnp.abs(x), axis=(-3, -2, -1)), n_groups * k * p)
+    h_zero = jnp.trace(h, axis1=-2, axis2=-1) <= floor
+    h = jnp.where(h_zero[..., None, None], jnp.zeros_like(h), h)
     xc = x - gm[..., :, None, :]
     e = jnp.einsum("...lki,...lkj->...ij", xc, xc)
     return h, e

@@ -1,5 +1,7 @@
 """Clopper-Pearson and Hoeffding intervals against R, scipy and seed 003's numbers."""
 
+import math
+
 import numpy as np
 import pytest
 import scipy.stats
@@ -118,3 +120,16 @@ def test_interval_validation():
         hoeffding_sample_size(0.0)
     with pytest.raises(ValueError, match="`error` contains NaN"):
         hoeffding_interval(np.nan, 10)
+
+
+def test_hoeffding_sample_size_beyond_int64():
+    # Issue 18.7: 4e-10 gave -9223372036854775808 (int64 overflow). A scalar gives the
+    # exact Python int of ceil(log(2/delta) / (2 eps^2)) (seed 003's bound).
+    m = hoeffding_sample_size(4e-10)
+    assert isinstance(m, int)
+    assert m == math.ceil(math.log(2 / (1 - 0.95)) / (2 * 4e-10**2)) > 2**63
+    with pytest.raises(ValueError, match=r"`epsilon` is too small.*int64"):
+        hoeffding_sample_size([0.1, 4e-10])
+    with pytest.raises(ValueError, match="`epsilon` is too small"):
+        hoeffding_sample_size(1e-200)  # the size overflows a float
+    np.testing.assert_array_equal(hoeffding_sample_size([0.01, 0.1]), [18445, 185])

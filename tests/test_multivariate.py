@@ -449,3 +449,102 @@ def test_mardia_batched_and_validation(rng):
         mardia(rng.normal(size=(3, 3)))
     with pytest.raises(ValueError, match="The covariance of `x` is singular"):
         mardia(np.column_stack([x[0, :, 0], 2 * x[0, :, 0]]))
+
+
+# ----------------------------------------------------------------------------------------
+# Degenerate data and tiny scales (issue 18.1, 18.14)
+# ----------------------------------------------------------------------------------------
+
+
+def _anovarm(x):
+    import pandas as pd
+    from statsmodels.stats.anova import AnovaRM
+
+    n_groups, k = x.shape
+    df = pd.DataFrame(
+        [(g, f, x[g, f]) for g in range(n_groups) for f in range(k)], columns=["alg", "fold", "y"]
+    )
+    table = AnovaRM(df, "y", "fold", within=["alg"]).fit().anova_table
+    return table["F Value"].iloc[0], table["Pr > F"].iloc[0]
+
+
+def test_anova_identical_algorithms_never_reject(rng):
+    # Issue 18.1: F was a ratio of two rounding residues (F = 7.12, p = 0.0053 here; 277
+    # of 500 such batches rejected at 0.05).
+    f = rng.normal(0.8, 0.05, size=(200, 10))
+    x = np.repeat(f[:, None, :], 3, axis=1)  # (200, L=3, k=10): identical rows
+    # Identical rows have SS_alg = 0 exactly, so F = 0 and p = 1 (statsmodels 0.15
+    # AnovaRM gives that on the issue's data, but also residue ratios such as F = 0.23
+    # for other draws: it has the same flaw, so the reference here is the algebra).
+    with pytest.warns(RuntimeWarning, match=r"0 \(p = 1, as statsmodels' AnovaRM\)"):
+        blk = anova(x, blocked=True)
+    assert np.all(np.asarray(blk.statistic) == 0.0) and np.all(np.asarray(blk.pvalue) == 1.0)
+    assert np.all(np.asarray(blk.ss_effect) == 0.0)
+    one = anova(x)  # within-algorithm spread is real: no warning
+    ref = scipy.stats.f_oneway(*x[0])  # scipy 1.17: F = 9e-46, p = 1.0
+    assert float(ref.pvalue) == 1.0
+    assert np.all(np.asarray(one.statistic) == 0.0) and np.all(np.asarray(one.pvalue) == 1.0)
+    # Error rates k/57 (ties), the issue's second case.
+    e = rng.integers(5, 20, size=10) / 57
+    assert float(anova(np.tile(e, (3, 1))).pvalue) == 1.0
+
+
+def test_anova_constant_data():
+    x = np.full((3, 10), 1.0)
+    # statsmodels 0.15 AnovaRM on constant data: F = 0, p = 1; scipy 1.17 f_oneway: nan.
+    assert _anovarm(x) == (0.0, 1.0)
+    with pytest.warns(RuntimeWarning, match="zero error variance"):
+        blk = anova(x, blocked=True)
+    assert float(blk.statistic) == 0.0 and float(blk.pvalue) == 1.0
+    with pytest.warns(RuntimeWarning, match="zero error variance"):
+        one = anova(x)
+    assert np.isnan(one.statistic) and np.isnan(one.pvalue)
+    # A pure shift between algorithms: zero residual, F = inf (AnovaRM: 6e29, p 4e-260).
+    shift = 0.3 + np.array([0.0, 0.1, 0.2])[:, None] + np.linspace(0, 0.05, 10)
+    with pytest.warns(RuntimeWarning, match="zero error variance"):
+        s = anova(shift, blocked=True)
+    assert np.isposinf(s.statistic) and float(s.pvalue) == 0.0
+    # Permutation: every draw of identical rows is the same data, p = 1.
+    same = np.tile(np.linspace(0.7, 0.9, 6), (3, 1))
+    with pytest.warns(RuntimeWarning, match="zero error variance"):
+        perm = anova(same, blocked=True, method="permutation", n_resamples=200, key=0)
+    assert float(perm.pvalue) == 1.0
+
+
+def test_manova_identical_algorithms(rng):
+    g = rng.normal(size=(8, 2)) * [0.05, 0.02] + [0.8, 0.1]
+    res = manova(np.stack([g, g, g]))  # (L=3, k=8, p=2)
+    # H = 0 exactly: Wilks' Lambda = |E| / |E + H| = 1 (Rencher 6.1), every p = 1.
+    assert float(res.statistic) == 1.0
+    for p in (res.pvalue, res.pillai_pvalue, res.hotelling_lawley_pvalue, res.roy_pvalue):
+        assert float(p) == 1.0
+    assert float(res.bartlett_pvalue) == 1.0
+    assert np.all(np.asarray(res.h) == 0.0)
+
+
+@pytest.mark.parametrize("scale", [1e-160, 1e-300, 1e200])
+def test_multivariate_tiny_and_huge_scales(rng, scale):
+    # Issue 18.14: an exact power-of-two rescale; the statistics are scale-invariant,
+    # sums of squares and means come back in the data's units.
+    a = rng.normal(size=(9, 2)) + np.array([0.5, 0.0])
+    b = rng.normal(size=(9, 2))
+    base = hotelling_t2(a, b)
+    res = hotelling_t2(a * scale, b * scale)
+    np.testing.assert_allclose(res.statistic, base.statistic, rtol=1e-12)
+    np.testing.assert_allclose(res.pvalue, base.pvalue, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(res.mean_difference) / scale, base.mean_difference)
+    if 1e-145 < scale < 1e145:  # else the covariance itself is subnormal or inf in float64
+        np.testing.assert_allclose(np.asarray(res.covariance) / scale**2, base.covariance)
+    np.testing.assert_allclose(np.asarray(res.direction) * scale, base.direction, rtol=1e-12)
+    x = rng.normal(size=(3, 6)) + np.array([0.0, 0.5, 1.0])[:, None]
+    for blocked in (False, True):
+        b0, b1 = anova(x, blocked=blocked), anova(x * scale, blocked=blocked)
+        np.testing.assert_allclose(b1.statistic, b0.statistic, rtol=1e-12)
+        np.testing.assert_allclose(b1.pvalue, b0.pvalue, rtol=1e-12)
+    ref = scipy.stats.f_oneway(*x)  # scipy 1.17 on the unscaled data
+    np.testing.assert_allclose(anova(x * scale).pvalue, ref.pvalue, rtol=1e-10)
+    m0, m1 = manova(X3), manova(X3 * scale)
+    np.testing.assert_allclose(m1.statistic, m0.statistic, rtol=1e-12)
+    np.testing.assert_allclose(m1.pvalue, m0.pvalue, rtol=1e-12)
+    y = rng.normal(size=(12, 2))
+    np.testing.assert_allclose(mardia(y * scale).skewness, mardia(y).skewness, rtol=1e-10)

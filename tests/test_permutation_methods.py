@@ -231,11 +231,12 @@ def test_anova_permutation_zero_error_variance():
         res = anova(x, blocked=True, method="permutation", n_resamples=20_000, key=1)
     lo, hi = np.asarray(res.pvalue_interval)
     assert np.isposinf(res.statistic) and lo <= 6 / 1296 <= hi
-    # No variation within any fold: F = 0/0, every arrangement is the same data, p = 1.
+    # Identical algorithms: no algorithm effect, F = 0 (statsmodels' AnovaRM), and every
+    # arrangement is the same data, p = 1.
     flat = np.tile(x[:1], (3, 1))
-    with pytest.warns(RuntimeWarning, match=r"NaN \(p = 1: all permutations tie\)"):
+    with pytest.warns(RuntimeWarning, match=r"0 \(p = 1, as statsmodels' AnovaRM\)"):
         res = anova(flat, blocked=True, method="permutation", n_resamples=20_000, key=1)
-    assert np.isnan(res.statistic) and float(res.pvalue) == 1.0
+    assert float(res.statistic) == 0.0 and float(res.pvalue) == 1.0
 
 
 def test_manova_permutation_against_numpy_enumeration(rng):

@@ -289,3 +289,25 @@ def test_posthoc_validation(rng):
         posthoc(x3, test="hotelling", names=["a", "b", "c"])
     with pytest.raises(ValueError, match="more folds than measures"):
         posthoc(rng.normal(size=(3, 2, 2)), test="hotelling")
+
+
+def test_ordering_refuses_nan_means():
+    # Issue 18.7: a NaN mean was sorted somewhere arbitrary.
+    reject = np.zeros((3, 3), dtype=bool)
+    with pytest.raises(ValueError, match="`means` contains NaN at index 1"):
+        ordering([0.1, np.nan, 0.2], reject)
+    with pytest.raises(ValueError, match="`means` contains inf at index 0"):
+        ordering([np.inf, 0.1, 0.2], reject)
+    with pytest.raises(TypeError, match="`means` must be an array of real numbers"):
+        ordering(["a", "b", "c"], reject)
+
+
+@pytest.mark.parametrize("scale", [1e-160, 1e200])
+def test_posthoc_tiny_and_huge_scales(rng, scale):
+    # Issue 18.14: exact power-of-two rescale; t is scale-invariant, means scaled back.
+    x = rng.normal(size=(3, 8)) + np.array([0.0, 0.8, 1.6])[:, None]
+    base, res = posthoc(x), posthoc(x * scale)
+    np.testing.assert_allclose(res.statistic, base.statistic, rtol=1e-12)
+    np.testing.assert_allclose(res.pvalue, base.pvalue, rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(res.mean) / scale, base.mean, rtol=1e-12)
+    assert res.cliques == base.cliques

@@ -436,7 +436,10 @@ def test_validation_messages(cv_clf, cv_reg):
         (lambda: study.power(["t", "t"]), ValueError, r"`tests` has duplicates"),
         (lambda: study.power([]), ValueError, r"`tests` is empty"),
         (lambda: study.power(["t"], 3), TypeError, r"`generator` must be a name"),
-        (lambda: study.power(["t"], "weird"), ValueError, r"`kind` must be one of"),
+        # Issue 18.6: the argument is `generator` (it named `kind`, generator()'s).
+        (lambda: study.power(["t"], "weird"), ValueError, r"`generator` must be one of"),
+        (lambda: study.power(generator="gamma"), ValueError, r"`generator` must be one of"),
+        (lambda: study.generator("weird"), ValueError, r"`kind` must be one of"),
         (lambda: study.power(["t"], m=2), ValueError, r"`m` must be at least 3"),
         (lambda: study.power(["t"], n_experiments=1.5), TypeError, r"`n_experiments` must be"),
         (lambda: study.power(["t"], effect=[]), ValueError, r"`effect` must be a non-empty"),
@@ -456,6 +459,9 @@ def test_validation_messages(cv_clf, cv_reg):
         ),
         (lambda: study.power(["hotelling"], "mvnormal", m=3), ValueError, r"too small"),
         (lambda: study.generator("t", df=-1), ValueError, r"`df` must be finite"),
+        # Issue 18.7: unit variance needs df > 2 (the variance df / (df - 2)).
+        (lambda: study.generator("t", df=2), ValueError, r"`df` must be finite, > 2"),
+        (lambda: study.generator("t", df=1), ValueError, r"`df` must be finite, > 2"),
         (lambda: study.generator("t", nu=3), TypeError, r"no parameter 'nu'"),
         (
             lambda: study.generator("mvnormal", weights=(1, 2, 3)),

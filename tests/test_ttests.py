@@ -1,6 +1,8 @@
 """Paired t, 5x2cv t/F, corrected resampled t and McNemar against scipy, statsmodels,
 mlxtend, R literals and seed 002's worked example."""
 
+import warnings
+
 import jax
 import numpy as np
 import pytest
@@ -322,3 +324,132 @@ def test_mcnemar_midp_and_degenerate():
     for method in ("exact", "midp", "chi2"):
         r = mcnemar(same, same, same, method=method)  # no discordant pair
         assert float(r.pvalue) == 1.0 and float(r.statistic) == 0.0
+
+
+# ----------------------------------------------------------------------------------------
+# Degenerate data (issue 18): zero variance is exact, not a ratio of rounding residues
+# ----------------------------------------------------------------------------------------
+
+
+def _rounded_constant_difference(rng, c=0.1, n=10):
+    """``a``, ``b`` with ``a - b`` equal to ``c`` up to one ulp (a rounded constant)."""
+    d = np.full(n, c)
+    d[::3] = np.nextafter(c, 1.0)
+    return d, np.zeros(n)
+
+
+def test_zero_variance_rule_matches_scipy(rng):
+    f = rng.normal(0.8, 0.05, 10)
+    # scipy 1.17: ttest_rel(f, f) -> nan, nan; ttest_rel(f + 0.1, f) (here exactly
+    # constant differences) -> inf, 0.0.
+    with pytest.warns(RuntimeWarning, match="zero variance"):
+        same = ttest_paired(f, f)
+    assert np.isnan(same.statistic) and np.isnan(same.pvalue)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy: "Precision loss ..."
+        ref = scipy.stats.ttest_rel(f + 0.1, f)
+    assert np.isposinf(ref.statistic) and ref.pvalue == 0.0
+    # A constant difference that rounding spread over 1e-16: scipy reports the ratio of
+    # residues (t ~ 4e15); the rule reads it as the constant difference it is: inf.
+    a, b = _rounded_constant_difference(rng)
+    with pytest.warns(RuntimeWarning, match="zero variance"):
+        res = ttest_paired(a, b)
+    assert np.isposinf(res.statistic) and float(res.pvalue) == 0.0
+    assert float(res.standard_error) == 0.0
+    with pytest.warns(RuntimeWarning, match="zero variance"):
+        cor = ttest_corrected(a, b, n_train=90, n_test=10)
+    assert np.isposinf(cor.statistic) and float(cor.pvalue) == 0.0
+    with pytest.warns(RuntimeWarning, match="zero variance"):
+        low = ttest_paired(b, a, alternative="less")
+    assert np.isneginf(low.statistic) and float(low.pvalue) == 0.0
+
+
+def test_5x2cv_degenerate(rng):
+    a = rng.uniform(0.7, 0.9, size=(5, 2))
+    # Identical algorithms: d = 0, t and F are 0/0 = NaN (as ttest_rel on identical data).
+    with pytest.warns(RuntimeWarning, match="zero variance"):
+        t = ttest_5x2cv(a, a)
+    with pytest.warns(RuntimeWarning, match="zero variance"):
+        f = ftest_5x2cv(a, a)
+    assert np.isnan(t.statistic) and np.isnan(f.statistic) and np.isnan(f.pvalue)
+    # A constant difference up to rounding: s_i^2 are residues, t and F are inf.
+    d, _ = _rounded_constant_difference(rng, 0.05)
+    b = np.zeros((5, 2))
+    with pytest.warns(RuntimeWarning, match="zero variance"):
+        t = ttest_5x2cv(d.reshape(5, 2), b)
+    with pytest.warns(RuntimeWarning, match="zero variance"):
+        f = ftest_5x2cv(d.reshape(5, 2), b)
+    assert np.isposinf(t.statistic) and float(t.pvalue) == 0.0
+    assert np.isposinf(f.statistic) and float(f.pvalue) == 0.0
+
+
+@pytest.mark.parametrize("scale", [1e-160, 1e-300, 2.0**-1040, 1e200])
+def test_tiny_and_huge_scales_as_scipy(rng, scale):
+    # Issue 18.14: XLA:CPU flushes subnormals and squares of 1e-160 underflow, which gave
+    # t = inf, p = 0. The power-of-two rescale is exact and t is scale-invariant.
+    a = rng.normal(0.3, 1.0, 8)
+    b = rng.normal(0.0, 1.0, 8)
+    ref = scipy.stats.ttest_rel(a, b)  # scipy 1.17 on the unscaled data
+    res = ttest_paired(a * scale, b * scale)
+    rtol = 1e-12 if scale > 1e-300 else 1e-3  # 2^-1040 keeps ~12 bits per value
+    np.testing.assert_allclose(res.statistic, ref.statistic, rtol=rtol)
+    np.testing.assert_allclose(res.pvalue, ref.pvalue, rtol=rtol)
+    np.testing.assert_allclose(np.asarray(res.mean_difference) / scale, np.mean(a - b), rtol=rtol)
+    cor = ttest_corrected(a * scale, b * scale, n_train=90, n_test=10)
+    np.testing.assert_allclose(
+        cor.statistic, ref.statistic * np.sqrt(1 / 8) / np.sqrt(1 / 8 + 1 / 9), rtol=rtol
+    )
+    a5, b5 = rng.normal(size=(5, 2)), rng.normal(size=(5, 2))
+    np.testing.assert_allclose(
+        ttest_5x2cv(a5 * scale, b5 * scale).statistic, ttest_5x2cv(a5, b5).statistic, rtol=rtol
+    )
+    np.testing.assert_allclose(
+        ftest_5x2cv(a5 * scale, b5 * scale).pvalue, ftest_5x2cv(a5, b5).pvalue, rtol=rtol
+    )
+
+
+def test_ordinary_scale_untouched(rng):
+    # The rescale never touches data within [1.2e-77, 1.3e77]: bit-identical results.
+    a, b = rng.normal(size=(2, 3, 9))
+    for s in (1.0, 2.0**-200, 2.0**200):
+        res = ttest_paired(a * s, b * s)
+        base = ttest_paired(a, b)
+        assert np.array_equal(res.statistic, base.statistic)
+        assert np.array_equal(res.pvalue, base.pvalue)
+
+
+# ----------------------------------------------------------------------------------------
+# McNemar labels (issue 18.3)
+# ----------------------------------------------------------------------------------------
+
+
+def _sm_mcnemar(y, pa, pb):
+    from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+
+    ca, cb = pa == y, pb == y
+    table = [[np.sum(ca & cb), np.sum(ca & ~cb)], [np.sum(~ca & cb), np.sum(~ca & ~cb)]]
+    return sm_mcnemar(table, exact=True).pvalue
+
+
+def test_mcnemar_reads_01_as_pm1(rng):
+    y = rng.choice([-1, 1], 40)
+    pa = np.where(rng.uniform(size=40) < 0.85, y, -y)
+    pb = np.where(rng.uniform(size=40) < 0.65, y, -y)
+    ref = _sm_mcnemar(y, pa, pb)  # statsmodels on the ±1 encoding
+    for yy, a, b in [
+        (y, pa, pb),
+        (y, (pa + 1) // 2, (pb + 1) // 2),  # predictions in {0, 1}
+        ((y + 1) // 2, pa, pb),  # labels in {0, 1}
+        (y > 0, pa, pb),  # bool labels
+        (y > 0, pa > 0, (pb + 1) // 2),
+    ]:
+        np.testing.assert_allclose(mcnemar(yy, a, b).pvalue, ref, rtol=1e-12)
+
+
+def test_mcnemar_refuses_scores(rng):
+    y = rng.choice([-1, 1], 30)
+    f = y * rng.uniform(0.1, 2.0, 30)
+    with pytest.raises(ValueError, match=r"`pred_a` must hold class labels.*threshold"):
+        mcnemar(y, f, np.sign(f))
+    with pytest.raises(ValueError, match="`y_true` must hold class labels"):
+        mcnemar(y + 0.5, y, y)

@@ -22,6 +22,9 @@ same result.
 import dataclasses
 import functools
 import math
+import numbers
+import os
+import time
 from collections.abc import Callable
 
 import jax
@@ -32,6 +35,7 @@ from jax.sharding import Mesh, PartitionSpec
 
 from jaxtests import _validation as v
 from jaxtests._precision import x64
+from jaxtests._progress import as_progress, warn_long_run
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
 from jaxtests.kernels import measures as km
@@ -126,7 +130,7 @@ def _block_draws_fused(n_words, n_h, n_total, sequential=False):
     """
     r = 2**17
     cap = 4096 if sequential else 2**17
-    while r > 64 and (r * n_h > 2**17 or r * n_words > 2**32 or r >= 2 * n_total or r > cap):
+    while r > 64 and (r * n_h > 2**17 or r * n_words > 2**26 or r >= 2 * n_total or r > cap):
         r //= 2
     return r
 
@@ -150,6 +154,19 @@ def _exact_terms(d, n_words):
     if _use_tables(n_words):
         return True, {"tables": kr.byte_tables(dpad)}
     return False, {"d": dpad}
+
+
+def _float32_err(d, n_words, a, c):
+    """Bound on ``|t32 - t64|`` for ``t = a P + c`` of :func:`bit_sums` vs :func:`bit_sums_ordered`.
+
+    Both sums are within their rounding bounds of the exact ``P`` (the float32
+    one, Higham's, of :func:`jaxtests.kernels.resampling.bit_sums_error_bound`;
+    the float64 one ``gamma_{32 n_words}``), plus a float64 correction and the
+    affine map. ``d : (H, m)``, ``a, c : (H,)``.
+    """
+    abs_sum = jnp.sum(jnp.abs(d), axis=-1)
+    bound = kr.bit_sums_error_bound(abs_sum, n_words) + (32 * n_words + 8) * _EPS * abs_sum
+    return (a * bound + 8 * _EPS * jnp.abs(c)) * (1 + 2.0**-20)
 
 
 def _pad_words(d, n_words, dtype=jnp.float32):
@@ -191,8 +208,11 @@ class _Words:
                 keys, local = kr.draw_keys(key, b.astype(jnp.int64) * r, r, 4)
                 w = kr.word_grid(keys[:, 0], keys[:, 1], local, self.n_words)
                 if self.n1:
-                    seed = (keys[0, 2].astype(jnp.uint64) << 32) | keys[0, 3].astype(jnp.uint64)
-                    w = kr.fix_subset_size(w, self.n, self.n1, seed)
+                    # Keyed by the draw's global index (its key block and its place in
+                    # it), never by its place in this evaluation block: evaluation blocks
+                    # that share a key block must not share correction streams.
+                    seed = (keys[:, 2].astype(jnp.uint64) << 32) | keys[:, 3].astype(jnp.uint64)
+                    w = kr.fix_subset_size(w, self.n, self.n1, seed, local)
                 parts.append(w)
         return jnp.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
 
@@ -254,14 +274,29 @@ class _FusedEval:
     n_classes: int = 1
     beta: float = 1.0
 
+    @property
+    def banded(self):
+        # Count changes are integers, exact in float32; affine sums are rounded.
+        return self.kind == "affine"
+
     def __call__(self, key, block_ids, data):
+        return self.approx(key, block_ids, data)[0]
+
+    def approx(self, key, block_ids, data):
+        """Statistics from float32 sums, and per lane what :meth:`exact` needs."""
         # Block ids of one step are consecutive: their draws are one contiguous range.
         first = block_ids[0].astype(jnp.int64) * self.draws
         keys, local = kr.draw_keys(key, first, block_ids.shape[0] * self.draws)
         p = kr.bit_sums(keys[:, 0], keys[:, 1], local, data["d32"])
         if self.kind == "affine":
-            return data["a"][:, None] * p + data["c"][:, None]
-        return _counts_statistic(p, data, self.measure, self.n_classes, self.beta)
+            return data["a"][:, None] * p + data["c"][:, None], (keys, local)
+        return _counts_statistic(p, data, self.measure, self.n_classes, self.beta), None
+
+    def exact(self, data, lanes):
+        """Float64 statistics of the lanes ``(keys, local)`` (the same draws)."""
+        keys, local = lanes
+        p = kr.bit_sums_ordered(keys[:, 0], keys[:, 1], local, data["d64"])
+        return data["a"][:, None] * p + data["c"][:, None]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -282,7 +317,22 @@ class _SubsetEval:
     mode: str
     tiers: tuple
 
+    @property
+    def banded(self):
+        # Only fair-bit starts sum in float32; the others add float64 values.
+        return self.mode == "bernoulli"
+
     def __call__(self, key, block_ids, data):
+        return self.approx(key, block_ids, data)[0]
+
+    def exact(self, data, lanes):
+        """Float64 statistics of the lanes ``(keys, local, correction)`` (the same splits)."""
+        keys, local, delta = lanes
+        p = kr.bit_sums_ordered(keys[:, 0], keys[:, 1], local, data["d64"])
+        return data["a"][:, None] * (p + delta.T) + data["c"][:, None]
+
+    def approx(self, key, block_ids, data):
+        """Statistics from float32 fair-bit sums, and per lane what :meth:`exact` needs."""
         first = block_ids[0].astype(jnp.int64) * self.draws
         n_lanes = block_ids.shape[0] * self.draws
         keys, local = kr.draw_keys(key, first, n_lanes, 6)
@@ -306,8 +356,9 @@ class _SubsetEval:
             mode=self.mode,
             tiers=self.tiers,
         )
-        s1 = jnp.where((c > 0)[None, :], p - corr, p + corr)
-        return data["a"][:, None] * s1 + data["c"][:, None]
+        delta = jnp.where((c > 0)[None, :], -corr, corr)
+        t = data["a"][:, None] * (p + delta) + data["c"][:, None]
+        return t, (keys, local, delta.T)
 
 
 def _subset_evaluator(n, n1, n_words, draws):
@@ -387,12 +438,12 @@ class _WithinBlockEval:
         seeds = kr.block_seeds(key, block_ids)
         outs = []
         n_u = self.draws * self.n_blocks * (self.k - 1)
-        n_u += n_u % 2
         for i in range(block_ids.shape[0]):
-            words = kr.random_words(seeds[i], 2, n_u // 2)  # 64-bit values, 53 bits used
-            u64 = lax.bitcast_convert_type(words.T, jnp.uint64).reshape(-1)[: n_u // 2]
+            # One 64-bit value (53 bits used) per uniform: every swap of every draw
+            # has its own randomness.
+            words = kr.random_words(seeds[i], 2, n_u)
+            u64 = lax.bitcast_convert_type(words.T, jnp.uint64)
             u = (u64 >> 11).astype(jnp.float64) * (2.0**-53)
-            u = jnp.concatenate([u, u])[: self.draws * self.n_blocks * (self.k - 1)]
             u = u.reshape(self.draws, self.n_blocks, self.k - 1)
             perm = kr.uniform_permutations(u, self.k)  # (R, n_blocks, k)
             xp = jax.vmap(lambda p: jnp.take_along_axis(x, _expand(p, x.ndim), axis=1))(perm)
@@ -423,6 +474,37 @@ def _count_measure(c, n, measure, n_classes, beta):
 # --------------------------------------------------------------------------
 # The engine: counts over blocks, sharded over local devices.
 # --------------------------------------------------------------------------
+
+
+# Compiled once per statistic: repeated calls (many keys, many tests) reuse them.
+@functools.lru_cache(maxsize=64)
+def _jitted(fn):
+    return jax.jit(fn)
+
+
+@functools.lru_cache(maxsize=64)
+def _vmapped(fn):
+    return jax.jit(jax.vmap(fn))
+
+
+@functools.lru_cache(maxsize=64)
+def _swap_terms(fn):
+    return jax.jit(lambda y, a, b: (fn(y, a), fn(y, b)))
+
+
+def _tie_tol(observed, magnitude):
+    """Tie tolerance ``100 eps max(|t|, s)`` of an observed statistic ``t``; ``(H,)``.
+
+    scipy's ``100 eps |t|`` is relative to ``t`` alone and vanishes at ``t = 0``,
+    where a rearrangement that ties in exact arithmetic can come out as
+    ``-4e-17`` (a difference of two AUCs near 0.6). Rounding scales with the
+    terms of the statistic, so ``s`` is their size: the range of a bounded
+    measure, or the statistic of a fixed rearrangement. A non-finite ``s`` is
+    ignored.
+    """
+    s = jnp.abs(magnitude)
+    s = jnp.where(jnp.isfinite(s), s, 0.0)
+    return 100 * _EPS * jnp.maximum(jnp.abs(observed), s)
 
 
 def _tie_band(t_obs, tol):
@@ -461,6 +543,80 @@ def _maxt_counts(t, t_obs, tol, scale, valid, alternative):
     return jnp.sum(hit & valid[None, :], axis=1, dtype=jnp.int64)
 
 
+def _unsure(t, err, t_obs, tol, scale, alternative, maxt):
+    """Lanes ``(L,)`` whose counts could change if ``t`` moved by up to ``err``.
+
+    Every decision is monotone in each ``t`` (the max-T ones through ``|z|``
+    for two-sided tests), so a lane is settled when its decisions agree at
+    ``t - err`` and ``t + err``. NaN thresholds decide nothing.
+    """
+    lo, hi = _tie_band(t_obs, tol)
+    e = err[:, None]
+    ge = (t - e < lo[:, None]) & (lo[:, None] <= t + e)
+    le = (t - e <= hi[:, None]) & (hi[:, None] < t + e)
+    out = jnp.any(ge | le, axis=0)
+    if maxt:
+        z, ez = t / scale[:, None], e / scale[:, None]
+        zo, zt = t_obs / scale, tol / scale
+        if alternative == "less":
+            thr = _tie_band(zo, zt)[1][:, None]
+            a, b = jnp.nanmin(z - ez, axis=0), jnp.nanmin(z + ez, axis=0)
+            out = out | jnp.any((a[None, :] <= thr) != (b[None, :] <= thr), axis=0)
+        else:
+            if alternative == "two-sided":
+                z, zo = jnp.abs(z), jnp.abs(zo)
+            thr = _tie_band(zo, zt)[0][:, None]
+            a, b = jnp.nanmax(z - ez, axis=0), jnp.nanmax(z + ez, axis=0)
+            out = out | jnp.any((a[None, :] >= thr) != (b[None, :] >= thr), axis=0)
+    return out
+
+
+def _evaluate(evaluator, key, block_ids, data, t_obs, tol, scale, alternative, maxt):
+    """Statistics of a step's draws; those too close to a decision are recomputed in float64.
+
+    Float32 sums (``banded`` evaluators) are within ``data["err"]`` of the
+    float64 ones, so only lanes with a threshold inside ``t +- err`` can count
+    differently: those lanes (usually a handful per block) get their float64
+    value from :meth:`exact`, and counts equal those of float64 arithmetic.
+    Whether a lane is recomputed depends on its own values only (batch sizes
+    never change a draw), and its float64 sum adds in a fixed order.
+    """
+    if not getattr(evaluator, "banded", False):
+        return evaluator(key, block_ids, data)
+    t, lanes = evaluator.approx(key, block_ids, data)
+    unsure = _unsure(t, data["err"], t_obs, tol, scale, alternative, maxt)
+    n_lanes = unsure.shape[0]
+    # Lanes are found by groups of 16 consecutive draws: a cumulative sum over
+    # 2^17 lanes costs about 1 ms on XLA:CPU, as much as the sums of m = 100.
+    group = 16
+    n_groups = n_lanes // group
+    hit = jnp.any(unsure.reshape(n_groups, group), axis=1)
+    # Groups per recheck pass: about 2^16 float64 adds, at most 1024 lanes.
+    per = 1024 // group
+    while per > 1 and per * group * data["d64"].shape[1] * 32 > 2**16:
+        per //= 2
+    per = min(per, n_groups)
+    pos = jnp.cumsum(hit, dtype=jnp.int32) - 1
+    n_hit = pos[-1] + 1
+    idx = (
+        jnp.zeros((n_groups + per,), jnp.int32)
+        .at[jnp.where(hit, pos, n_groups + per)]
+        .set(jnp.arange(n_groups, dtype=jnp.int32), mode="drop")
+    )
+    offsets = jnp.arange(group, dtype=jnp.int32)
+
+    def body(state):
+        start, t = state
+        g = lax.dynamic_slice_in_dim(idx, start, per)
+        ln = (g[:, None] * group + offsets[None, :]).reshape(-1)
+        live = jnp.repeat(start + jnp.arange(per, dtype=jnp.int32) < n_hit, group) & unsure[ln]
+        t64 = evaluator.exact(data, jax.tree.map(lambda a: a[ln], lanes))
+        return start + per, t.at[:, jnp.where(live, ln, n_lanes)].set(t64, mode="drop")
+
+    _, t = lax.while_loop(lambda s: s[0] < n_hit, body, (jnp.int32(0), t))
+    return t
+
+
 # 512-bit vectors for the masked float32 adds of ``bit_sums`` (XLA:CPU defaults to
 # 256-bit ones; measured 1.6-2x faster on AVX-512 machines; other backends ignore it).
 _COMPILER_OPTIONS = {"xla_cpu_prefer_vector_width": 512}
@@ -474,11 +630,10 @@ _COMPILER_OPTIONS = {"xla_cpu_prefer_vector_width": 512}
         "n_total",
         "draws",
         "per_step",
-        "n_steps",
+        "null_steps",
         "n_dev",
         "alternative",
         "maxt",
-        "keep_null",
     ),
 )
 def _run_counts(
@@ -488,76 +643,82 @@ def _run_counts(
     tol,
     scale,
     first_step,
+    n_run,
     *,
     evaluator,
     n_total,
     draws,
     per_step,
-    n_steps,
+    null_steps,
     n_dev,
     alternative,
     maxt,
-    keep_null,
 ):
-    """Exceedance counts (and optionally the null) of steps ``first_step ...`` of ``n_steps``.
+    """Exceedance counts (and optionally the null) of ``n_run`` steps per device.
 
-    Step ``s`` evaluates blocks ``s per_step, ..., (s + 1) per_step - 1``;
-    draws past ``n_total`` are masked, so runs over consecutive step ranges
-    add up to the counts of one run over all of them. ``n_steps`` is a
-    multiple of ``n_dev``. The null is returned unsliced, ``(H, n_steps per_step draws)``.
+    Device ``i`` runs steps ``first_step + i n_run + j`` for ``j < n_run``;
+    step ``s`` evaluates blocks ``s per_step, ..., (s + 1) per_step - 1``, and
+    draws past ``n_total`` are masked, so calls over consecutive step ranges
+    add up to the counts of one call over all of them. ``first_step`` and
+    ``n_run`` are traced: one compilation serves every chunk size. With
+    ``null_steps > 0`` (a static capacity, ``n_run <= null_steps``) each
+    device also fills the first ``n_run`` steps of its part of the null,
+    ``(H, n_dev null_steps per_step draws)``; otherwise the null is None.
     """
-    ids = first_step * per_step + jnp.arange(n_steps * per_step, dtype=jnp.int32)
-    ids = ids.reshape(n_steps, per_step)
+    lanes = per_step * draws
 
-    def local(ids_local, key, data, t_obs, tol, scale):
-        def step(carry, bid):
-            t = evaluator(key, bid, data)
+    def local(key, data, t_obs, tol, scale, first_step, n_run):
+        base = first_step + (lax.axis_index("d") * n_run if n_dev > 1 else 0)
+        h = t_obs.shape[0]
+
+        def step(j, carry):
+            counts, null = carry
+            bid = (base + j) * per_step + jnp.arange(per_step, dtype=jnp.int32)
+            t = _evaluate(evaluator, key, bid, data, t_obs, tol, scale, alternative, maxt)
             gidx = (bid.astype(jnp.int64)[:, None] * draws + jnp.arange(draws)[None, :]).reshape(-1)
             valid = gidx < n_total
             ge, le = _tail_counts(t, t_obs, tol, valid)
             mx = _maxt_counts(t, t_obs, tol, scale, valid, alternative) if maxt else ge
-            carry = (carry[0] + ge, carry[1] + le, carry[2] + mx)
-            return carry, (t if keep_null else None)
+            if null_steps:
+                null = lax.dynamic_update_slice(null, t.astype(null.dtype), (j * 0, j * lanes))
+            return (counts[0] + ge, counts[1] + le, counts[2] + mx), null
 
-        h = t_obs.shape[0]
         zero = jnp.zeros((h,), jnp.int64)
-        counts, nulls = lax.scan(step, (zero, zero, zero), ids_local)
+        null = jnp.zeros((h, null_steps * lanes), t_obs.dtype) if null_steps else None
+        counts, null = lax.fori_loop(0, n_run, step, ((zero, zero, zero), null))
         if n_dev > 1:
             counts = lax.psum(counts, "d")
-        if keep_null:
-            nulls = jnp.moveaxis(nulls, 1, 0).reshape(h, -1)
-        return counts, nulls
+        return counts, null
 
     if n_dev == 1:
-        counts, nulls = local(ids, key, data, t_obs, tol, scale)
-    else:
-        mesh = Mesh(np.array(jax.local_devices()[:n_dev]), ("d",))
-        rep = PartitionSpec()
-        f = jax.shard_map(
-            local,
-            mesh=mesh,
-            in_specs=(PartitionSpec("d"), rep, rep, rep, rep, rep),
-            out_specs=(rep, PartitionSpec(None, "d")),
-            check_vma=False,
-        )
-        counts, nulls = f(ids, key, data, t_obs, tol, scale)
-    return counts, nulls
+        return local(key, data, t_obs, tol, scale, first_step, n_run)
+    mesh = Mesh(np.array(jax.local_devices()[:n_dev]), ("d",))
+    rep = PartitionSpec()
+    f = jax.shard_map(
+        local,
+        mesh=mesh,
+        in_specs=(rep,) * 7,
+        out_specs=(rep, PartitionSpec(None, "d")),
+        check_vma=False,
+    )
+    return f(key, data, t_obs, tol, scale, first_step, n_run)
 
 
 @functools.partial(
     jax.jit,
     compiler_options=_COMPILER_OPTIONS,
-    static_argnames=("evaluator", "n_total", "draws", "per_step", "n_steps", "alternative", "h"),
+    static_argnames=("evaluator", "n_total", "draws", "per_step", "alternative", "h"),
 )
 def _run_sequential(
-    key, data, t_obs, tol, state, *, evaluator, n_total, draws, per_step, n_steps, alternative, h
+    key, data, t_obs, tol, state, n_steps, *, evaluator, n_total, draws, per_step, alternative, h
 ):
     """Besag-Clifford: per hypothesis, the draw at which ``h`` extreme values were seen.
 
     ``state = (first_step, ge, le, stop)`` (``stop`` 0 while running); runs
-    steps ``first_step, ...`` until ``first_step + n_steps`` or until every
-    hypothesis stopped, and returns the new state, so host-level chunks of
-    steps continue one another exactly.
+    steps ``first_step, ...`` until ``first_step + n_steps`` (traced: one
+    compilation serves every chunk size) or until every hypothesis stopped,
+    and returns the new state, so host-level chunks of steps continue one
+    another exactly.
     """
     end = state[0] + n_steps
 
@@ -574,7 +735,7 @@ def _run_sequential(
     def body(state):
         step, ge_c, le_c, stop = state
         bid = step * per_step + jnp.arange(per_step, dtype=jnp.int32)
-        t = evaluator(key, bid, data)
+        t = _evaluate(evaluator, key, bid, data, t_obs, tol, None, alternative, False)
         gidx = (bid.astype(jnp.int64)[:, None] * draws + jnp.arange(draws)[None, :]).reshape(-1)
         valid = (gidx < n_total)[None, :]
         ge, le = tail(t)
@@ -649,36 +810,111 @@ def _finish(ge, le, n, alternative, exact):
 # --------------------------------------------------------------------------
 
 
-def _common_iv(alternative, n_resamples, method, batch_size, correction, sequential, return_null):
+_N_RESAMPLES = 100_000  # default n_resamples (None in the public signatures)
+
+
+def _common_iv(
+    alternative,
+    n_resamples,
+    method,
+    batch_size,
+    correction,
+    sequential,
+    return_null,
+    *,
+    key=None,
+):
+    """Options shared by the three tests, checked before any method is chosen.
+
+    ``n_resamples=None`` is the default (100,000). ``key`` is checked here so
+    that a bad key fails on every path, also where no randomness is used.
+    """
     v.check_alternative(alternative)
+    if n_resamples is None:
+        n_resamples = _N_RESAMPLES
     n_resamples = v.as_int_scalar(n_resamples, "n_resamples", minimum=1)
     v.check_choice(method, "method", _METHODS)
     if batch_size is not None:
         batch_size = v.as_int_scalar(batch_size, "batch_size", minimum=1)
     v.check_choice(correction, "correction", (None, "maxT"))
+    if not isinstance(return_null, bool | np.bool_):
+        raise TypeError(f"`return_null` must be a bool, got {type(return_null).__name__}.")
+    return_null = bool(return_null)
     if sequential is not None:
         sequential = v.as_int_scalar(sequential, "sequential", minimum=1)
         if method not in ("auto", "monte-carlo"):
             raise ValueError(f"`sequential` needs method='monte-carlo', got method={method!r}.")
         if correction is not None or return_null:
             raise ValueError("`sequential` cannot be combined with `correction` or `return_null`.")
-    if not isinstance(return_null, bool):
-        raise TypeError(f"`return_null` must be a bool, got {type(return_null).__name__}.")
+    if key is not None:
+        resolve_key(key)  # raises on a bad key; the draw itself happens in _drive
     return n_resamples, batch_size, sequential
 
 
-def _check_progress(progress):
-    if progress is not None and not callable(progress):
-        raise TypeError(
-            f"`progress` must be a callable progress(done, total) or None, "
-            f"got {type(progress).__name__}."
+def _check_exact_cap(n_patterns, n_resamples, explicit_n):
+    """An explicit ``n_resamples`` with method="exact" is the most rearrangements evaluated.
+
+    ``n_patterns`` None stands for "more than ``n_resamples``".
+    """
+    if explicit_n and (n_patterns is None or n_patterns > n_resamples):
+        count = "" if n_patterns is None else f"{n_patterns} rearrangements, "
+        raise ValueError(
+            f"method='exact' enumerates {count}more than `n_resamples`={n_resamples}: "
+            "leave `n_resamples` out with 'exact' (or give at least that many), or use "
+            "method='monte-carlo'."
         )
 
 
-def _per_step(batch_size, draws):
+def _check_statistic(fn, shapes, name, called_on):
+    """A callable statistic must return one real scalar per hypothesis (checked on shapes only)."""
+    args = [jax.ShapeDtypeStruct(s, jnp.float64) for s in shapes]
+    out = jax.eval_shape(fn, *args)
+    if not isinstance(out, jax.ShapeDtypeStruct) or out.shape != ():
+        got = out.shape if isinstance(out, jax.ShapeDtypeStruct) else type(out).__name__
+        raise ValueError(
+            f"`{name}` must return a scalar: it is called on {called_on} and vmapped "
+            f"over hypotheses and rearrangements; it returned {got}."
+        )
+    if np.dtype(out.dtype).kind not in "biuf":
+        raise ValueError(f"`{name}` must return a real number, got dtype {out.dtype}.")
+
+
+def _check_progress(progress):
+    """``progress`` as a :class:`jaxtests._progress.Reporter` (or None); TypeError otherwise."""
+    return as_progress(progress)
+
+
+_STEP_BYTES = 2**28  # intermediates of one step (a batch of blocks), about 256 MB
+_NULL_BYTES = 2**26  # device buffer of one chunk's null statistics (return_null)
+
+
+def _draw_bytes(evaluator, data, n_h):
+    """Rough bytes of intermediates per draw, for the ``batch_size`` cap.
+
+    Evaluators on materialised rearrangements hold a rearranged copy of the
+    data per draw (signs or indices, the copy, products); the fused and table
+    sums a few values per hypothesis.
+    """
+    if isinstance(evaluator, _GenericEval | _WithinBlockEval):
+        sizes = [int(np.prod(np.shape(a))) for a in jax.tree_util.tree_leaves(data)]
+        return 32 * max(sizes, default=1)
+    return 32 * n_h + 64
+
+
+def _per_step(batch_size, draws, n_blocks=None, block_bytes=0):
+    """Blocks per step: ``batch_size`` in whole blocks, capped at the work and at memory.
+
+    The cap never changes a result (blocks are fixed, counts integers); it
+    keeps ``batch_size=10**12`` from asking XLA for terabytes.
+    """
     if batch_size is None:
         return 1
-    return max(1, -(-batch_size // draws))
+    per = max(1, -(-batch_size // draws))
+    if n_blocks is not None:
+        per = min(per, max(1, n_blocks))
+    if block_bytes > 0:
+        per = min(per, max(1, _STEP_BYTES // block_bytes))
+    return per
 
 
 def _n_devices(n_blocks, per_step):
@@ -686,20 +922,72 @@ def _n_devices(n_blocks, per_step):
     return max(1, min(n, -(-n_blocks // per_step)))
 
 
+def _check_size(n_total, n_blocks, per_step, draws, n_h, return_null):
+    """Refuse runs the engine cannot index or hold, naming the argument."""
+    # Block ids are int32 (and so part of every draw's key): the last step may
+    # run past n_blocks by a step per device.
+    if n_blocks + (jax.local_device_count() + 1) * per_step >= 2**31:
+        limit = (2**31 - (jax.local_device_count() + 1) * per_step) * draws
+        raise ValueError(
+            f"`n_resamples`={n_total} is more than the engine indexes ({draws} draws per "
+            f"block, under 2^31 blocks: at most about {limit:.3g}); use fewer resamples "
+            "or `sequential` stopping."
+        )
+    if return_null:
+        need = 8 * n_total * n_h
+        try:
+            memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
+            memory = 2**34
+        if need > memory // 2:
+            raise ValueError(
+                f"`return_null`=True with `n_resamples`={n_total} keeps {n_total} x {n_h} "
+                f"statistics ({need / 2**30:.3g} GiB), more than half of this machine's "
+                f"memory ({memory / 2**30:.3g} GiB); lower `n_resamples` or leave "
+                "`return_null` off."
+            )
+
+
 # --------------------------------------------------------------------------
 # Shared driver
 # --------------------------------------------------------------------------
 
 
-_PROGRESS_CHUNKS = 16  # host-level chunks of blocks when a progress callback is given
+_CHUNK_SECONDS = 0.5  # aim of one host-level call: Ctrl-C and progress act between calls
+_LONG_RUN_SECONDS = 180.0  # runs estimated beyond this get a LongRunWarning
+_ESTIMATE_FROM_SECONDS = 0.1  # shortest chunk whose time is trusted for that estimate
 
 
-def _step_chunks(n_steps, n_dev, progress):
-    """Steps per host-level call: all of them, or about 1/16 (a multiple of ``n_dev``)."""
-    if progress is None:
-        return n_steps
-    per = -(-n_steps // _PROGRESS_CHUNKS)
-    return -(-per // n_dev) * n_dev
+def _step_chunks(n_steps, n_dev, cap=None, what="This permutation test"):
+    """Host-level chunks ``(first_step, steps_per_device)`` of ``n_steps`` steps, sized by time.
+
+    The first chunk is one step per device (its time includes compilation),
+    so the first progress report comes early; later ones aim at
+    ``_CHUNK_SECONDS`` of work, growing at most 16x per chunk, so Ctrl-C
+    (seen by Python between chunks) stops a run within about a second. The
+    caller finishes a chunk's computation before asking for the next one:
+    the time between yields is the chunk's. Once a chunk of at least 0.1 s
+    (not the first, which may include compilation) predicts more than ``_LONG_RUN_SECONDS`` to go, a
+    :class:`jaxtests._progress.LongRunWarning` gives the estimate. Chunking
+    never changes a result: blocks stay whole and counts are integers.
+    """
+    first, n_run, calls, warned = 0, 1, 0, False
+    while first < n_steps:
+        n_run = min(n_run, -(-(n_steps - first) // n_dev))
+        if cap:
+            n_run = min(n_run, cap)
+        t0 = time.perf_counter()
+        yield first, n_run
+        dt = time.perf_counter() - t0
+        first += n_run * n_dev
+        calls += 1
+        per = max(dt / n_run, 1e-7)  # seconds per step on each device
+        if calls > 1 and not warned and dt >= _ESTIMATE_FROM_SECONDS and first < n_steps:
+            left = per * -(-(n_steps - first) // n_dev)
+            if left > _LONG_RUN_SECONDS:
+                warn_long_run(left, what)
+                warned = True
+        n_run = max(1, min(int(_CHUNK_SECONDS / per), 16 * n_run))
 
 
 def _drive(
@@ -722,98 +1010,80 @@ def _drive(
 ):
     """Run the engine on canonical inputs; returns a dict of numpy fields.
 
-    The blocks run in one host-level call, or in about 16 with
-    ``progress``, which is called as each finishes (``progress(done,
-    n_total)``); counts are integers summed over chunks, so the result is
-    bit-identical to one call.
+    The blocks run in host-level chunks sized by time (:func:`_step_chunks`):
+    ``progress(done, n_total)`` is called at the start and after each chunk,
+    and Ctrl-C raises ``KeyboardInterrupt`` between chunks (nothing is kept).
+    Counts are integers summed over chunks, so the result is bit-identical to
+    one call, whatever the chunking, ``batch_size`` or device count.
     """
+    progress = _check_progress(progress)
     typed_key, seed = (None, None) if exact else resolve_key(key)
     if typed_key is None:
         typed_key = jax.random.key(0)
-    per_step = _per_step(batch_size, draws)
+    n_h = t_cmp.shape[0]
     n_blocks = -(-n_total // draws)
+    per_step = _per_step(batch_size, draws, n_blocks, draws * _draw_bytes(evaluator, data, n_h))
+    _check_size(n_total, n_blocks, per_step, draws, n_h, return_null)
+    n_steps = -(-n_blocks // per_step)
+    lanes = per_step * draws
+    what = f"This permutation test ({n_total:,} rearrangements)"
     # No draw reaches a NaN observed statistic's thresholds; _wrap reports p = NaN.
     out = {"seed": seed, "n_resamples": n_total, "undefined": np.isnan(np.asarray(t_cmp))}
-    if sequential is not None:
-        n_steps = -(-n_blocks // per_step)
-        chunk = n_steps if progress is None else _step_chunks(n_steps, 1, progress)
-        zero = jnp.zeros((t_cmp.shape[0],), jnp.int64)
-        state = (jnp.int32(0), zero, zero, zero)
-        for first in range(0, n_steps, chunk):
-            state = _run_sequential(
+    try:
+        if progress is not None:
+            progress(0, n_total)
+        if sequential is not None:
+            return _drive_sequential(
+                out,
+                evaluator,
+                data,
+                t_cmp,
+                tol,
+                typed_key,
+                n_total,
+                draws,
+                per_step,
+                n_steps,
+                alternative,
+                sequential,
+                progress,
+                what,
+            )
+        n_dev = _n_devices(n_blocks, per_step)
+        null_steps = 0
+        if return_null:
+            null_steps = max(1, min(-(-n_steps // n_dev), _NULL_BYTES // (8 * n_h * lanes)))
+        counts = np.zeros((3, n_h), np.int64)
+        nulls = []
+        # One call at a time: two computations in flight at once can hang XLA:CPU (README).
+        for first, n_run in _step_chunks(n_steps, n_dev, null_steps, what):
+            c, null = _run_counts(
                 typed_key,
                 data,
                 t_cmp,
                 tol,
-                state,
+                scale,
+                jnp.int32(first),
+                jnp.int32(n_run),
                 evaluator=evaluator,
                 n_total=n_total,
                 draws=draws,
                 per_step=per_step,
-                n_steps=chunk,
+                null_steps=null_steps,
+                n_dev=n_dev,
                 alternative=alternative,
-                h=sequential,
+                maxt=correction == "maxT",
             )
+            counts += np.asarray(c)  # integer counts: chunking never changes a sum
+            if return_null:
+                null = np.asarray(null)
+                part = null_steps * lanes  # each device's part of the buffer
+                nulls += [null[:, i * part : i * part + n_run * lanes] for i in range(n_dev)]
             if progress is not None:
-                stopped = bool(np.all(np.asarray(state[3]) > 0))
-                done = n_total if stopped else min(n_total, (first + chunk) * per_step * draws)
-                progress(done, n_total)
-                if stopped:
-                    break
-        ge, le, stop = (np.asarray(a) for a in state[1:])
-        p, cnt, (lo, hi) = _finish(ge, le, n_total, alternative, exact=False)
-        factor = 1.0 if alternative != "two-sided" else 2.0
-        used = np.where(stop > 0, stop, n_total)
-        # Besag & Clifford (1991): stopped at the h-th extreme value, p = h / L.
-        p_seq = np.minimum(1.0, factor * sequential / np.maximum(used, 1))
-        p = np.where(stop > 0, p_seq, p)
-        cnt = np.where(stop > 0, sequential, cnt)
-        slo, shi = _clopper_pearson(np.full(used.shape, sequential), used)
-        lo = np.where(stop > 0, np.minimum(1.0, factor * slo), lo)
-        hi = np.where(stop > 0, np.minimum(1.0, factor * shi), hi)
-        out.update(
-            pvalue=p,
-            n_extreme=cnt,
-            interval=(lo, hi),
-            n_draws=used,
-            method="monte-carlo",
-            n_resamples=int(used.max()),
-        )
-        return out
-    n_dev = _n_devices(n_blocks, per_step)
-    n_steps = -(-n_blocks // per_step)
-    n_steps = -(-n_steps // n_dev) * n_dev
-    chunk = _step_chunks(n_steps, n_dev, progress)
-
-    def run(first):
-        return _run_counts(
-            typed_key,
-            data,
-            t_cmp,
-            tol,
-            scale,
-            jnp.int32(first),
-            evaluator=evaluator,
-            n_total=n_total,
-            draws=draws,
-            per_step=per_step,
-            n_steps=chunk,
-            n_dev=n_dev,
-            alternative=alternative,
-            maxt=correction == "maxT",
-            keep_null=return_null,
-        )
-
-    # Integer counts summed over calls: bit-identical to one call. One call at a
-    # time: two computations in flight at once can hang XLA:CPU (README).
-    counts, nulls = None, []
-    for first in range(0, n_steps, chunk):
-        c, nl = run(first)
-        counts = c if counts is None else tuple(a + b for a, b in zip(counts, c, strict=True))
-        nulls.append(nl)
+                progress(min(n_total, (first + n_run * n_dev) * lanes), n_total)
+    finally:
         if progress is not None:
-            jax.block_until_ready(counts)
-            progress(min(n_total, (first + chunk) * per_step * draws), n_total)
+            progress.close()
     ge, le, mx = counts
     p, cnt, interval = _finish(ge, le, n_total, alternative, exact)
     out.update(
@@ -822,9 +1092,72 @@ def _drive(
     if correction == "maxT":
         adj = 0 if exact else 1
         # Westfall & Young (1993) single-step max-T; never below the raw p-value.
-        out["adjusted"] = np.maximum(p, (np.asarray(mx) + adj) / (n_total + adj))
+        out["adjusted"] = np.maximum(p, (mx + adj) / (n_total + adj))
     if return_null:
-        out["null"] = np.concatenate([np.asarray(a) for a in nulls], axis=1)[:, :n_total]
+        out["null"] = np.concatenate(nulls, axis=1)[:, :n_total]
+    return out
+
+
+def _drive_sequential(
+    out,
+    evaluator,
+    data,
+    t_cmp,
+    tol,
+    key,
+    n_total,
+    draws,
+    per_step,
+    n_steps,
+    alternative,
+    h,
+    progress,
+    what,
+):
+    """Besag-Clifford stopping, in time-sized chunks of steps on one device."""
+    zero = jnp.zeros((t_cmp.shape[0],), jnp.int64)
+    state = (jnp.int32(0), zero, zero, zero)
+    what = what.replace("(", "(up to ", 1)
+    for first, n_run in _step_chunks(n_steps, 1, None, what):
+        state = _run_sequential(
+            key,
+            data,
+            t_cmp,
+            tol,
+            state,
+            jnp.int32(n_run),
+            evaluator=evaluator,
+            n_total=n_total,
+            draws=draws,
+            per_step=per_step,
+            alternative=alternative,
+            h=h,
+        )
+        stopped = bool(np.all(np.asarray(state[3]) > 0))  # waits for the chunk
+        if progress is not None:
+            done = n_total if stopped else min(n_total, (first + n_run) * per_step * draws)
+            progress(done, n_total)
+        if stopped:
+            break
+    ge, le, stop = (np.asarray(a) for a in state[1:])
+    p, cnt, (lo, hi) = _finish(ge, le, n_total, alternative, exact=False)
+    factor = 1.0 if alternative != "two-sided" else 2.0
+    used = np.where(stop > 0, stop, n_total)
+    # Besag & Clifford (1991): stopped at the h-th extreme value, p = h / L.
+    p_seq = np.minimum(1.0, factor * h / np.maximum(used, 1))
+    p = np.where(stop > 0, p_seq, p)
+    cnt = np.where(stop > 0, h, cnt)
+    slo, shi = _clopper_pearson(np.full(used.shape, h), used)
+    lo = np.where(stop > 0, np.minimum(1.0, factor * slo), lo)
+    hi = np.where(stop > 0, np.minimum(1.0, factor * shi), hi)
+    out.update(
+        pvalue=p,
+        n_extreme=cnt,
+        interval=(lo, hi),
+        n_draws=used,
+        method="monte-carlo",
+        n_resamples=int(used.max()),
+    )
     return out
 
 
@@ -882,9 +1215,12 @@ def _signflip_iv(
     correction,
     sequential,
     return_null,
+    *,
+    key=None,
 ):
+    explicit_n = n_resamples is not None
     n_resamples, batch_size, sequential = _common_iv(
-        alternative, n_resamples, method, batch_size, correction, sequential, return_null
+        alternative, n_resamples, method, batch_size, correction, sequential, return_null, key=key
     )
     if not callable(statistic):
         v.check_choice(statistic, "statistic", _SIGNFLIP_STATS)
@@ -895,6 +1231,7 @@ def _signflip_iv(
                 "`axis` must be left at -1 for statistic='hotelling': `d` is "
                 "(..., m, p) with instances on axis -2 and measures last."
             )
+        v.check_covariance(d, "d")  # as hotelling_t2: no T² of a singular covariance
         d = jnp.moveaxis(d, -2, -1)  # instances last for the shared reshaping below
     else:
         axis = v.normalize_axis(axis, d.ndim)
@@ -906,7 +1243,46 @@ def _signflip_iv(
         method = "monte-carlo"
     if method == "binomial" and statistic not in ("mean", "t"):
         raise ValueError("`method`='binomial' applies to statistic 'mean' or 't' only.")
+    _signflip_options_iv(
+        d, statistic, method, n_resamples, explicit_n, batch_size, correction, return_null
+    )
     return d, n_resamples, method, batch_size, sequential
+
+
+def _signflip_options_iv(
+    d, statistic, method, n_resamples, explicit_n, batch_size, correction, return_null
+):
+    """Refuse options the chosen method would not use; check a callable's output shape.
+
+    ``d`` is canonical (instances last). A given ``n_resamples`` with "exact"
+    is the most patterns enumerated; "binomial" has no rearrangements at all.
+    """
+    m = d.shape[-1]
+    if callable(statistic):
+        _check_statistic(statistic, [(m,)], "statistic", f"one hypothesis' ({m},) differences")
+    if method == "binomial":
+        given = [
+            f"`{name}`"
+            for name, on in (
+                ("n_resamples", explicit_n),
+                ("batch_size", batch_size is not None),
+                ("correction", correction is not None),
+                ("return_null", return_null),
+            )
+            if on
+        ]
+        if given:
+            raise ValueError(
+                f"`method`='binomial' is a closed form without rearrangements: "
+                f"{', '.join(given)} would be ignored. Leave it out, or use method='exact' "
+                "or 'monte-carlo'."
+            )
+    if method == "exact":
+        if statistic in ("mean", "t"):  # zero differences are left out of the enumeration
+            nz = int(np.sum(np.any(np.asarray(d).reshape(-1, m) != 0, axis=0)))
+            _check_exact_cap(2 ** max(nz, 1), n_resamples, explicit_n)
+        else:
+            _check_exact_cap(2**m, n_resamples, explicit_n)
 
 
 def _ternary(d2):
@@ -940,7 +1316,7 @@ def _signflip_linear_prep(d2):
     abs_sum = jnp.sum(jnp.abs(d2), axis=-1)
     # scipy's relative tie tolerance, plus a bound on the rounding of the
     # table sums (Wilkinson: gamma_n sum |d|), so ties are never missed.
-    tol = 100 * _EPS * jnp.abs(mean_obs) + 4 * (m + 32) * _EPS * abs_sum / m
+    tol = _tie_tol(mean_obs, abs_sum / m) + 4 * (m + 32) * _EPS * abs_sum / m
     sd = jnp.sqrt(jnp.sum(d2 * d2, axis=-1)) / m  # exact null sd of the mean
     return mean_obs, tol, sd
 
@@ -977,7 +1353,7 @@ def _signflip(
         d2 = d.reshape(-1, d.shape[-1])
         m = d2.shape[1]
         stat_fn = {"mean": ks.mean, "t": ks.t_statistic}.get(statistic, statistic)
-    observed = jax.jit(jax.vmap(stat_fn))(d2) if statistic not in _SIGNFLIP_STATS else (stat_fn(d2))
+    observed = _vmapped(stat_fn)(d2) if statistic not in _SIGNFLIP_STATS else (stat_fn(d2))
     n_h = d2.shape[0]
 
     if linear:
@@ -1061,9 +1437,9 @@ def _signflip(
             n_total = n_resamples
             draws = _block_draws_fused(n_words, n_h, n_total, sequential is not None)
             data["d32"] = _pad_words(dk, n_words)
+            data["d64"] = _pad_words(dk, n_words, jnp.float64)
+            data["err"] = _float32_err(dk, n_words, data["a"], data["c"])
             evaluator = _FusedEval(draws)
-            # float32 sums: widen the tie band by their rounding bound (T = (2P - D) / m).
-            tol = tol + (2.0 / m) * kr.bit_sums_error_bound(jnp.sum(jnp.abs(dk), axis=-1), n_words)
         out = _drive(
             evaluator=evaluator,
             data=data,
@@ -1107,8 +1483,12 @@ def _signflip(
         n_total = n_resamples
         words = _Words("random", n_words, draws)
     obs = jnp.asarray(observed)
-    tol = 100 * _EPS * jnp.abs(obs)
     fn = stat_fn if statistic == "hotelling" else statistic
+    # Size of the statistic's values: its value on the rearrangement that makes
+    # each instance's first entry non-negative (|d| for 1-d instances).
+    first = d2.reshape((*d2.shape[:2], -1))[:, :, 0]
+    flip = jnp.where(first < 0, -1.0, 1.0).reshape(first.shape + (1,) * (d2.ndim - 2))
+    tol = _tie_tol(obs, _vmapped(fn)(d2 * flip))
     out = _drive(
         evaluator=_GenericEval(words, "signflip", fn, m),
         data={"d": d2},
@@ -1135,7 +1515,7 @@ def signflip_test(
     *,
     statistic="mean",
     alternative="two-sided",
-    n_resamples=100_000,
+    n_resamples=None,
     method="auto",
     key=None,
     axis=-1,
@@ -1165,8 +1545,11 @@ def signflip_test(
         scipy's conventions: "greater" is ``P(T >= t)``, "less" ``P(T <= t)``,
         "two-sided" ``min(1, 2 min(P(T >= t), P(T <= t)))``. Hotelling's T² is
         direction-free: "two-sided" and "greater" both give ``P(T² >= t²)``.
-    n_resamples : int
-        Monte Carlo draws, and the largest number of patterns enumerated by "auto".
+    n_resamples : int, optional
+        The most rearrangements evaluated (default 100,000): the Monte Carlo
+        draws, and the largest number of patterns "auto" enumerates. With
+        "exact", a given ``n_resamples`` below the number of patterns is an
+        error (leave it out to enumerate them all); "binomial" refuses it.
     method : {"auto", "exact", "monte-carlo", "binomial"}
         "auto" picks "binomial" when every hypothesis' differences take only
         the values {-c, 0, +c} (closed form, equals ``scipy.stats.binomtest``),
@@ -1174,11 +1557,15 @@ def signflip_test(
         else "monte-carlo". Exact "mean"/"t" count by meeting in the middle
         (``m <= 48``); other statistics enumerate (``2^m <= 2^30``).
     key : int, JAX key or None
-        Randomness; the seed is recorded in the result.
+        Randomness; the seed is recorded in the result. Checked on every path;
+        exact and binomial results use none (``seed`` None).
     axis : int
         Instance axis (leave at -1 for "hotelling").
     batch_size : int or None
         Draws evaluated per step; changes speed and memory, never the result.
+        Capped at the work (``n_resamples`` in whole blocks) and at about
+        256 MB of intermediates per step. The meet-in-the-middle count of exact
+        "mean"/"t" has no steps; "binomial" refuses it.
     correction : {None, "maxT"}
         Westfall-Young single-step max-T adjusted p-values across hypotheses,
         for "mean" on the scale of each hypothesis' null standard deviation.
@@ -1186,9 +1573,12 @@ def signflip_test(
         Besag-Clifford stopping after ``sequential`` extreme values.
     return_null : bool
         Keep the statistic of every rearrangement.
-    progress : callable or None
-        ``progress(done, total)``, called from the host after each of about 16
-        chunks of draws (e.g. a tqdm bar); the result does not depend on it.
+    progress : bool, tqdm bar, callable or None
+        True shows a :mod:`tqdm.auto` bar; a tqdm bar is advanced by the draws
+        done; a callable is called as ``progress(done, total)`` from the host,
+        at the start and after each chunk of draws (the first within a few
+        seconds, then about every 0.5 s); the result does not depend on it.
+        The binomial closed form makes no report.
 
     Returns
     -------
@@ -1198,10 +1588,12 @@ def signflip_test(
     -----
     Exact p-values are ``b / N`` over all ``N = 2^m`` patterns; Monte Carlo
     ones are ``(b + 1) / (B + 1)`` (never 0). A statistic counts as at least as
-    extreme when it is within ``100 eps |t|`` of the observed ``t`` (scipy's
-    tolerance) plus a bound on the rounding of the resampled sums: ties are
-    never missed, so p can only err upwards. The seed's slide counts ``T > t``;
-    here ``T >= t`` (scipy's).
+    extreme when it is within ``100 eps max(|t|, s)`` of the observed ``t``
+    (scipy's tolerance, with ``s`` the size of the statistic's values so that
+    ties at ``t = 0`` are kept: ``mean|d|`` for "mean", the statistic of a
+    fixed rearrangement for callables) plus a bound on the float64 rounding of
+    the resampled sums. The seed's slide counts ``T > t``; here ``T >= t``
+    (scipy's).
 
     Non-finite statistics (e.g. a callable dividing by a spread that is 0 for
     some patterns): an infinite observed ``t`` is tied exactly, so a
@@ -1227,11 +1619,19 @@ def signflip_test(
     accumulated by masked float32 adds (words of 32 instances summed in
     float32 in groups of 16, group sums in float64), and ``T = (2 P - D) / m``.
     The absolute error of ``P`` is at most ``(26 u + (m / 512 + 2) 2^-53)
-    sum|d|`` with ``u = 2^-24`` (Higham 2002, eq. 3.4), about ``1.6e-6 sum|d|``;
-    the tie band is widened by it. So the Monte Carlo p-value is never below
-    the one exact sums would give and exceeds it only by the null probability
-    of that band (for m = 10^4 normal data about 5e-4 null standard deviations
-    wide). Exact enumeration uses float64 byte tables and meeting in the middle.
+    sum|d|`` with ``u = 2^-24`` (Higham 2002, eq. 3.4), about ``1.6e-6 sum|d|``.
+    A draw whose ``T`` is within that bound of a threshold is recomputed in
+    float64 (one instance at a time), so the counts are those of float64
+    sums; with ordinary data that is a few draws per 2^17 (for m = 10^4 normal
+    data the band is about 5e-4 null standard deviations wide), with one
+    dominant ``|d_i|`` it can be most of them. Exact enumeration uses float64
+    byte tables and meeting in the middle.
+
+    Long runs: draws run in host-level chunks of about 0.5 s, so Ctrl-C
+    (``KeyboardInterrupt``) stops a run within about a second and progress is
+    reported throughout; a run estimated beyond a few minutes emits a
+    :class:`jaxtests._progress.LongRunWarning` with the estimate. Chunks are
+    whole blocks of draws, so the result never depends on them.
 
     References
     ----------
@@ -1244,7 +1644,7 @@ def signflip_test(
     >>> float(r.pvalue)
     0.0625
     """
-    _check_progress(progress)
+    progress = _check_progress(progress)
     d, n_resamples, method, batch_size, sequential = _signflip_iv(
         d,
         statistic,
@@ -1256,8 +1656,12 @@ def signflip_test(
         correction,
         sequential,
         return_null,
+        key=key,
     )
-    return _signflip(
+    # Exact power-of-two rescale of tiny/huge d (XLA:CPU flushes subnormals, float32
+    # sums overflow); p is invariant, the mean is scaled back. Callables: unknown scaling.
+    factor, d = v.rescale_pow2(d, dtype=np.float32) if statistic in _SIGNFLIP_STATS else (1, d)
+    res = _signflip(
         d,
         statistic,
         alternative,
@@ -1270,6 +1674,13 @@ def signflip_test(
         return_null,
         progress,
     )
+    if factor != 1 and statistic == "mean":
+        res = dataclasses.replace(
+            res,
+            statistic=v.scale_back(res.statistic, factor),
+            null_distribution=v.scale_back(res.null_distribution, factor),
+        )
+    return res
 
 
 def _signflip_pvalue(
@@ -1348,88 +1759,33 @@ def _twosample_prep(x, y):
     obs = ks.mean(x) - ks.mean(y)  # the shared kernel's mean, as the parametric tests
     abs_sum = jnp.sum(jnp.abs(z), axis=-1)
     scale = 1.0 / n1 + 1.0 / n2
-    tol = 100 * _EPS * jnp.abs(obs) + 4 * (n1 + n2 + 32) * _EPS * abs_sum * scale
+    tol = _tie_tol(obs, abs_sum * scale) + 4 * (n1 + n2 + 32) * _EPS * abs_sum * scale
     zc = z - (total / (n1 + n2))[:, None]
     sd = jnp.sqrt(jnp.sum(zc * zc, axis=-1) / (n1 + n2 - 1) * scale)  # exact null sd
     return z, total, obs, tol, sd
 
 
-@x64
-def permutation_test(
+def _permutation_test_iv(
     x,
     y,
-    *,
-    statistic="mean_difference",
-    alternative="two-sided",
-    n_resamples=100_000,
-    method="auto",
-    key=None,
-    axis=-1,
-    batch_size=None,
-    correction=None,
-    sequential=None,
-    return_null=False,
-    progress=None,
+    statistic,
+    alternative,
+    n_resamples,
+    method,
+    key,
+    axis,
+    batch_size,
+    correction,
+    sequential,
+    return_null,
 ):
-    """Two-sample label permutation test (unpaired, "independent" in scipy's terms).
+    """Validate :func:`permutation_test`'s arguments (scipy's ``_permutation_test_iv``).
 
-    Parameters
-    ----------
-    x, y : array_like, (..., n1) and (..., n2)
-        Samples along ``axis``; the other axes (equal in ``x`` and ``y``) are
-        separate hypotheses sharing the same permutations.
-    statistic : {"mean_difference", "t"} or callable
-        ``mean(x) - mean(y)``; "t" is the pooled-variance t, increasing in the
-        mean difference over permutations (same p-value). A callable
-        ``fn(x, y) -> scalar`` on 1-d samples is vmapped.
-    alternative, n_resamples, method, key, batch_size, correction, sequential, return_null, progress
-        As in :func:`signflip_test`; "exact" enumerates all ``C(n1 + n2, n1)``
-        splits ("auto" does when that is at most ``n_resamples``).
-
-    Returns
-    -------
-    PermutationTestResult
-
-    Notes
-    -----
-    p-values follow ``scipy.stats.permutation_test(..., permutation_type=
-    "independent")``: exact ``b / N``, Monte Carlo ``(b + 1) / (B + 1)``,
-    two-sided ``2 min(p_less, p_greater)`` capped at 1; ties within scipy's
-    relative tolerance (plus a float64 rounding bound) count as extreme.
-    Infinite and NaN statistics are treated as in :func:`signflip_test`; "t"
-    is compared through the mean difference (constant data: p = 1).
-
-    Random splits are drawn without sorting: fair membership bits (their
-    group-1 sum ``S1`` comes from the same fused float32 sums as
-    :func:`signflip_test`, with its rounding bound added to the tie band),
-    then the ``|K - n1|`` surplus or missing members are removed or added by
-    distinct uniform draws of positions (rejection on the membership bit);
-    ``S1`` is corrected by their values in float64. When one group is small
-    the split starts from no (or every) item instead. The proof that every
-    split is exactly equally likely is in
-    :func:`jaxtests.kernels.resampling.subset_corrections`; a test compares
-    the splits with all ``C(13, 4)`` subsets by chi-square. User statistics
-    (callables) use explicit membership bits corrected by
-    :func:`jaxtests.kernels.resampling.fix_subset_size`. Seed 003's worked
-    example (X = (2, 5), Y = (6)) gives 2/3 with ``T >= t``; the slide counts
-    ``T > t`` for 1/3.
-
-    Examples
-    --------
-    Seed 003's worked example: the three splits of (2, 5 | 6) give mean
-    differences -2.5 (observed), -1 and 3.5. Counting ``T >= t`` (scipy's
-    convention; the slide counts ``T > t`` and reports 1/3), the two-sided
-    p-value is ``P(|T| >= 2.5) = 2 P(T <= -2.5) = 2/3``:
-
-    >>> r = permutation_test([2.0, 5.0], [6.0])
-    >>> r.method, float(r.pvalue)
-    ('exact', 0.6666666666666666)
-    >>> float(permutation_test([2.0, 5.0], [6.0], alternative="less").pvalue)
-    0.3333333333333333
+    Returns ``x, y`` with samples last, and the canonical options.
     """
-    _check_progress(progress)
+    explicit_n = n_resamples is not None
     n_resamples, batch_size, sequential = _common_iv(
-        alternative, n_resamples, method, batch_size, correction, sequential, return_null
+        alternative, n_resamples, method, batch_size, correction, sequential, return_null, key=key
     )
     if method == "binomial":
         raise ValueError("`method`='binomial' applies to sign-flip tests only.")
@@ -1455,9 +1811,113 @@ def permutation_test(
         raise ValueError(
             f"`x` and `y` need at least 1 observation each and 3 in all, got {n1} and {n2}."
         )
+    if callable(statistic):
+        _check_statistic(
+            statistic, [(n1,), (n2,)], "statistic", f"one hypothesis' samples ({n1},), ({n2},)"
+        )
+    if method == "exact":
+        n_splits = _comb_at_most(n1 + n2, n1, max(n_resamples, _MAX_ENUMERATION))
+        _check_exact_cap(n_splits, n_resamples, explicit_n)
     if sequential is not None and method == "auto":
         method = "monte-carlo"
-    return _twosample(
+    return x, y, n_resamples, method, batch_size, sequential
+
+
+@x64
+def permutation_test(
+    x,
+    y,
+    *,
+    statistic="mean_difference",
+    alternative="two-sided",
+    n_resamples=None,
+    method="auto",
+    key=None,
+    axis=-1,
+    batch_size=None,
+    correction=None,
+    sequential=None,
+    return_null=False,
+    progress=None,
+):
+    """Two-sample label permutation test (unpaired, "independent" in scipy's terms).
+
+    Parameters
+    ----------
+    x, y : array_like, (..., n1) and (..., n2)
+        Samples along ``axis``; the other axes (equal in ``x`` and ``y``) are
+        separate hypotheses sharing the same permutations.
+    statistic : {"mean_difference", "t"} or callable
+        ``mean(x) - mean(y)``; "t" is the pooled-variance t, increasing in the
+        mean difference over permutations (same p-value). A callable
+        ``fn(x, y) -> scalar`` on 1-d samples is vmapped.
+    alternative, n_resamples, method, key, batch_size, correction, sequential, return_null, progress
+        As in :func:`signflip_test`; "exact" enumerates all ``C(n1 + n2, n1)``
+        splits ("auto" does when that is at most ``n_resamples``; a given
+        ``n_resamples`` below that number is an error with "exact").
+        "binomial" applies to sign flips only.
+
+    Returns
+    -------
+    PermutationTestResult
+
+    Notes
+    -----
+    p-values follow ``scipy.stats.permutation_test(..., permutation_type=
+    "independent")``: exact ``b / N``, Monte Carlo ``(b + 1) / (B + 1)``,
+    two-sided ``2 min(p_less, p_greater)`` capped at 1; ties within scipy's
+    relative tolerance (plus a float64 rounding bound) count as extreme.
+    Infinite and NaN statistics are treated as in :func:`signflip_test`; "t"
+    is compared through the mean difference (constant data: p = 1).
+
+    Random splits are drawn without sorting: fair membership bits (their
+    group-1 sum ``S1`` comes from the same fused float32 sums as
+    :func:`signflip_test`, rechecked in float64 where its rounding bound
+    reaches a threshold),
+    then the ``|K - n1|`` surplus or missing members are removed or added by
+    distinct uniform draws of positions (rejection on the membership bit);
+    ``S1`` is corrected by their values in float64. When one group is small
+    the split starts from no (or every) item instead. The proof that every
+    split is exactly equally likely is in
+    :func:`jaxtests.kernels.resampling.subset_corrections`; a test compares
+    the splits with all ``C(13, 4)`` subsets by chi-square. User statistics
+    (callables) use explicit membership bits corrected by
+    :func:`jaxtests.kernels.resampling.fix_subset_size`. Seed 003's worked
+    example (X = (2, 5), Y = (6)) gives 2/3 with ``T >= t``; the slide counts
+    ``T > t`` for 1/3.
+
+    Examples
+    --------
+    Seed 003's worked example: the three splits of (2, 5 | 6) give mean
+    differences -2.5 (observed), -1 and 3.5. Counting ``T >= t`` (scipy's
+    convention; the slide counts ``T > t`` and reports 1/3), the two-sided
+    p-value is ``P(|T| >= 2.5) = 2 P(T <= -2.5) = 2/3``:
+
+    >>> r = permutation_test([2.0, 5.0], [6.0])
+    >>> r.method, float(r.pvalue)
+    ('exact', 0.6666666666666666)
+    >>> float(permutation_test([2.0, 5.0], [6.0], alternative="less").pvalue)
+    0.3333333333333333
+    """
+    progress = _check_progress(progress)
+    x, y, n_resamples, method, batch_size, sequential = _permutation_test_iv(
+        x,
+        y,
+        statistic,
+        alternative,
+        n_resamples,
+        method,
+        key,
+        axis,
+        batch_size,
+        correction,
+        sequential,
+        return_null,
+    )
+    # Tiny/huge data: exact power-of-two rescale, as signflip_test (mean scaled back).
+    rescale = statistic in _TWOSAMPLE_STATS
+    factor, x, y = v.rescale_pow2(x, y, dtype=np.float32) if rescale else (1, x, y)
+    res = _twosample(
         x,
         y,
         statistic,
@@ -1471,6 +1931,13 @@ def permutation_test(
         return_null,
         progress,
     )
+    if factor != 1 and statistic == "mean_difference":
+        res = dataclasses.replace(
+            res,
+            statistic=v.scale_back(res.statistic, factor),
+            null_distribution=v.scale_back(res.null_distribution, factor),
+        )
+    return res
 
 
 def _twosample(
@@ -1531,9 +1998,8 @@ def _twosample(
             data.update(z=z, **extra)
             if evaluator.mode == "bernoulli":
                 data["z32"] = _pad_words(z, n_words)
-                # float32 group sums: widen the tie band by their rounding bound.
-                bound = kr.bit_sums_error_bound(jnp.sum(jnp.abs(z), axis=-1), n_words)
-                tol = tol + (1.0 / n1 + 1.0 / n2) * bound
+                data["d64"] = _pad_words(z, n_words, jnp.float64)
+                data["err"] = _float32_err(z, n_words, data["a"], data["c"])
         observed = obs_md if statistic == "mean_difference" else ks.pooled_t_statistic(x2, y2)
         out = _drive(
             evaluator=evaluator,
@@ -1568,8 +2034,13 @@ def _twosample(
                     return md / np.sqrt(ss / (n - 2) * (1.0 / n1 + 1.0 / n2))
 
         return _wrap(observed, batch_shape, out, alternative, correction, null_map)
-    observed = jax.jit(jax.vmap(statistic))(x2, y2)
-    tol_g = 100 * _EPS * jnp.abs(observed)
+    observed = _vmapped(statistic)(x2, y2)
+    # Size of the statistic's values: its value on the splits that put the n1
+    # largest (or smallest) values in group 1.
+    zs = jnp.sort(z, axis=-1)
+    lo_hi = _vmapped(statistic)(zs[:, n - n1 :], zs[:, : n - n1])
+    hi_lo = _vmapped(statistic)(zs[:, :n1], zs[:, n1:])
+    tol_g = _tie_tol(observed, jnp.maximum(jnp.abs(lo_hi), jnp.abs(hi_lo)))
     out = _drive(
         evaluator=_GenericEval(words, "twosample", statistic, n),
         data={"z": z, "n1": jnp.zeros((n1,))},
@@ -1610,6 +2081,58 @@ def _as_class_labels(a, name):
     return arr
 
 
+def _swap_test_iv(
+    y_true,
+    pred_a,
+    pred_b,
+    measure,
+    beta,
+    alternative,
+    n_resamples,
+    method,
+    key,
+    batch_size,
+    sequential,
+    return_null,
+):
+    """Validate :func:`swap_test`'s arguments; returns the 1-d arrays and canonical options."""
+    explicit_n = n_resamples is not None
+    n_resamples, batch_size, sequential = _common_iv(
+        alternative, n_resamples, method, batch_size, None, sequential, return_null, key=key
+    )
+    if method == "binomial":
+        raise ValueError("`method`='binomial' applies to sign-flip tests only.")
+    if not callable(measure):
+        v.check_choice(measure, "measure", _MEASURES)
+    if (
+        isinstance(beta, bool | np.bool_)
+        or not isinstance(beta, numbers.Real)
+        or not (0 < beta < math.inf)
+    ):
+        raise ValueError(f"`beta` must be a positive number (finite), got {beta!r}.")
+    if beta != 1 and (callable(measure) or measure != "f_beta"):
+        raise ValueError(
+            f"`beta`={beta!r} applies to measure='f_beta' only; got measure={measure!r}."
+        )
+    if sequential is not None and method == "auto":
+        method = "monte-carlo"
+    yt = v.as_float_array(y_true, "y_true", ndim=1)
+    pa = v.as_float_array(pred_a, "pred_a", ndim=1)
+    pb = v.as_float_array(pred_b, "pred_b", ndim=1)
+    v.check_same_shape(yt, pa, "y_true", "pred_a")
+    v.check_same_shape(yt, pb, "y_true", "pred_b")
+    n = yt.shape[0]
+    if n < 2:
+        raise ValueError(f"`y_true` needs at least 2 instances, got {n}.")
+    if callable(measure):
+        _check_statistic(measure, [(n,), (n,)], "measure", f"(y_true, pred) of shapes ({n},)")
+    if method == "exact":
+        m_eff = int(np.sum(np.asarray(pa) != np.asarray(pb)))
+        counts = measure in _COUNT_MEASURES  # at least one (dummy) column in the tables
+        _check_exact_cap(2 ** (max(m_eff, 1) if counts else m_eff), n_resamples, explicit_n)
+    return yt, pa, pb, n_resamples, method, batch_size, sequential
+
+
 @x64
 def swap_test(
     y_true,
@@ -1619,7 +2142,7 @@ def swap_test(
     measure="f1",
     beta=1.0,
     alternative="two-sided",
-    n_resamples=100_000,
+    n_resamples=None,
     method="auto",
     key=None,
     batch_size=None,
@@ -1647,9 +2170,11 @@ def swap_test(
         ``fn(y_true, pred) -> scalar`` are recomputed from the swapped outputs.
         Undefined ratios (0/0) count as 0.
     beta : float
-        F-beta weight for "f_beta".
+        F-beta weight for "f_beta" (a positive finite number); any other value
+        than 1 with another measure is an error.
     alternative, n_resamples, method, key, batch_size, sequential, return_null, progress
-        As in :func:`signflip_test` (also for infinite and NaN statistics).
+        As in :func:`signflip_test` (also for infinite and NaN statistics);
+        "binomial" applies to sign flips only.
         Exact enumeration runs over the instances where the two models' outputs
         differ (swapping equal outputs changes nothing).
 
@@ -1665,26 +2190,22 @@ def swap_test(
     >>> float(r.pvalue)
     0.5
     """
-    _check_progress(progress)
-    n_resamples, batch_size, sequential = _common_iv(
-        alternative, n_resamples, method, batch_size, None, sequential, return_null
+    progress = _check_progress(progress)
+    yt, pa, pb, n_resamples, method, batch_size, sequential = _swap_test_iv(
+        y_true,
+        pred_a,
+        pred_b,
+        measure,
+        beta,
+        alternative,
+        n_resamples,
+        method,
+        key,
+        batch_size,
+        sequential,
+        return_null,
     )
-    if method == "binomial":
-        raise ValueError("`method`='binomial' applies to sign-flip tests only.")
-    if not callable(measure):
-        v.check_choice(measure, "measure", _MEASURES)
-    if isinstance(beta, bool) or not isinstance(beta, int | float) or not beta > 0:
-        raise ValueError(f"`beta` must be a positive number, got {beta!r}.")
-    if sequential is not None and method == "auto":
-        method = "monte-carlo"
-    yt = v.as_float_array(y_true, "y_true", ndim=1)
-    pa = v.as_float_array(pred_a, "pred_a", ndim=1)
-    pb = v.as_float_array(pred_b, "pred_b", ndim=1)
-    v.check_same_shape(yt, pa, "y_true", "pred_a")
-    v.check_same_shape(yt, pb, "y_true", "pred_b")
     n = yt.shape[0]
-    if n < 2:
-        raise ValueError(f"`y_true` needs at least 2 instances, got {n}.")
     diff = np.flatnonzero(np.asarray(pa) != np.asarray(pb))
     m_eff = int(diff.size)
 
@@ -1750,7 +2271,7 @@ def swap_test(
             evaluator=evaluator,
             data=data,
             t_cmp=obs,
-            tol=100 * _EPS * jnp.abs(obs),
+            tol=_tie_tol(obs, 1.0),  # every count measure lies in [0, 1]
             scale=jnp.ones((1,)),
             n_total=n_total,
             draws=draws,
@@ -1772,7 +2293,10 @@ def swap_test(
     else:
         yl = yt
         fn = measure
-    observed = jnp.reshape(jax.jit(lambda y, a, b: fn(y, a) - fn(y, b))(yl, pa, pb), (1,))
+    fa, fb = _swap_terms(fn)(yl, pa, pb)
+    observed = jnp.reshape(fa - fb, (1,))
+    # AUC lies in [0, 1]; a callable's rounding scales with its two terms.
+    magnitude = 1.0 if measure == "auc" else jnp.maximum(jnp.abs(fa), jnp.abs(fb))
     n_patterns = 2**m_eff
     if method == "auto":
         method = "exact" if n_patterns <= n_resamples else "monte-carlo"
@@ -1798,7 +2322,7 @@ def swap_test(
         evaluator=_GenericEval(words, "swap", fn, m_sw),
         data={"y": yo, "a": ao, "b": bo, "m": jnp.zeros((m_sw,))},
         t_cmp=observed,
-        tol=100 * _EPS * jnp.abs(observed),
+        tol=_tie_tol(observed, magnitude),
         scale=jnp.ones((1,)),
         n_total=n_total,
         draws=draws,
@@ -1850,14 +2374,17 @@ def _within_block_permutation_pvalue(
     n_blocks, k = x.shape[0], x.shape[1]
     if n_blocks < 2 or k < 2:
         raise ValueError(f"`x` needs at least 2 blocks and 2 groups, got shape {tuple(x.shape)}.")
-    observed = jnp.reshape(jax.jit(statistic_fn)(x), (1,))
+    observed = jnp.reshape(_jitted(statistic_fn)(x), (1,))
+    # Size of the statistic's values: its value when block i is rotated by i.
+    rotated = jnp.stack([jnp.roll(x[i], i, axis=0) for i in range(n_blocks)])
+    magnitude = _jitted(statistic_fn)(rotated)
     draws = _block_draws_generic(int(np.prod(x.shape)))
     ev = _WithinBlockEval(statistic_fn, n_blocks, k, draws)
     out = _drive(
         evaluator=ev,
         data={"x": x},
         t_cmp=observed,
-        tol=100 * _EPS * jnp.abs(observed),
+        tol=_tie_tol(observed, magnitude),
         scale=jnp.ones((1,)),
         n_total=n_resamples,
         draws=draws,

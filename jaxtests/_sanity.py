@@ -39,6 +39,7 @@ from jaxtests._cv import (
     sklearn_outputs,
 )
 from jaxtests._precision import x64
+from jaxtests._progress import as_progress
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
 from jaxtests._validation import as_float_array, as_int_scalar, as_label_array, check_choice
@@ -383,7 +384,9 @@ def _permutation_test_score_iv(
         n_permutations = perms.shape[0]
     else:
         perms = None
-        n_permutations = as_int_scalar(n_permutations, "n_permutations", minimum=1)
+        n_permutations = as_int_scalar(
+            1000 if n_permutations is None else n_permutations, "n_permutations", minimum=1
+        )
     if batch_size is not None:
         batch_size = as_int_scalar(batch_size, "batch_size", minimum=1)
     typed_key, seed = resolve_key(key)
@@ -457,7 +460,7 @@ def permutation_test_score(
     y,
     *,
     cv=5,
-    n_permutations=1000,
+    n_permutations=None,
     scoring="accuracy",
     key=None,
     permute="all",
@@ -477,7 +480,9 @@ def permutation_test_score(
         ±1 or {0, 1} labels (classifiers) or real targets (regressors).
     cv : int, splitter or iterable of (train, test) index arrays
         An int is a stratified (classifiers) k-fold shuffled with ``key``.
-    n_permutations : int
+    n_permutations : int, optional
+        Number of random permutations (default 1000); with ``permutations``,
+        leave it out or give the number of rows.
     scoring : str or sequence of str
         Classifiers: ``accuracy``, ``balanced_accuracy``, ``error``,
         ``recall``/``tpr``, ``fpr``, ``specificity``, ``precision``, ``f1``,
@@ -508,14 +513,16 @@ def permutation_test_score(
         Explicit ``permutations`` must keep every instance in its group.
     permutations : (B, n) int array, optional
         Explicit permutations (``y[permutations[b]]`` is the b-th label vector),
-        e.g. to reproduce scikit-learn's draws; overrides ``n_permutations``.
+        e.g. to reproduce scikit-learn's draws.
     batch_size : int, optional
-        Permutations per compiled call (memory and progress granularity only):
-        the permutations and the scores do not depend on it.
+        Permutations per compiled call, built-in models only (memory and progress
+        granularity only): the permutations and the scores do not depend on it.
     n_jobs : int, optional
-        joblib workers for scikit-learn estimators.
-    progress : callable, optional
-        ``progress(done, total)`` after each compiled call / permutation.
+        joblib workers for scikit-learn estimators (refused for built-in models).
+    progress : bool, tqdm bar or callable, optional
+        True shows a :mod:`tqdm.auto` bar; a tqdm bar is advanced by the
+        permutations done; a callable is called as ``progress(done, total)``
+        after each compiled call / permutation.
 
     Returns
     -------
@@ -566,6 +573,24 @@ def permutation_test_score(
     ) = _permutation_test_score_iv(
         model, X, y, cv, n_permutations, scoring, key, permute, groups, permutations, batch_size
     )
+    # None, True (a tqdm.auto bar), a tqdm bar or progress(done, total); else TypeError
+    progress = as_progress(progress, desc="label permutations", unit="perm")
+    # options that the chosen path would not use are refused, not ignored
+    if is_builtin(model) and n_jobs is not None:
+        raise ValueError(
+            "`n_jobs` applies to scikit-learn estimators (joblib workers); built-in "
+            "models run as compiled JAX programs: leave `n_jobs` as None."
+        )
+    if not is_builtin(model) and batch_size is not None:
+        raise ValueError(
+            "`batch_size` applies to built-in models; scikit-learn estimators are "
+            "refitted one permutation at a time (use `n_jobs`)."
+        )
+    if permutations is not None and n_permutations is not None and n_permutations != B:
+        raise ValueError(
+            f"`n_permutations` ({n_permutations}) disagrees with the {B} rows of "
+            "`permutations`; give one of them."
+        )
     R, K = splits.shape
     train = splits.train.reshape(R * K, -1)
     test = splits.test.reshape(R * K, -1)

@@ -34,6 +34,7 @@ __all__ = [
     "REGISTER_ROWS",
     "bit_sums",
     "bit_sums_error_bound",
+    "bit_sums_ordered",
     "bitplane_sums",
     "block_keys",
     "block_seeds",
@@ -238,6 +239,30 @@ def bit_sums(k0, k1, local, d, count_mask=None):
     init = (jnp.zeros((n_h, n_lanes), jnp.float64), jnp.zeros((n_lanes,), jnp.int32))
     acc, cnt = lax.fori_loop(0, n_groups, outer, init)
     return acc if count_mask is None else (acc, cnt)
+
+
+def bit_sums_ordered(k0, k1, local, d):
+    """The sums of :func:`bit_sums` (same words) in ``d``'s dtype, one instance at a time.
+
+    ``d : (H, n_words, 32)`` -> ``(H, L)``. Each lane adds its selected
+    ``d_i`` in instance order whatever the other lanes are, so a float64
+    value is reproducible to the bit and within ``(32 n_words) 2^-53 sum|d|``
+    of the exact sum: the recheck of the few float32 sums too close to a
+    decision to settle it. Pure; no validation.
+    """
+    n_h, n_words, _ = d.shape
+    base = local * jnp.uint32(n_words)
+    zero = jnp.zeros((), d.dtype)
+
+    def body(j, acc):
+        w = keyed_words(k0, k1, base + j.astype(jnp.uint32))
+        dj = lax.dynamic_index_in_dim(d, j, axis=1, keepdims=False)
+        for k in range(32):
+            bit = ((w >> k) & 1) == 1
+            acc = acc + jnp.where(bit[None, :], dj[:, k : k + 1], zero)
+        return acc
+
+    return lax.fori_loop(0, n_words, body, jnp.zeros((n_h, local.shape[0]), d.dtype))
 
 
 def bit_sums_error_bound(abs_sum, n_words):
@@ -735,12 +760,17 @@ def _uniform_below(r, n):
     return (prod >> 32).astype(jnp.uint32), low >= threshold
 
 
-def fix_subset_size(words, n, n1, seed):
+def fix_subset_size(words, n, n1, seed, counter=None):
     """Turn Bernoulli(1/2) membership bits into a uniform random ``n1``-subset of ``n``.
 
     ``words : (n_words, R)`` hold i.i.d. fair bits for ``n`` items (padding
-    bits are ignored); ``seed`` a uint64 scalar for the correction stream.
-    Returns corrected words whose set bits are exactly ``n1`` of the ``n`` items.
+    bits are ignored); ``seed`` a uint64 scalar or ``(R,)`` per draw, and
+    ``counter : (R,)`` uint32 each draw's index below :data:`KEY_BLOCK` among
+    the draws sharing its seed: trial ``t`` of a draw reads SplitMix64 output
+    ``t KEY_BLOCK + counter + 1`` of its seed, so draws that share a seed never
+    share a correction stream (default: ``counter = 0, ..., R - 1`` with ``R``
+    in place of ``KEY_BLOCK``, one seed per call). Returns corrected words
+    whose set bits are exactly ``n1`` of the ``n`` items.
 
     Exactness. Let ``K`` be the number of set bits. While ``K > n1``, draw an
     index uniformly on ``[0, n)`` (Lemire rejection, exact) and clear it if it is
@@ -759,7 +789,10 @@ def fix_subset_size(words, n, n1, seed):
     words = words & pad_mask[:, None]
     k = jnp.sum(lax.population_count(words).astype(jnp.int32), axis=0, dtype=jnp.int32)
     nn = jnp.uint32(n)
-    draw = jnp.arange(n_draws, dtype=jnp.uint64)
+    stride = jnp.uint64(n_draws if counter is None else KEY_BLOCK)
+    if counter is None:
+        counter = jnp.arange(n_draws, dtype=jnp.uint32)
+    draw = counter.astype(jnp.uint64)
 
     def cond(state):
         _, k, _ = state
@@ -767,7 +800,7 @@ def fix_subset_size(words, n, n1, seed):
 
     def body(state):
         words, k, t = state
-        c = (t * jnp.uint64(n_draws) + draw + jnp.uint64(1)) * jnp.uint64(_GAMMA)
+        c = (t * stride + draw + jnp.uint64(1)) * jnp.uint64(_GAMMA)
         r = (splitmix64(seed + c) >> 32).astype(jnp.uint32)
         idx, ok = _uniform_below(r, nn)
         j = (idx >> 5).astype(jnp.int32)

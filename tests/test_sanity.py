@@ -358,9 +358,23 @@ def test_validation_messages(data):
         permutation_test_score(m, X, y, permutations=perms, permute="train")
     with pytest.raises(ValueError, match="`y` must be 1-d with one entry per row"):
         permutation_test_score(m, X, y[:10])
-    with pytest.raises(ValueError, match="smaller class has 0"):
+    with pytest.raises(ValueError, match="`y` holds a single class"):
         permutation_test_score(m, X, np.ones(148))
     with pytest.raises(ValueError, match="`y` holds a single class"):
         permutation_test_score(m, X, np.ones(148), cv=[(np.arange(100), np.arange(100, 148))])
     with pytest.raises(ValueError, match="`scoring` is empty"):
         permutation_test_score(m, X, y, scoring=())
+
+
+def test_unused_options_are_refused(data):
+    # issue 13: an option the chosen path would not use is an error, never ignored
+    X, y = data
+    with pytest.raises(ValueError, match="`n_jobs` applies to scikit-learn estimators"):
+        permutation_test_score(models.ridge_classifier(), X, y, n_permutations=9, n_jobs=2)
+    with pytest.raises(ValueError, match="`batch_size` applies to built-in models"):
+        permutation_test_score(RidgeClassifier(), X, y, n_permutations=9, batch_size=4)
+    perms = np.tile(np.arange(148), (3, 1))
+    with pytest.raises(ValueError, match=r"`n_permutations` \(5\) disagrees with the 3 rows"):
+        permutation_test_score(
+            models.ridge_classifier(), X, y, permutations=perms, n_permutations=5
+        )

@@ -296,3 +296,32 @@ def test_bit_sums_equal_explicit_bits_within_the_stated_bound():
     assert np.all(np.abs(freq - 0.5) < 5 * 0.5 / np.sqrt(n_draws))
     corr = np.corrcoef(bits[:, :20].T)[np.triu_indices(20, 1)]
     assert np.all(np.abs(corr) < 5 / np.sqrt(n_draws))
+
+
+@pytest.mark.slow
+def test_heavy_tailed_monte_carlo_counts_are_float64_counts():
+    # Issue 13, item 12 (MacKay's DELVE note: differences spanning orders of magnitude):
+    # one |d_i| = 2^20 among values near 0.004; the float32 rounding band of the sums
+    # (1.6e-6 sum|d|) covered most of the null (the issue's case: p = 0.998, exact 0.126).
+    rng = np.random.default_rng(13)
+    small = np.round(rng.normal(0.004, 0.004, 15) * 2**12) / 2**12  # sums exact in float64
+    small *= np.where(rng.random(15) < 0.3, -1.0, 1.0)
+    d = np.concatenate([[2.0**20], small])
+    # Exact p by numpy enumeration of the 2^15 patterns of the small values: T >= t needs
+    # the large value's sign kept and the rest's sum at least the observed one, so the
+    # two-sided p is 2 (1/2) P(rest >= observed rest).
+    s = 1 - 2 * ((np.arange(2**15)[:, None] >> np.arange(15)) & 1)
+    p_exact = np.mean(s @ small >= small.sum())
+    assert 0.05 < p_exact < 0.5
+    np.testing.assert_allclose(signflip_test(d, method="exact").pvalue, p_exact, rtol=1e-12)
+    r = signflip_test(d, method="monte-carlo", n_resamples=50_000, key=0)
+    lo, hi = np.asarray(r.pvalue_interval)
+    assert lo <= p_exact <= hi, (float(r.pvalue), p_exact)  # 99% interval, fixed key
+    rt = _signflip_pvalue("t", d, n_resamples=50_000, key=0, method="monte-carlo")
+    assert int(rt.n_extreme) == int(r.n_extreme)
+    # The float64 recheck depends on each lane's own values: any batch size, the same draws.
+    a = signflip_test(d, n_resamples=140_000, key=3, method="monte-carlo", return_null=True)
+    b = signflip_test(
+        d, n_resamples=140_000, key=3, method="monte-carlo", return_null=True, batch_size=2**18
+    )
+    np.testing.assert_array_equal(a.null_distribution, b.null_distribution)

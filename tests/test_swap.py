@@ -93,3 +93,17 @@ def test_validation_messages():
         swap_test(Y * 3, A, B)
     with pytest.raises(ValueError, match="`y_true` contains NaN"):
         swap_test(np.where(Y > 0, np.nan, 0.0), A, B)
+
+
+def test_auc_ties_at_zero_are_ties():
+    # Issue 13, item 13: observed AUC difference 0; some swaps give -4.16e-17, a tie in
+    # exact arithmetic. The enumeration of all 256 swaps with sklearn's roc_auc_score
+    # (tolerance 1e-12) gives 0.625 ("greater") and 1.0 (two-sided); before: 0.375, 0.75.
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 0])
+    sa = np.array([1.55, 0.55, -0.51, -0.18, 1.54, 2.94, 0.73, -0.24])
+    sb = np.array([1.00, -0.89, -0.29, 0.88, 1.08, 0.59, 1.17, -2.83])
+    obs, p2 = _enumerate(y, sa, sb, roc_auc_score)
+    assert obs == 0.0 and p2 == 1.0
+    assert float(swap_test(y, sa, sb, measure="auc").pvalue) == 1.0
+    r = swap_test(y, sa, sb, measure="auc", alternative="greater")
+    assert float(r.pvalue) == 0.625

@@ -1,0 +1,98 @@
+"""Long runs a user can see and stop: Ctrl-C within seconds, early progress, a time estimate."""
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from jaxtests import signflip_test
+
+SCRIPT = r"""
+import numpy as np
+from jaxtests import signflip_test
+
+d = np.random.default_rng(0).normal(0.0, 1.0, 1000)
+print("start", flush=True)
+signflip_test(
+    d, n_resamples=2**36, key=0, progress=lambda done, total: print("done", done, flush=True)
+)
+print("finished", flush=True)
+"""
+
+
+def _lines(stream, q):
+    for line in stream:
+        q.put(line.strip())
+    q.put(None)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_long_run_within_seconds():
+    # Issue 18.11: 2^36 draws were one computation that ignored Ctrl-C for minutes.
+    env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONWARNINGS="default")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SCRIPT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    q = queue.Queue()
+    threading.Thread(target=_lines, args=(proc.stdout, q), daemon=True).start()
+    try:
+        # Wait until draws are being counted (compilation done, several chunks run).
+        deadline, reports = time.monotonic() + 90, 0
+        while reports < 3 and time.monotonic() < deadline:
+            try:
+                line = q.get(timeout=1)
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            if line.startswith("done ") and int(line.split()[1]) > 0:
+                reports += 1
+        assert reports >= 3, "no progress within 90 s of the start"
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the run ignored Ctrl-C for 20 s")
+        stopped = time.monotonic() - sent
+        err = proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode != 0
+    assert "KeyboardInterrupt" in err
+    assert stopped < 10, stopped
+    # The run announced itself (hours of work on any machine) before it was stopped.
+    assert "LongRunWarning" in err and "estimated to take about" in err
+
+
+@pytest.mark.slow
+def test_first_progress_report_comes_early_and_often():
+    # Issue 18.12: m = 10^6, 10^5 draws ran 11.8 s before the first report. Here a
+    # single block of the old engine (m = 2e5), which reported once, at the end.
+    d = np.random.default_rng(1).normal(0.0, 1.0, 200_000)
+    t0 = time.perf_counter()
+    calls = []
+    r = signflip_test(
+        d,
+        n_resamples=100_000,
+        key=0,
+        progress=lambda done, total: calls.append((done, time.perf_counter() - t0)),
+    )
+    assert calls[0][0] == 0 and calls[-1][0] == 100_000 == r.n_resamples
+    assert calls[0][1] < 10, calls  # the start is reported before compilation
+    middle = [t for done, t in calls if 0 < done < 100_000]
+    assert len(middle) >= 3, calls  # then every chunk (the old engine: once, at the end)
+    gaps = np.diff([t for done, t in calls if done > 0])
+    assert gaps.max() < 3.0, calls  # chunks aim at 0.5 s once compiled

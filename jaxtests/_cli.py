@@ -617,7 +617,7 @@ def _pair_differences(path, header, column, pair):
 
 def _cmd_signflip(args):
     from jaxtests import _permutation
-    from jaxtests._report import Progress, dumps
+    from jaxtests._report import Progress, dumps, result_summary
     from jaxtests.datasets import load_csv
     from jaxtests.datasets._text import read_csv_rows
 
@@ -686,7 +686,7 @@ def _cmd_signflip(args):
         print(dumps(out))
         return 0
     print(f"{path}: {what}, m = {d.size} paired differences, mean {d.mean():.6g}")
-    print(res)
+    print(result_summary(res, statistic=f"statistic ({args.statistic})", resamples="sign patterns"))
     for n in notes:
         print(f"jaxtests: note: {n}", file=sys.stderr)
     return 0
@@ -697,7 +697,7 @@ def _cmd_signflip(args):
 
 def _cmd_sanity(args):
     from jaxtests import models
-    from jaxtests._report import Progress, dumps
+    from jaxtests._report import Progress, dumps, result_summary
     from jaxtests._sanity import permutation_test_score
     from jaxtests.datasets import load_csv
 
@@ -734,7 +734,14 @@ def _cmd_sanity(args):
         f"{args.file}: {X.shape[0]} instances, {X.shape[1]} features, model {args.model}, "
         f"{args.cv}-fold CV"
     )
-    print(res)
+    print(
+        result_summary(
+            res,
+            statistic=f"score ({res.scoring})",
+            resamples="label permutations",
+            method=f"monte-carlo label permutations ({res.permute})",
+        )
+    )
     return 0
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "markdown_table",
     "prepare_out",
     "replace_file",
+    "result_summary",
     "text_table",
 ]
 
@@ -135,6 +136,42 @@ def markdown_table(rows, columns):
     out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     out += ["| " + " | ".join(_cell(r.get(c)) for c in columns) + " |" for r in rows]
     return "\n".join(out)
+
+
+def result_summary(res, *, statistic, resamples, method=None, label=None, labels=None):
+    """Short text of a resampling result: a table of statistic, p-value and its 99%
+    interval (one row per hypothesis), then method, resamples and seed lines.
+
+    ``statistic`` names the statistic column, ``resamples`` what was drawn (``"sign
+    patterns"``); ``method`` defaults to ``res.method``; ``labels`` (with column name
+    ``label``) name the rows of a batched result.
+    """
+    stat = np.ravel(np.asarray(res.statistic, dtype=np.float64))
+    pval = np.ravel(np.asarray(res.pvalue, dtype=np.float64))
+    iv = np.asarray(res.pvalue_interval, dtype=np.float64).reshape(-1, 2)
+    rows, columns = [], [statistic, "p-value", "99% interval"]
+    if labels is not None:
+        columns.insert(0, label)
+    for i, (t, p, (lo, hi)) in enumerate(zip(stat, pval, iv)):
+        row = {statistic: t, "p-value": p, "99% interval": f"[{_cell(lo)}, {_cell(hi)}]"}
+        if labels is not None:
+            row[label] = labels[i]
+        rows.append(row)
+    method = method or res.method
+    alternative = getattr(res, "alternative", None)
+    n = int(getattr(res, "n_resamples", None) or getattr(res, "n_permutations", 0))
+    seed = getattr(res, "seed", None)
+    if seed is None:
+        seed = "none (no random draws)"
+    elif isinstance(seed, int):
+        seed = f"{seed} (repeat with --seed {seed})"
+    lines = [
+        text_table(rows, columns),
+        f"method     {method}, {alternative}" if alternative else f"method     {method}",
+        f"resamples  {n} {resamples}" if n else "resamples  none (closed form)",
+        f"seed       {seed}",
+    ]
+    return "\n".join(lines)
 
 
 class Progress:

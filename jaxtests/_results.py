@@ -3,6 +3,12 @@
 Arrays are data fields (they flow through ``jit``/``tree_map``); configuration
 (``method``, ``alternative``, ``seed``...) are static fields, marked with
 ``static_field()``. Derived quantities are methods, as in scipy's results.
+
+Concrete array fields are stored as numpy, as scipy returns them: a 0-d array becomes
+a numpy scalar (``np.float64``, ``np.int64``...), so ``r.pvalue < 0.05``, ``float()``,
+f-strings and ``json.dumps`` work in and out of x64 (a float64 JAX array outside x64
+warns in every comparison, and JSON refuses it). Tracers (inside ``jit``/``vmap``)
+are left as they are, so results still flow through JAX transformations.
 """
 
 import dataclasses
@@ -11,6 +17,8 @@ import jax
 import numpy as np
 
 __all__ = ["format_value", "result", "static_field"]
+
+_UNPACKED = ("statistic", "pvalue")
 
 
 def static_field(**kwargs):
@@ -65,17 +73,85 @@ def _repr(self):
     return f"{type(self).__name__}(" + ", ".join(parts) + ")"
 
 
+def _to_numpy(v):
+    """A concrete JAX array as numpy (0-d: a numpy scalar); anything else unchanged.
+
+    Tracers, typed PRNG keys and non-array leaves (None, the placeholders JAX's tree
+    utilities pass while unflattening) are returned as they are.
+    """
+    if not isinstance(v, jax.Array) or isinstance(v, jax.core.Tracer):
+        return v
+    if jax.dtypes.issubdtype(v.dtype, jax.dtypes.prng_key):
+        return v
+    a = np.asarray(v)
+    return a[()] if a.ndim == 0 else a
+
+
+def _post_init(self):
+    for name in type(self)._data_fields:
+        v = getattr(self, name)
+        w = _to_numpy(v)
+        if w is not v:
+            object.__setattr__(self, name, w)
+
+
+def _iter(self):
+    return iter((self.statistic, self.pvalue))
+
+
+def _len(self):
+    return 2
+
+
+def _getitem(self, i):
+    return (self.statistic, self.pvalue)[i]
+
+
+def to_dict(self):
+    """The fields as a JSON-ready dict: Python floats, ints and nested lists, NaN and
+    ±inf as None (strict JSON, as the command line's ``--json``)."""
+    from jaxtests._report import jsonable
+
+    return jsonable(self)
+
+
+def to_json(self, **kwargs):
+    """Strict JSON text of :meth:`to_dict` (keyword arguments go to ``json.dumps``)."""
+    import json
+
+    kwargs.setdefault("allow_nan", False)
+    return json.dumps(self.to_dict(), **kwargs)
+
+
 def result(cls):
     """Class decorator: frozen dataclass, pytree registration, readable repr.
 
     Fields declared with ``static_field()`` become pytree metadata; all others
-    are data. ``statistic`` and ``pvalue`` should come first, as in scipy.
+    are data, stored as numpy when concrete (module docstring). ``statistic`` and
+    ``pvalue`` should come first, as in scipy: a result with both unpacks as
+    ``statistic, pvalue = result`` (``result[0]``, ``result[1]``), as scipy's do.
+    Every result gains ``to_dict()`` and ``to_json()``.
     """
+    own_post_init = cls.__dict__.get("__post_init__")
+    if own_post_init is None:
+        cls.__post_init__ = _post_init
+    else:
+
+        def __post_init__(self):
+            _post_init(self)
+            own_post_init(self)
+
+        cls.__post_init__ = __post_init__
+    # dataclass() makes __init__ call __post_init__ only when it exists beforehand.
     cls = dataclasses.dataclass(frozen=True, repr=False)(cls)
     fields = dataclasses.fields(cls)
     data = [f.name for f in fields if not f.metadata.get("static", False)]
     meta = [f.name for f in fields if f.metadata.get("static", False)]
     jax.tree_util.register_dataclass(cls, data_fields=data, meta_fields=meta)
+    cls._data_fields = tuple(data)
+    if all(n in data for n in _UNPACKED):
+        cls.__iter__, cls.__len__, cls.__getitem__ = _iter, _len, _getitem
+    cls.to_dict, cls.to_json = to_dict, to_json
     if "__repr__" not in cls.__dict__ or cls.__repr__ is object.__repr__:
         cls.__repr__ = _repr
     return cls

@@ -53,8 +53,8 @@ PAIRED_METHODS = PM.METHODS
 class ConfidenceInterval(NamedTuple):
     """Lower and upper confidence bounds, each of the batch shape."""
 
-    low: jax.Array
-    high: jax.Array
+    low: np.ndarray
+    high: np.ndarray
 
 
 def _t_interval(center, se, df, alternative, confidence_level):
@@ -71,8 +71,10 @@ def _t_interval(center, se, df, alternative, confidence_level):
             low, high = -inf, center + q * se
         else:
             low, high = center - q * se, inf
-    with jax.enable_x64(True):
-        return ConfidenceInterval(jnp.asarray(low), jnp.asarray(high))
+    # numpy like the result fields (no float64 truncation warnings outside x64)
+    return ConfidenceInterval(
+        np.float64(low) if low.ndim == 0 else low, np.float64(high) if high.ndim == 0 else high
+    )
 
 
 @result

@@ -112,6 +112,41 @@ def test_sanity_command(tmp_path):
     assert out["result"]["seed"] == 1
 
 
+def test_signflip_and_sanity_print_a_summary_not_a_repr(tmp_path):
+    d = tmp_path / "d.csv"
+    diffs = [0.5, 1.25, -0.25, 2.0, 0.75, 1.5, 0.3, -0.1, 0.9, -0.6, 1.1, 0.2]
+    d.write_text("diff\n" + "\n".join(map(str, diffs)) + "\n")
+    res = run("signflip", d, "--n-resamples", "999", "--seed", "7", "--statistic", "t")
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert lines[1].split() == ["statistic", "(t)", "p-value", "99%", "interval"]
+    ref = signflip_test(np.array(diffs), statistic="t", n_resamples=999, key=7)
+    assert ref.method == "monte-carlo"
+    assert lines[3].split()[:2] == [f"{ref.statistic:.4g}", f"{ref.pvalue:.4g}"]
+    assert lines[4] == f"method     {ref.method}, two-sided"
+    assert lines[5] == "resamples  999 sign patterns"
+    assert lines[6] == "seed       7 (repeat with --seed 7)"
+    assert "Result(" not in res.stdout
+    exact = run("signflip", d, "--exact").stdout
+    assert "resamples  4096 sign patterns" in exact and "seed       none" in exact
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    p = tmp_path / "xy.csv"
+    p.write_text("a,b,label\n" + "\n".join(f"{r[0]},{r[1]},{t}" for r, t in zip(X, y)) + "\n")
+    res = run("sanity", p, "--label", "label", "--n-permutations", "49", "--quiet")
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert "array(shape" not in out and "Result(" not in out
+    assert "score (accuracy)" in out and "p-value" in out and "99% interval" in out
+    assert "resamples  49 label permutations" in out
+    seed = out.split("seed       ")[1].split()[0]
+    assert f"(repeat with --seed {seed})" in out
+    again = run("sanity", p, "--label", "label", "--n-permutations", "49", "--seed", seed, "--json")
+    assert json.loads(again.stdout)["result"]["seed"] == int(seed)
+
+
 BAD = [
     ("missing.csv", None, r"missing\.csv: no such file"),
     ("onealg.csv", "algorithm,fold,error\na,1,0.1\na,2,0.2\n", r"only one algorithm"),

@@ -1,7 +1,8 @@
 """Paired cross-validation: splitters, ``cross_validate`` and its result object.
 
-Every model sees identical folds, so per-fold results are paired (seed 000,
-Section 2). The result keeps the per-instance outputs (decision values of
+Every model sees identical folds, so per-fold results are paired (Yildiz &
+Alpaydin, "Statistical Tests using Hinge/epsilon-Sensitive Loss", Section 2).
+The result keeps the per-instance outputs (decision values of
 classifiers, predictions of regressors) with their instance indices, so any
 loss, confusion count or measure, and any test, is computed afterwards
 without refitting.
@@ -81,6 +82,21 @@ class KFold:
     key (``fold_in(key, repetition)``). Stratified: instances are ordered by
     class, randomly within class, and dealt to folds in turn, so fold sizes and
     per-fold class counts differ by at most one.
+
+    Parameters
+    ----------
+    n_splits : int, default 10
+        Number of folds ``K``.
+    repeats : int, default 1
+        Number of repetitions ``R``, each reshuffled.
+    stratified : bool, default True
+        Keep the class proportions in every fold (classification only).
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> jaxtests.KFold(5, repeats=2)
+    KFold(n_splits=5, repeats=2, stratified=True)
     """
 
     n_splits: int = 10
@@ -128,6 +144,17 @@ def FiveByTwo(stratified=True):
     -------
     KFold
         ``KFold(2, repeats=5, stratified=stratified)``.
+
+    References
+    ----------
+    Dietterich, T. G. (1998). Approximate statistical tests for comparing supervised
+    classification learning algorithms. Neural Computation 10, 1895-1923.
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> jaxtests.FiveByTwo()
+    KFold(n_splits=2, repeats=5, stratified=True)
     """
     return KFold(2, repeats=5, stratified=stratified)
 
@@ -138,6 +165,26 @@ class RandomSplits:
 
     Each split holds out ``test_size`` of the instances (a fraction), per class
     when stratified; use with ``CVResult.ttest_corrected``.
+
+    Parameters
+    ----------
+    n_splits : int, default 15
+        Number of independent train/test splits.
+    test_size : float, default 0.1
+        Fraction of the instances held out in each split.
+    stratified : bool, default True
+        Hold out ``test_size`` of each class (classification only).
+
+    References
+    ----------
+    Nadeau, C., & Bengio, Y. (2003). Inference for the generalization error. Machine
+    Learning 52, 239-281.
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> jaxtests.RandomSplits(5, test_size=0.2)
+    RandomSplits(n_splits=5, test_size=0.2, stratified=True)
     """
 
     n_splits: int = 15
@@ -389,7 +436,33 @@ class CVResult:
         return self.names.index(name)
 
     def instance_outputs(self, name):
-        """``(outputs, index, valid)`` for model ``name``, each ``(R, K, m)``."""
+        """``(outputs, index, valid)`` for model ``name``, each ``(R, K, m)``.
+
+        Parameters
+        ----------
+        name : str
+            Model name.
+
+        Returns
+        -------
+        outputs, index, valid : (R, K, m) arrays
+            Decision values (classifiers) or predictions (regressors), the
+            instance index of each entry, and whether it is a real entry (folds
+            of unequal size are padded).
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> outputs, index, valid = cv.instance_outputs("lda")
+        >>> outputs.shape
+        (1, 5, 8)
+        """
         return self.outputs[self._m(name)], self.index, self.valid
 
     def _targets(self):
@@ -411,6 +484,32 @@ class CVResult:
         ``None`` is ``"zero_one"`` for classifiers and ``"square"`` for
         regressors. A decision value ``f = 0`` predicts -1 (scikit-learn's
         rule), in the 0/1 loss as in :meth:`confusion`.
+
+        Parameters
+        ----------
+        name : str
+            Model name.
+        loss : str, callable or None, default None
+            The loss (see above).
+        **loss_kwargs
+            Keywords of the loss (``epsilon=``, ``p=``).
+
+        Returns
+        -------
+        (R, K, m) jax.Array
+            Losses, NaN on padding entries.
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> cv.instance_losses("lda", "hinge").shape
+        (1, 5, 8)
         """
         loss = self._default_loss(loss)
         f = self.outputs[self._m(name)]
@@ -432,10 +531,40 @@ class CVResult:
 
     @x64
     def fold_losses(self, name, loss=None, *, reduce="mean", **loss_kwargs):
-        """Per-fold mean (or ``reduce="sum"``, seed 000's total) loss, ``(R, K)``.
+        """Per-fold mean (or ``reduce="sum"``, total) loss, ``(R, K)``.
 
-        ``loss`` as in :meth:`instance_losses` (default: 0/1 for classifiers,
-        square for regressors).
+        Parameters
+        ----------
+        name : str
+            Model name.
+        loss : str, callable or None, default None
+            As in :meth:`instance_losses` (default: 0/1 for classifiers, square
+            for regressors).
+        reduce : {"mean", "sum"}, default "mean"
+            Mean loss per fold, or the total (as Yildiz & Alpaydin).
+        **loss_kwargs
+            Keywords of the loss.
+
+        Returns
+        -------
+        (R, K) jax.Array
+
+        References
+        ----------
+        Yildiz, O. T., & Alpaydin, E., "Statistical Tests using Hinge/epsilon-Sensitive
+        Loss".
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> cv.fold_losses("lda", "zero_one")
+        Array([[0.375, 0.375, 0.5  , 0.25 , 0.375]], dtype=float64)
         """
         check_choice(reduce, "reduce", ("mean", "sum"))
         li = jnp.where(self.valid, self.instance_losses(name, loss, **loss_kwargs), 0.0)
@@ -454,6 +583,29 @@ class CVResult:
         predicts -1, as scikit-learn's ``predict`` from ``decision_function``
         and as the 0/1 loss, so ``fold_scores(name, "error")`` equals
         ``fold_losses(name, "zero_one")``.
+
+        Parameters
+        ----------
+        name : str
+            Model name (of a classification result).
+
+        Returns
+        -------
+        ConfusionCounts
+            Named tuple ``(tp, fn, fp, tn)`` of ``(R, K)`` arrays.
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> c = cv.confusion("lda")
+        >>> c.tp + c.fn + c.fp + c.tn
+        Array([[8., 8., 8., 8., 8.]], dtype=float64)
         """
         self._need_clf("`confusion`")
         f = self.outputs[self._m(name)]
@@ -476,6 +628,29 @@ class CVResult:
         ``"tpr"``, ``"fpr"``, ``"precision"``, ``"specificity"``, ``"accuracy"``,
         ``"error"``, ``"f1"``, ``"roc_auc"`` or ``"average_precision"``
         (classification), or ``"rmse"`` (regression).
+
+        Parameters
+        ----------
+        name : str
+            Model name.
+        measure : str
+            The measure or loss name (see above).
+
+        Returns
+        -------
+        (R, K) jax.Array
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> cv.fold_scores("lda", "tpr")
+        Array([[0.5 , 0.75, 0.5 , 0.8 , 0.8 ]], dtype=float64)
         """
         return self._fold_scores(name, measure, "measure")
 
@@ -523,6 +698,31 @@ class CVResult:
 
         ``what=None`` is the task's default loss (0/1 or square); errors name
         the argument ``loss``.
+
+        Parameters
+        ----------
+        name : str
+            Model name.
+        what : str, callable or None
+            A loss (name or callable) or a measure name.
+        loss_kwargs : dict, optional
+            Keywords of the loss.
+
+        Returns
+        -------
+        (R, K) jax.Array
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> cv.fold_scores_any("lda", "power", {"p": 0.5}).shape
+        (1, 5)
         """
         what = self._default_loss(what)
         if loss_kwargs is not None and not isinstance(loss_kwargs, dict):
@@ -556,14 +756,51 @@ class CVResult:
 
     @x64
     def ttest_paired(self, a, b, *, loss=None, loss_kwargs=None, pool_repetitions=False, **kwargs):
-        """Paired t test on the per-fold losses of models ``a`` and ``b`` (seed 000, eq. 5).
+        """Paired t test on the per-fold losses of models ``a`` and ``b``.
 
-        ``loss``: a loss name or callable (default 0/1 for classifiers, square
-        for regressors) or a measure name (``"error"``, ``"rmse"``...). With
-        more than one repetition (``repeats > 1``, ``FiveByTwo()``,
-        ``RandomSplits``) the folds overlap and are not independent: this
-        refuses unless ``pool_repetitions=True``; use ``ttest_corrected``
-        (Nadeau & Bengio) or the 5x2 cv tests.
+        Yildiz & Alpaydin's eq. 5. With more than one repetition (``repeats >
+        1``, ``FiveByTwo()``, ``RandomSplits``) the folds overlap and are not
+        independent: this refuses unless ``pool_repetitions=True``; use
+        ``ttest_corrected`` (Nadeau & Bengio) or the 5x2 cv tests.
+
+        Parameters
+        ----------
+        a, b : str
+            Model names, as given to :func:`jaxtests.cross_validate`.
+        loss : str, callable or None, default None
+            A loss name (``"zero_one"``, ``"hinge"``, ``"square"``...) or callable
+            ``loss(y, f)``, or a measure name (``"error"``, ``"rmse"``...); ``None``
+            is 0/1 for classifiers and square for regressors.
+        loss_kwargs : dict, optional
+            Keywords of the loss (``epsilon=``, ``p=``).
+        pool_repetitions : bool, default False
+            Pool the folds of several repetitions as if independent (their
+            p-value is too small); refused otherwise.
+        **kwargs
+            Passed to :func:`jaxtests.ttest_paired` (``alternative``...).
+
+        Returns
+        -------
+        TtestResult
+            As :func:`jaxtests.ttest_paired`.
+
+        References
+        ----------
+        Yildiz, O. T., & Alpaydin, E., "Statistical Tests using Hinge/epsilon-Sensitive
+        Loss".
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> r = cv.ttest_paired("lda", "nc", loss="hinge")
+        >>> round(float(r.pvalue), 4)
+        0.57
         """
         from jaxtests._ttests import ttest_paired
 
@@ -580,7 +817,46 @@ class CVResult:
 
     @x64
     def ttest_5x2cv(self, a, b, *, loss=None, loss_kwargs=None, **kwargs):
-        """Dietterich's 5x2 cv t test on per-fold losses ``(5, 2)``."""
+        """Dietterich's 5x2 cv t test on per-fold losses ``(5, 2)``.
+
+        Needs ``cv=FiveByTwo()``.
+
+        Parameters
+        ----------
+        a, b : str
+            Model names, as given to :func:`jaxtests.cross_validate`.
+        loss : str, callable or None, default None
+            A loss name (``"zero_one"``, ``"hinge"``, ``"square"``...) or callable
+            ``loss(y, f)``, or a measure name (``"error"``, ``"rmse"``...); ``None``
+            is 0/1 for classifiers and square for regressors.
+        loss_kwargs : dict, optional
+            Keywords of the loss (``epsilon=``, ``p=``).
+        **kwargs
+            Passed to :func:`jaxtests.ttest_5x2cv`.
+
+        Returns
+        -------
+        Ttest5x2cvResult
+            As :func:`jaxtests.ttest_5x2cv`.
+
+        References
+        ----------
+        Dietterich, T. G. (1998). Approximate statistical tests for comparing supervised
+        classification learning algorithms. Neural Computation 10, 1895-1923.
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y,
+        ...     cv=jaxtests.FiveByTwo(), key=0)
+        >>> round(float(cv.ttest_5x2cv("lda", "nc").pvalue), 4)
+        0.5388
+        """
         from jaxtests._ttests import ttest_5x2cv
 
         self._check_5x2()
@@ -589,7 +865,46 @@ class CVResult:
 
     @x64
     def ftest_5x2cv(self, a, b, *, loss=None, loss_kwargs=None, **kwargs):
-        """Alpaydın's combined 5x2 cv F test on per-fold losses ``(5, 2)``."""
+        """Alpaydın's combined 5x2 cv F test on per-fold losses ``(5, 2)``.
+
+        Needs ``cv=FiveByTwo()``.
+
+        Parameters
+        ----------
+        a, b : str
+            Model names, as given to :func:`jaxtests.cross_validate`.
+        loss : str, callable or None, default None
+            A loss name (``"zero_one"``, ``"hinge"``, ``"square"``...) or callable
+            ``loss(y, f)``, or a measure name (``"error"``, ``"rmse"``...); ``None``
+            is 0/1 for classifiers and square for regressors.
+        loss_kwargs : dict, optional
+            Keywords of the loss (``epsilon=``, ``p=``).
+        **kwargs
+            Passed to :func:`jaxtests.ftest_5x2cv`.
+
+        Returns
+        -------
+        Ttest5x2cvResult
+            As :func:`jaxtests.ftest_5x2cv`.
+
+        References
+        ----------
+        Alpaydin, E. (1999). Combined 5x2 cv F test for comparing supervised
+        classification learning algorithms. Neural Computation 11, 1885-1892.
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y,
+        ...     cv=jaxtests.FiveByTwo(), key=0)
+        >>> round(float(cv.ftest_5x2cv("lda", "nc").pvalue), 4)
+        0.5799
+        """
         from jaxtests._ttests import ftest_5x2cv
 
         self._check_5x2()
@@ -598,7 +913,45 @@ class CVResult:
 
     @x64
     def ttest_corrected(self, a, b, *, loss=None, loss_kwargs=None, **kwargs):
-        """Nadeau–Bengio corrected resampled t test over all ``R * K`` splits."""
+        """Nadeau–Bengio corrected resampled t test over all ``R * K`` splits.
+
+        Parameters
+        ----------
+        a, b : str
+            Model names, as given to :func:`jaxtests.cross_validate`.
+        loss : str, callable or None, default None
+            A loss name (``"zero_one"``, ``"hinge"``, ``"square"``...) or callable
+            ``loss(y, f)``, or a measure name (``"error"``, ``"rmse"``...); ``None``
+            is 0/1 for classifiers and square for regressors.
+        loss_kwargs : dict, optional
+            Keywords of the loss (``epsilon=``, ``p=``).
+        **kwargs
+            Passed to :func:`jaxtests.ttest_corrected` (``n_train``/``n_test``
+            are taken from the splits).
+
+        Returns
+        -------
+        TtestResult
+            As :func:`jaxtests.ttest_corrected`.
+
+        References
+        ----------
+        Nadeau, C., & Bengio, Y. (2003). Inference for the generalization error. Machine
+        Learning 52, 239-281.
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y,
+        ...     cv=jaxtests.RandomSplits(5, 0.2), key=0)
+        >>> round(float(cv.ttest_corrected("lda", "nc").pvalue), 4)
+        0.3375
+        """
         from jaxtests._ttests import ttest_corrected
 
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
@@ -625,9 +978,45 @@ class CVResult:
 
     @x64
     def hotelling_t2(self, a, b, *, measures=("tpr", "fpr"), pool_repetitions=False, **kwargs):
-        """Paired Hotelling T² on per-fold measure vectors ``(R*K, p)`` (seed 004).
+        """Paired Hotelling T² on per-fold measure vectors ``(R*K, p)``.
 
-        The result's ``names`` are the measures.
+        As Yildiz & Alpaydin ("Multivariate Comparison of Classification
+        Algorithms"). The result's ``names`` are the measures.
+
+        Parameters
+        ----------
+        a, b : str
+            Model names, as given to :func:`jaxtests.cross_validate`.
+        measures : sequence of str, default ("tpr", "fpr")
+            Measure names, one column each (see :meth:`fold_scores`).
+        pool_repetitions : bool, default False
+            Pool the folds of several repetitions as if independent (their
+            p-value is too small); refused otherwise.
+        **kwargs
+            Passed to :func:`jaxtests.hotelling_t2`.
+
+        Returns
+        -------
+        HotellingResult
+            As :func:`jaxtests.hotelling_t2`.
+
+        References
+        ----------
+        Yildiz, O. T., & Alpaydin, E., "Multivariate Comparison of Classification
+        Algorithms".
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> r = cv.hotelling_t2("lda", "nc", measures=("tpr", "fpr"))
+        >>> r.names, round(float(r.pvalue), 4)
+        (('tpr', 'fpr'), 0.4648)
         """
         from jaxtests._multivariate import hotelling_t2
 
@@ -652,7 +1041,45 @@ class CVResult:
 
     @x64
     def anova(self, models=None, *, loss=None, loss_kwargs=None, pool_repetitions=False, **kwargs):
-        """One-way ANOVA on per-fold losses, ``x : (L, R*K)``."""
+        """One-way ANOVA on per-fold losses, ``x : (L, R*K)``.
+
+        Parameters
+        ----------
+        models : sequence of str or None, default None
+            Model names (``None``: all).
+        loss : str, callable or None, default None
+            A loss name (``"zero_one"``, ``"hinge"``, ``"square"``...) or callable
+            ``loss(y, f)``, or a measure name (``"error"``, ``"rmse"``...); ``None``
+            is 0/1 for classifiers and square for regressors.
+        loss_kwargs : dict, optional
+            Keywords of the loss (``epsilon=``, ``p=``).
+        pool_repetitions : bool, default False
+            Pool the folds of several repetitions as if independent (their
+            p-value is too small); refused otherwise.
+        **kwargs
+            Passed to :func:`jaxtests.anova`.
+
+        Returns
+        -------
+        AnovaResult
+            As :func:`jaxtests.anova`.
+
+        References
+        ----------
+        Montgomery, D. C. (2009). Design and Analysis of Experiments, ch. 3.
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> round(float(cv.anova(loss="hinge").pvalue), 4)
+        0.8381
+        """
         from jaxtests._multivariate import anova
 
         self._check_pooling("anova", pool_repetitions, alternative="one test per repetition")
@@ -663,9 +1090,44 @@ class CVResult:
 
     @x64
     def manova(self, models=None, *, measures=("tpr", "fpr"), pool_repetitions=False, **kwargs):
-        """MANOVA on per-fold measure vectors, ``x : (L, R*K, p)`` (seed 004).
+        """MANOVA on per-fold measure vectors, ``x : (L, R*K, p)``.
 
-        The result's ``names`` are the measures.
+        As Yildiz & Alpaydin ("Multivariate Comparison of Classification
+        Algorithms"). The result's ``names`` are the measures.
+
+        Parameters
+        ----------
+        models : sequence of str or None, default None
+            Model names (``None``: all).
+        measures : sequence of str, default ("tpr", "fpr")
+            Measure names, one column each.
+        pool_repetitions : bool, default False
+            Pool the folds of several repetitions as if independent (their
+            p-value is too small); refused otherwise.
+        **kwargs
+            Passed to :func:`jaxtests.manova`.
+
+        Returns
+        -------
+        ManovaResult
+            As :func:`jaxtests.manova`.
+
+        References
+        ----------
+        Yildiz, O. T., & Alpaydin, E., "Multivariate Comparison of Classification
+        Algorithms".
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> round(float(cv.manova().pvalue), 4)
+        0.8524
         """
         from jaxtests._multivariate import manova
 
@@ -693,6 +1155,49 @@ class CVResult:
         ``loss`` (default 0/1 for classifiers, square for regressors).
         ``test="hotelling"``: per-fold measure vectors ``x : (L, R*K, p)`` of
         ``measures`` (default ``("tpr", "fpr")``).
+
+        Parameters
+        ----------
+        models : sequence of str or None, default None
+            Model names (``None``: all).
+        test : {"t", "permutation", "hotelling"}, default "t"
+            The pairwise test.
+        loss : str, callable or None, default None
+            A loss name (``"zero_one"``, ``"hinge"``, ``"square"``...) or callable
+            ``loss(y, f)``, or a measure name (``"error"``, ``"rmse"``...); ``None``
+            is 0/1 for classifiers and square for regressors.
+        loss_kwargs : dict, optional
+            Keywords of the loss (``epsilon=``, ``p=``).
+        measures : sequence of str, optional
+            Measures of ``test="hotelling"`` (default ``("tpr", "fpr")``).
+        pool_repetitions : bool, default False
+            Pool the folds of several repetitions as if independent (their
+            p-value is too small); refused otherwise.
+        **kwargs
+            Passed to :func:`jaxtests.posthoc` (``correction``, ``alpha``...).
+
+        Returns
+        -------
+        PosthocResult
+            As :func:`jaxtests.posthoc`.
+
+        References
+        ----------
+        Yildiz, O. T., & Alpaydin, E., "Multivariate Comparison of Classification
+        Algorithms" (§2.2, §3.5).
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> print(cv.posthoc(loss="hinge").text())  # doctest: +ELLIPSIS
+        Pairwise t tests, holm correction, alpha = 0.05
+        ...
         """
         from jaxtests._posthoc import posthoc
 
@@ -734,6 +1239,33 @@ class CVResult:
         tested in several repetitions gets the mean of its differences (the
         repetitions are not independent draws); instances never tested are
         left out.
+
+        Parameters
+        ----------
+        a, b : str
+            Model names, as given to :func:`jaxtests.cross_validate`.
+        loss : str, callable or None, default None
+            A per-instance loss name or callable (default: 0/1 for classifiers,
+            square for regressors).
+        **loss_kwargs
+            Keywords of the loss.
+
+        Returns
+        -------
+        (n_tested,) numpy.ndarray
+            Differences, ordered by instance index.
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> cv.instance_differences("lda", "nc", "hinge").shape
+        (40,)
         """
         loss = self._default_loss(loss)
         if not (callable(loss) or (isinstance(loss, str) and loss in _LOSSES)):
@@ -757,8 +1289,8 @@ class CVResult:
     def signflip_test(self, a, b, *, loss=None, loss_kwargs=None, **kwargs):
         """Sign-flip permutation test on the paired per-instance loss differences.
 
-        ``d_i = loss_a(i) - loss_b(i)`` on every tested instance ``i`` (seed
-        003), from :meth:`instance_differences`: ``n`` differences for k-fold
+        ``d_i = loss_a(i) - loss_b(i)`` on every tested instance ``i`` (Hein),
+        from :meth:`instance_differences`: ``n`` differences for k-fold
         cv, each instance's mean over the repetitions when ``repeats > 1``.
         ``loss`` is a loss name or callable (default 0/1 for classifiers, square
         for regressors); ``kwargs`` go to :func:`jaxtests.signflip_test`. A
@@ -766,6 +1298,40 @@ class CVResult:
         binomial (0/1 loss differences take only -1, 0, +1), this raises; drop
         ``n_resamples`` or pass ``method="monte-carlo"``. For the per-fold
         differences use :meth:`signflip_test_folds`.
+
+        Parameters
+        ----------
+        a, b : str
+            Model names, as given to :func:`jaxtests.cross_validate`.
+        loss : str, callable or None, default None
+            Per-instance loss (see above).
+        loss_kwargs : dict, optional
+            Keywords of the loss.
+        **kwargs
+            Passed to :func:`jaxtests.signflip_test` (``n_resamples``, ``key``...).
+
+        Returns
+        -------
+        PermutationTestResult
+            As :func:`jaxtests.signflip_test`.
+
+        References
+        ----------
+        Hein, M., "Performance Measures and Statistical Tests II", lecture 16, Saarland
+        University, 2013.
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> r = cv.signflip_test("lda", "nc")  # 0/1 differences: a binomial p-value
+        >>> r.method, round(float(r.pvalue), 4)
+        ('binomial', 1.0)
         """
         from jaxtests._permutation import signflip_test
 
@@ -783,6 +1349,40 @@ class CVResult:
         With few folds "auto" enumerates all ``2^(R K)`` patterns exactly; a
         given ``n_resamples`` must then be dropped (or ``method="monte-carlo"``
         passed), as in :meth:`signflip_test`.
+
+        Parameters
+        ----------
+        a, b : str
+            Model names, as given to :func:`jaxtests.cross_validate`.
+        loss : str, callable or None, default None
+            A loss name (``"zero_one"``, ``"hinge"``, ``"square"``...) or callable
+            ``loss(y, f)``, or a measure name (``"error"``, ``"rmse"``...); ``None``
+            is 0/1 for classifiers and square for regressors.
+        loss_kwargs : dict, optional
+            Keywords of the loss (``epsilon=``, ``p=``).
+        pool_repetitions : bool, default False
+            Pool the folds of several repetitions as if independent (their
+            p-value is too small); refused otherwise.
+        **kwargs
+            Passed to :func:`jaxtests.signflip_test`.
+
+        Returns
+        -------
+        PermutationTestResult
+            As :func:`jaxtests.signflip_test`.
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> r = cv.signflip_test_folds("lda", "nc", loss="hinge")
+        >>> r.method, round(float(r.pvalue), 4)
+        ('exact', 0.75)
         """
         from jaxtests._permutation import signflip_test
 
@@ -867,14 +1467,20 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
 
     Examples
     --------
-    >>> from jaxtests import datasets, models
-    >>> from jaxtests._cv import cross_validate
-    >>> X, y = datasets.load_pima()
-    >>> X = (X - X.mean(0)) / X.std(0)
-    >>> res = cross_validate({"lda": models.lda(), "ridge": models.ridge_classifier()},
+    >>> import numpy as np
+    >>> from jaxtests import cross_validate, models
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2))
+    >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+    >>> res = cross_validate({"lda": models.lda(), "nc": models.nearest_centroid()},
     ...                      X, y, cv=5, key=0)
     >>> res.fold_losses("lda", "zero_one").shape
     (1, 5)
+
+    References
+    ----------
+    Yildiz, O. T., & Alpaydin, E., "Statistical Tests using Hinge/epsilon-Sensitive
+    Loss" (paired folds, Section 2).
     """
     items, task, X, y, splits, seed = _cross_validate_iv(models, X, y, cv, repeats, stratified, key)
     R, K = splits.shape

@@ -1,23 +1,29 @@
 """``jaxtests demo``: the seeds' case studies in miniature on an embedded dataset.
 
 1. Kernel machines (linear, quadratic, cubic, Gaussian; normalised kernels as
-   in seed 000) and other learners under 10-fold cross-validation, all on the
-   same folds.
-2. Seed 000: paired t on 0/1 error beside paired t on hinge loss, all pairs
-   of kernel machines.
-3. Seed 004: paired t on error beside Hotelling's T² on (tpr, fpr).
-4. Seed 004: ANOVA on error and MANOVA on (tpr, fpr), post hoc cliques and the
+   in Yildiz & Alpaydin, "Statistical Tests using Hinge/epsilon-Sensitive Loss")
+   and other learners under 10-fold cross-validation, all on the same folds.
+2. Yildiz & Alpaydin (hinge loss): paired t on 0/1 error beside paired t on hinge
+   loss, all pairs of kernel machines.
+3. Yildiz & Alpaydin, "Multivariate Comparison of Classification Algorithms":
+   paired t on error beside Hotelling's T² on (tpr, fpr).
+4. The same: ANOVA on error and MANOVA on (tpr, fpr), post hoc cliques and the
    ordering display, the learned measure M1.
-5. Seed 003: sign-flip permutation tests (10^6 draws) on per-instance hinge
-   loss differences, exact test on per-fold differences.
-6. Seed 003: the label-permutation sanity check of cross-validation.
+5. Hein, "Performance Measures and Statistical Tests II": sign-flip permutation
+   tests (10^6 draws) on per-instance hinge loss differences, exact test on
+   per-fold differences.
+6. Hein: the label-permutation sanity check of cross-validation.
 
-Prints a report, writes ``demo.json`` (every number) and PNG plots to ``--out``.
+Prints a report on stdout, what it is doing on stderr, writes ``demo.json`` (every
+number) and PNG plots to ``--out`` and lists them. ``--quick`` runs sections 1-5 on 3
+learners (linear and Gaussian SVMs, LDA), 5 folds and 10^4 sign flips, skips the
+sanity check, and draws the fold histograms and the ordering plot only.
 """
 
 import itertools
 import json
 import os
+import sys
 import time
 
 import numpy as np
@@ -34,6 +40,13 @@ OUTPUTS = (
     "learned_measure_m1.png",
     "sanity_null.png",
 )
+# The figures --quick draws (the others need the full set of learners or resamples).
+QUICK_PLOTS = ("folds_error_hinge.png", "ordering_error.png")
+
+# Short citations of the source documents (seeds) for headings and plot titles.
+HINGE = "Yildiz & Alpaydin, hinge loss"
+MULTI = "Yildiz & Alpaydin 2011"
+HEIN = "Hein, Performance Measures and Statistical Tests II"
 
 KERNELS = {
     "svm-linear": {"kernel": "linear"},
@@ -43,13 +56,17 @@ KERNELS = {
 }
 
 
+QUICK_KERNELS = ("svm-linear", "svm-gaussian")
+
+
 def _learners(quick):
     from jaxtests import models
 
-    out = {name: models.svc(C=1.0, **kw) for name, kw in KERNELS.items()}
+    kernels = {k: KERNELS[k] for k in QUICK_KERNELS} if quick else KERNELS
+    out = {name: models.svc(C=1.0, **kw) for name, kw in kernels.items()}
     out["lda"] = models.lda(reg=1e-3)
-    out["logistic"] = models.logistic()
     if not quick:
+        out["logistic"] = models.logistic()
         out["knn"] = models.knn(k=5)
         out["qda"] = models.qda(reg_param=0.05)
         out["centroid"] = models.nearest_centroid()
@@ -64,8 +81,33 @@ def _decision(p, alpha):
     return "reject" if p <= alpha else "accept"
 
 
+def _step(msg, quiet=False):
+    """One line on stderr saying what the demo does next (the report goes to stdout)."""
+    if not quiet:
+        print(msg, file=sys.stderr, flush=True)
+
+
+def _compilation_cache():
+    """Keep compiled kernels between runs (a warm demo skips most of its compile time).
+
+    The demo owns its process, so it may set JAX's persistent cache; the library never
+    does. ``JAXTESTS_CACHE_DIR`` overrides the folder; an empty value turns it off.
+    """
+    import jax
+
+    default = os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jaxtests", "jax"
+    )
+    folder = os.environ.get("JAXTESTS_CACHE_DIR", default)
+    if folder and jax.config.jax_compilation_cache_dir is None:
+        jax.config.update("jax_compilation_cache_dir", folder)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
+
+
 def run_demo(args):
     """Run the demo; returns the exit status."""
+    _step("jaxtests demo: loading JAX and the dataset...", args.quiet)
+    _compilation_cache()
     from jaxtests import _cv, _multivariate, _permutation, _posthoc, _sanity, _ttests, datasets
 
     t0 = time.perf_counter()
@@ -75,7 +117,7 @@ def run_demo(args):
         raise ValueError(f"--dataset must be one of {sorted(loaders)}; got {args.dataset!r}.")
     n_resamples = args.n_resamples
     if n_resamples is None:  # --quick lowers the default only, never a given value
-        n_resamples = 100_000 if args.quick else 1_000_000
+        n_resamples = 10_000 if args.quick else 1_000_000
     if n_resamples < 1:
         raise ValueError(f"--n-resamples must be at least 1, got {n_resamples}.")
     prepare_out(args.out, OUTPUTS)
@@ -95,9 +137,13 @@ def run_demo(args):
         f"{int((y > 0).sum())} positive), seed {args.seed}"
     )
 
-    # 1. Paired 10-fold cross-validation.
+    # 1. Paired k-fold cross-validation.
     learners = _learners(args.quick)
-    cv = _cv.cross_validate(learners, X, y, cv=10, key=args.seed)
+    k = 5 if args.quick else 10
+    report["folds"] = k
+    _step(f"cross-validating {len(learners)} learners on {args.dataset} ({k} folds)...", args.quiet)
+    with Progress("cross-validation (compiling and fitting)", unit="s", disable=args.quiet):
+        cv = _cv.cross_validate(learners, X, y, cv=k, key=args.seed)
     names = list(cv.names)
     rows = []
     per_fold = {}
@@ -119,13 +165,15 @@ def run_demo(args):
             }
         )
     report["learners"] = {n: {k: v.tolist() for k, v in d.items()} for n, d in per_fold.items()}
-    say("\n1. Stratified 10-fold cross-validation, identical folds (means over folds)")
+    say(f"\n1. Stratified {k}-fold cross-validation, identical folds (means over folds)")
     say(text_table(rows, ["learner", "error", "hinge", "tpr", "fpr", "AUC"]))
 
-    # 2. Seed 000: t on 0/1 error vs t on hinge loss, pairs of kernel machines.
-    say("\n2. Paired t on 0/1 error vs on hinge loss (seed 000), kernel machines")
+    # 2. Yildiz & Alpaydin: t on 0/1 error vs t on hinge loss, pairs of kernel machines.
+    kernels = [n for n in KERNELS if n in learners]
+    _step("paired t tests on 0/1 error and hinge loss...", args.quiet)
+    say(f"\n2. Paired t on 0/1 error vs on hinge loss ({HINGE}), kernel machines")
     rows, agree, disagree = [], np.zeros((2, 2), int), []
-    for a, b in itertools.combinations(KERNELS, 2):
+    for a, b in itertools.combinations(kernels, 2):
         te = cv.ttest_paired(a, b, loss="zero_one")
         th = cv.ttest_paired(a, b, loss="hinge")
         de, dh = _p(te) <= alpha, _p(th) <= alpha
@@ -147,8 +195,9 @@ def run_demo(args):
     say(text_table(rows, list(rows[0])))
     say(f"   agreement (rows: error accept/reject, cols: hinge accept/reject): {agree.tolist()}")
 
-    # 3. Seed 004: univariate error vs Hotelling's T² on (tpr, fpr), all pairs.
-    say("\n3. Paired t on error vs Hotelling's T² on (tpr, fpr) (seed 004)")
+    # 3. Yildiz & Alpaydin 2011: univariate error vs Hotelling's T² on (tpr, fpr).
+    _step("paired t on error and Hotelling's T² on (tpr, fpr), all pairs...", args.quiet)
+    say(f"\n3. Paired t on error vs Hotelling's T² on (tpr, fpr) ({MULTI})")
     rows, agree = [], np.zeros((2, 2), int)
     for a, b in itertools.combinations(names, 2):
         te = cv.ttest_paired(a, b, loss="zero_one")
@@ -176,7 +225,8 @@ def run_demo(args):
     say(f"   agreement (rows: univariate accept/reject, cols: multivariate): {agree.tolist()}")
 
     # 4. ANOVA / MANOVA, post hoc cliques and ordering, learned measure.
-    say("\n4. ANOVA on error, MANOVA on (tpr, fpr), post hoc analysis (seed 004)")
+    _step("ANOVA, MANOVA and post hoc tests...", args.quiet)
+    say(f"\n4. ANOVA on error, MANOVA on (tpr, fpr), post hoc analysis ({MULTI})")
     err = np.stack([per_fold[n]["error"] for n in names])
     tf = np.stack([np.stack([per_fold[n]["tpr"], per_fold[n]["fpr"]], -1) for n in names])
     an = _multivariate.anova(err, blocked=True)
@@ -207,13 +257,14 @@ def run_demo(args):
         say(f"   post hoc Hotelling on (tpr, fpr) not defined: {str(exc).split(':')[0]}")
         report["posthoc_tpr_fpr"] = {"error": str(exc)}
 
-    # 5. Sign-flip permutation tests (seed 003): a pair the error test cannot separate
-    # but the hinge test can (seed 000's point), else the two best kernel machines.
+    # 5. Sign-flip permutation tests (Hein): a pair the error test cannot separate but
+    # the hinge test can (Yildiz & Alpaydin's point), else the two best kernel machines.
     best = (
-        disagree[0] if disagree else sorted(KERNELS, key=lambda n: per_fold[n]["hinge"].mean())[:2]
+        disagree[0] if disagree else sorted(kernels, key=lambda n: per_fold[n]["hinge"].mean())[:2]
     )
     a, b = best
-    say(f"\n5. Sign-flip permutation tests (seed 003): {a} vs {b}")
+    _step(f"sign-flip permutation test, {n_resamples} draws: {a} vs {b}...", args.quiet)
+    say(f"\n5. Sign-flip permutation tests ({HEIN}): {a} vs {b}")
     la = np.asarray(cv.instance_losses(a, "hinge"))
     lb = np.asarray(cv.instance_losses(b, "hinge"))
     valid = np.asarray(cv.valid)
@@ -236,42 +287,56 @@ def run_demo(args):
         f"   paired t on the same differences: t = {float(tt_inst.statistic):.4g}, "
         f"p = {_p(tt_inst):.4g}"
     )
-    say(f"   per-fold differences (k = 10), exact over 2^10 sign patterns: p = {_p(sf_exact):.4g}")
+    say(
+        f"   per-fold differences (k = {k}), exact over 2^{k} sign patterns: p = {_p(sf_exact):.4g}"
+    )
     report["signflip_instances"] = jsonable(
         {k: v for k, v in vars_of(sf).items() if k != "null_distribution"}
     )
     report["signflip_folds_exact"] = jsonable(sf_exact)
     report["ttest_instances"] = jsonable(tt_inst)
 
-    # 6. Label-permutation sanity check (seed 003).
+    # 6. Label-permutation sanity check (Hein).
     from jaxtests import models
 
-    n_perm = 200 if args.quick else 1000
-    say(f"\n6. Label-permutation sanity check: ridge classifier, 5-fold CV, {n_perm} permutations")
-    with Progress("label permutations", unit="perm", disable=args.quiet) as bar:
-        sc = _sanity.permutation_test_score(
-            models.ridge_classifier(),
-            X,
-            y,
-            cv=5,
-            n_permutations=n_perm,
-            key=args.seed,
-            progress=bar,
+    sc = None
+    if args.quick:
+        say(f"\n6. Label-permutation sanity check ({HEIN}): skipped with --quick")
+        report["sanity"] = None
+    else:
+        n_perm, k_sanity = 1000, 5
+        _step(f"label-permutation sanity check, {n_perm} permutations...", args.quiet)
+        say(
+            f"\n6. Label-permutation sanity check ({HEIN}): ridge classifier, {k_sanity}-fold CV, "
+            f"{n_perm} permutations"
         )
-    scores = np.asarray(sc.permutation_scores)
-    say(
-        f"   accuracy {float(sc.statistic):.4f}; permuted labels: mean {scores.mean():.4f}, "
-        f"max {scores.max():.4f}; p = {_p(sc):.4g} (cannot be below 1/{n_perm + 1})"
-    )
-    report["sanity"] = jsonable({k: v for k, v in vars_of(sc).items() if k != "permutation_scores"})
-    report["sanity"]["permutation_scores_summary"] = {
-        "mean": float(scores.mean()),
-        "sd": float(scores.std()),
-        "max": float(scores.max()),
-    }
+        with Progress("label permutations", unit="perm", disable=args.quiet) as bar:
+            sc = _sanity.permutation_test_score(
+                models.ridge_classifier(),
+                X,
+                y,
+                cv=k_sanity,
+                n_permutations=n_perm,
+                key=args.seed,
+                progress=bar,
+            )
+        scores = np.asarray(sc.permutation_scores)
+        say(
+            f"   accuracy {float(sc.statistic):.4f}; permuted labels: mean {scores.mean():.4f}, "
+            f"max {scores.max():.4f}; p = {_p(sc):.4g} (cannot be below 1/{n_perm + 1})"
+        )
+        report["sanity"] = jsonable(
+            {k: v for k, v in vars_of(sc).items() if k != "permutation_scores"}
+        )
+        report["sanity"]["permutation_scores_summary"] = {
+            "mean": float(scores.mean()),
+            "sd": float(scores.std()),
+            "max": float(scores.max()),
+        }
 
     # Plots and JSON.
-    pngs = _plots(args.out, names, per_fold, best, ph_err, ma, tf, sf, sc)
+    _step("drawing the figures...", args.quiet)
+    pngs = _plots(args.out, names, per_fold, best, ph_err, ma, tf, sf, sc, args.quick)
     report["elapsed_s"] = time.perf_counter() - t0
     path = os.path.join(args.out, "demo.json")
 
@@ -280,8 +345,9 @@ def run_demo(args):
             fh.write(json.dumps(jsonable(report), indent=2, allow_nan=False))
 
     replace_file(path, write_json)
-    say(f"\nWrote {path} and {len(pngs)} plots: {', '.join(os.path.basename(p) for p in pngs)}")
-    say(f"in {os.path.abspath(args.out)} ({report['elapsed_s']:.1f} s)")
+    say(f"\nWrote in {report['elapsed_s']:.1f} s:")
+    for p in [path, *pngs]:
+        say(f"   {os.path.abspath(p)}")
     return 0
 
 
@@ -298,14 +364,14 @@ def _accepts(fn, name):
     return name in inspect.signature(fn).parameters
 
 
-def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc):
+def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc, quick=False):
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("   (matplotlib not installed: no plots; pip install 'jaxtests[plot]')")
+        print("   (matplotlib not installed: no plots; pip install matplotlib)")
         return []
     from jaxtests import plot
 
@@ -321,47 +387,59 @@ def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc):
         files.append(p)
 
     a, b = best
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    fig, axes = plt.subplots(2, 1, figsize=(7.5, 6.5), layout="constrained")
     plot.fold_histograms(
         {a: per_fold[a]["error"], b: per_fold[b]["error"]},
-        measure="error",
+        measure="0/1 error",
         ax=axes[0],
         title="0/1 error per fold",
     )
     plot.fold_histograms(
         {a: per_fold[a]["hinge"], b: per_fold[b]["hinge"]},
-        measure="hinge",
+        measure="hinge loss",
         ax=axes[1],
         title="Hinge loss per fold",
     )
+    fig.suptitle(f"{a} vs {b} ({HINGE})")
     save(fig, "folds_error_hinge.png")
+    save(
+        plot.ordering(
+            ph_err,
+            measure="error",
+            title=f"Ordering by mean error ({MULTI})\n"
+            "bars: not significantly different (Holm post hoc t)",
+        ),
+        "ordering_error.png",
+    )
+    if quick:
+        return files
     pts = {n: np.stack([per_fold[n]["fpr"], per_fold[n]["tpr"]], -1) for n in names}
-    save(plot.scatter_gaussian(pts, labels=("fpr", "tpr")), "tpr_fpr_scatter.png")
+    save(
+        plot.scatter_gaussian(
+            pts,
+            labels=("fpr", "tpr"),
+            title=f"(fpr, tpr) per fold with Gaussian contours ({MULTI})",
+        ),
+        "tpr_fpr_scatter.png",
+    )
     if sf.null_distribution is not None:
         save(
             plot.null_distribution(
-                np.asarray(sf.null_distribution),
-                float(sf.statistic),
-                _p(sf),
+                sf,
                 statistic="mean hinge difference",
+                title=f"Sign-flip null distribution, {sf.n_resamples} draws\n({HEIN})",
             ),
             "signflip_null.png",
         )
-    means = {n: per_fold[n]["error"].mean() for n in names}
-    groups = [
-        tuple(names[i] for i in c) if not isinstance(next(iter(c)), str) else tuple(c)
-        for c in ph_err.cliques
-    ]
-    save(plot.ordering(means, groups, measure="error"), "ordering_error.png")
-    w = np.asarray(ma.eigenvectors)[:, 0]  # columns are eigenvectors
-    save(plot.projection(tf, w, names, measure_names=("tpr", "fpr")), "learned_measure_m1.png")
+    save(
+        plot.projection(tf, ma, names, title=f"Projection on the learned measure M1 ({MULTI})"),
+        "learned_measure_m1.png",
+    )
     save(
         plot.null_distribution(
-            np.asarray(sc.permutation_scores),
-            float(sc.statistic),
-            _p(sc),
+            sc,
             statistic="CV accuracy with permuted labels",
-            title="Label-permutation sanity check",
+            title=f"Label-permutation sanity check\n({HEIN})",
         ),
         "sanity_null.png",
     )

@@ -1,4 +1,4 @@
-"""Confidence intervals for a test error and the test-set size they need (seed 003)."""
+"""Confidence intervals for a test error and the test-set size they need (Hein)."""
 
 import functools
 import math
@@ -121,12 +121,14 @@ def clopper_pearson(k, n, *, confidence_level=0.95):
     -----
     With ``F(k, n, p) = P(X <= k)``, ``X ~ Bin(n, p)``: ``low`` solves
     ``1 - F(k - 1, n, low) = delta/2`` (0 if ``k = 0``) and ``high`` solves
-    ``F(k, n, high) = delta/2`` (1 if ``k = n``), i.e. beta quantiles (seed 003), the
+    ``F(k, n, high) = delta/2`` (1 if ``k = n``), i.e. beta quantiles (Hein), the
     same as R's ``binom.test`` and scipy's ``binomtest(k, n).proportion_ci("exact")``.
 
     References
     ----------
-    Clopper, C. J., & Pearson, E. S. (1934). Biometrika 26, 404-413. Seed 003 (Hein).
+    Clopper, C. J., & Pearson, E. S. (1934). Biometrika 26, 404-413.
+    Hein, M., "Performance Measures and Statistical Tests II", lecture 16, Saarland
+    University, 2013.
 
     Examples
     --------
@@ -169,12 +171,15 @@ def hoeffding_interval(error, m, *, confidence_level=0.95):
     Notes
     -----
     Hoeffding's inequality for variables in [0, 1] gives
-    ``P(|R - R_m| > eps) <= 2 exp(-2 m eps^2) = delta`` (seed 003). It is distribution
+    ``P(|R - R_m| > eps) <= 2 exp(-2 m eps^2) = delta`` (Hein). It is distribution
     free and wider than Clopper-Pearson, especially for errors near 0 or 1.
 
     References
     ----------
-    Hoeffding, W. (1963). JASA 58, 13-30. Seed 003: m = 1000, delta = 0.05 gives 0.0429.
+    Hoeffding, W. (1963). JASA 58, 13-30.
+    Hein, M., "Performance Measures and Statistical Tests II", lecture 16, Saarland
+    University, 2013. Its example: m = 1000, delta = 0.05
+    gives 0.0429.
 
     Examples
     --------
@@ -234,7 +239,7 @@ def hoeffding_sample_size(epsilon, *, confidence_level=0.95):
 
     Notes
     -----
-    Inverts Hoeffding's bound ``2 exp(-2 m eps^2) <= delta`` (seed 003: for
+    Inverts Hoeffding's bound ``2 exp(-2 m eps^2) <= delta`` (Hein: for
     ``delta = 0.05`` and ``epsilon = 0.01``, ``m > 18444``, i.e. 18445).
 
     Examples

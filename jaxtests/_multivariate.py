@@ -1,5 +1,5 @@
 """Multivariate and many-algorithm parametric tests: Hotelling's T², ANOVA, MANOVA,
-Mardia's normality tests (seed 004).
+Mardia's normality tests (Yildiz & Alpaydin).
 
 Statistic kernels come from :mod:`jaxtests.kernels.statistics`; every input may carry
 leading batch dimensions. Singular covariance matrices are detected on the host after
@@ -69,7 +69,7 @@ class HotellingResult:
     covariance : array ``(..., p, p)``
         ``S_d`` (paired) or the pooled covariance.
     direction : array ``(..., p)``
-        Fisher's discriminant direction ``w = S^-1 dbar`` (seed 004, eq. 2).
+        Fisher's discriminant direction ``w = S^-1 dbar`` (Yildiz & Alpaydin, eq. 2).
     univariate_statistic, univariate_pvalue : arrays ``(..., p)``
         Post hoc t test per measure and its raw two-sided p-value.
     univariate_pvalue_adjusted : array ``(..., p)``
@@ -163,7 +163,7 @@ def hotelling_t2(
         (tpr, fpr) or (precision, recall). Leading axes are batch axes. With
         ``paired=False`` the fold counts may differ (``n1``, ``n2``).
     paired : bool
-        Paired test on ``d = a - b`` (same folds for both algorithms, seed 004) or the
+        Paired test on ``d = a - b`` (same folds for both algorithms, Yildiz & Alpaydin) or the
         two-sample test with pooled covariance.
     correction : {"holm", "bonferroni", "hochberg", "hommel", "bh", "by", "none"}
         Adjustment of the ``p`` post hoc univariate t tests.
@@ -194,7 +194,7 @@ def hotelling_t2(
     Notes
     -----
     Paired: ``T² = k dbar' S_d^-1 dbar`` and ``(k - p)/(p (k - 1)) T² ~ F(p, k - p)``
-    (seed 004, eq. 1 and footnote 2). Two-sample: ``T² = n1 n2 / (n1 + n2)
+    (Yildiz & Alpaydin, eq. 1 and footnote 2). Two-sample: ``T² = n1 n2 / (n1 + n2)
     dbar' S_p^-1 dbar`` with ``m = n1 + n2 - 2``. The direction ``w = S^-1 dbar`` is the
     linear combination of the measures that separates the algorithms most (eq. 2).
 
@@ -205,7 +205,7 @@ def hotelling_t2(
 
     References
     ----------
-    Yildiz & Alpaydin, "Multivariate Comparison of Classification Algorithms" (seed 004).
+    Yildiz, O. T., & Alpaydin, E., "Multivariate Comparison of Classification Algorithms".
     Rencher, A. C. (1995). Methods of Multivariate Analysis. Wiley.
     Good, P. (2005). Permutation, Parametric and Bootstrap Tests of Hypotheses, ch. 9.
 
@@ -385,7 +385,7 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
     x : array_like, shape ``(..., L, k)``
         Performance of ``L`` algorithms on ``k`` folds; leading axes are batch axes.
     blocked : bool
-        False: one-way ANOVA (seed 004, univariate case of section 2.2). True: randomized
+        False: one-way ANOVA (Yildiz & Alpaydin, univariate case of section 2.2). True: randomized
         block (repeated-measures) ANOVA with folds as blocks, which removes the
         fold-to-fold variation shared by all algorithms (statsmodels' ``AnovaRM``).
     method : {"parametric", "permutation"}
@@ -426,8 +426,22 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
 
     References
     ----------
-    Seed 004; Montgomery, D. C. (2009). Design and Analysis of Experiments, ch. 3-4.
+    Yildiz, O. T., & Alpaydin, E., "Multivariate Comparison of Classification Algorithms".
+    Montgomery, D. C. (2009). Design and Analysis of Experiments, ch. 3-4.
     Good, P. (2005). Permutation, Parametric and Bootstrap Tests of Hypotheses.
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> x = [[0.80, 0.82, 0.79, 0.81, 0.83],   # 3 algorithms x 5 folds
+    ...      [0.75, 0.78, 0.74, 0.77, 0.76],
+    ...      [0.80, 0.81, 0.78, 0.80, 0.82]]
+    >>> r = jaxtests.anova(x)
+    >>> round(float(r.statistic), 4), round(float(r.pvalue), 6), r.df
+    (15.0278, 0.00054, (2, 12))
+    >>> r = jaxtests.anova(x, blocked=True)  # folds as blocks
+    >>> round(float(r.statistic), 4), r.df
+    (63.6471, (2, 8))
     """
     if not isinstance(blocked, bool | np.bool_):
         raise TypeError(f"`blocked` must be a bool, got {type(blocked).__name__}.")
@@ -513,7 +527,7 @@ class ManovaResult:
 
     ``statistic``/``pvalue``/``f_statistic``/``df`` are Wilks' Lambda with its F
     (exact when ``wilks_exact``, Rao's otherwise). ``bartlett_*`` is the chi-square
-    approximation of seed 004's footnote 3. ``pillai*``, ``hotelling_lawley*`` and
+    approximation of Yildiz & Alpaydin's footnote 3. ``pillai*``, ``hotelling_lawley*`` and
     ``roy*`` are the other three statistics with statsmodels' F approximations (Roy's F
     is an upper bound, so its p-value is a lower bound). ``eigenvalues`` ``(..., s)``,
     ``eigenvectors`` ``(..., p, s)`` (columns, unit norm) and ``share`` ``(..., s)`` are
@@ -661,7 +675,7 @@ def manova(x, *, names=None, method="parametric", n_resamples=PM.N_RESAMPLES, ke
     Parameters
     ----------
     x : array_like, shape ``(..., L, k, p)``
-        ``p`` performance measures of ``L`` algorithms on ``k`` folds (seed 004, §2.2);
+        ``p`` performance measures of ``L`` algorithms on ``k`` folds (Yildiz & Alpaydin, §2.2);
         leading axes are batch axes.
     names : sequence of str, optional
         Names of the ``p`` measures, used by ``learned_measures()``.
@@ -695,7 +709,7 @@ def manova(x, *, names=None, method="parametric", n_resamples=PM.N_RESAMPLES, ke
     ``Lambda = |E| / |E + H|``. With ``q = L - 1``, ``v = L (k - 1)``, Rao's F uses
     ``t = sqrt((p²q² - 4)/(p² + q² - 5))`` (1 if the denominator is not positive) and is
     exact when ``min(p, q) <= 2``. Bartlett: ``-(v - (p - q + 1)/2) log Lambda ~
-    chi²(p q)`` (seed 004, footnote 3). The other F approximations are those of
+    chi²(p q)`` (Yildiz & Alpaydin, footnote 3). The other F approximations are those of
     statsmodels' ``MANOVA.mv_test``.
 
     Small Lambda is evidence against H0, so the permutation p-value is
@@ -705,8 +719,19 @@ def manova(x, *, names=None, method="parametric", n_resamples=PM.N_RESAMPLES, ke
 
     References
     ----------
-    Seed 004; Rencher (1995), ch. 6; Rao, C. R. (1951); McKeon, J. J. (1974), Biometrika 61.
+    Yildiz, O. T., & Alpaydin, E., "Multivariate Comparison of Classification Algorithms".
+    Rencher (1995), ch. 6; Rao, C. R. (1951); McKeon, J. J. (1974), Biometrika 61.
     Good, P. (2005). Permutation, Parametric and Bootstrap Tests of Hypotheses, ch. 9.
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> x = [[[0.80, 0.10], [0.82, 0.12], [0.79, 0.09], [0.81, 0.11], [0.83, 0.10]],
+    ...      [[0.75, 0.08], [0.78, 0.07], [0.74, 0.09], [0.77, 0.06], [0.76, 0.08]],
+    ...      [[0.80, 0.15], [0.81, 0.13], [0.78, 0.16], [0.80, 0.14], [0.82, 0.15]]]
+    >>> r = jaxtests.manova(x, names=["tpr", "fpr"])  # 3 algorithms, 5 folds, 2 measures
+    >>> round(float(r.statistic), 4), r.df, bool(r.pvalue < 0.001)
+    (0.0403, (4, 22.0), True)
     """
     x = _groups_iv(x, "x", 3)
     n_resamples, typed_key, seed = PM.permutation_iv(method, n_resamples, key, (x, "x"))
@@ -803,13 +828,21 @@ def mardia(x):
     -----
     With ``g_ij = (x_i - xbar)' S^-1 (x_j - xbar)`` and ``S`` the covariance with
     divisor ``n``: ``b1p = sum_ij g_ij³ / n²``, ``b2p = sum_i g_ii² / n``. The large-sample
-    reference distributions are used (no small-sample correction). Seed 004 uses this test
+    reference distributions are used (no small-sample correction). Yildiz & Alpaydin use this test
     to check the normality assumption of the multivariate tests.
 
     References
     ----------
     Mardia, K. V. (1970). Measures of multivariate skewness and kurtosis with
     applications. Biometrika 57, 519-530.
+
+    Examples
+    --------
+    >>> import numpy as np, jaxtests
+    >>> x = np.random.default_rng(0).normal(size=(20, 2))  # 20 folds, 2 measures
+    >>> r = jaxtests.mardia(x)
+    >>> round(float(r.skewness_pvalue), 4), round(float(r.kurtosis_pvalue), 4)
+    (0.9404, 0.8874)
     """
     x = as_float_array(x, "x", min_ndim=2)
     n, p = x.shape[-2], x.shape[-1]

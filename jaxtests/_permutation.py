@@ -1529,7 +1529,7 @@ def signflip_test(
 
     Under H0 each difference ``d_i`` (per-instance loss difference of two
     models, or per-fold difference) is symmetric about 0, so its sign is a
-    fair coin (seed 003: ``T(pi) = sum_i pi_i W_i``, ``pi in {-1, 1}^m``).
+    fair coin (Hein: ``T(pi) = sum_i pi_i W_i``, ``pi in {-1, 1}^m``).
 
     Parameters
     ----------
@@ -1635,7 +1635,9 @@ def signflip_test(
 
     References
     ----------
-    Seed 003 (Hein, lecture 16). Besag & Clifford (1991), Biometrika 78.
+    Hein, M., "Performance Measures and Statistical Tests II", lecture 16, Saarland
+    University, 2013.
+    Besag & Clifford (1991), Biometrika 78.
     Westfall & Young (1993). Phipson & Smyth (2010), SAGMB 9.
 
     Examples
@@ -1882,13 +1884,13 @@ def permutation_test(
     :func:`jaxtests.kernels.resampling.subset_corrections`; a test compares
     the splits with all ``C(13, 4)`` subsets by chi-square. User statistics
     (callables) use explicit membership bits corrected by
-    :func:`jaxtests.kernels.resampling.fix_subset_size`. Seed 003's worked
+    :func:`jaxtests.kernels.resampling.fix_subset_size`. Hein's worked
     example (X = (2, 5), Y = (6)) gives 2/3 with ``T >= t``; the slide counts
     ``T > t`` for 1/3.
 
     Examples
     --------
-    Seed 003's worked example: the three splits of (2, 5 | 6) give mean
+    Hein's worked example: the three splits of (2, 5 | 6) give mean
     differences -2.5 (observed), -1 and 3.5. Counting ``T >= t`` (scipy's
     convention; the slide counts ``T > t`` and reports 1/3), the two-sided
     p-value is ``P(|T| >= 2.5) = 2 P(T <= -2.5) = 2/3``:

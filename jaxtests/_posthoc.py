@@ -1,5 +1,5 @@
 """Post hoc analysis of ``L`` algorithms: pairwise tests, p-value adjustment, cliques and
-the ordering with underlined groups (seed 004, §2.2 and §3.5).
+the ordering with underlined groups (Yildiz & Alpaydin, §2.2 and §3.5).
 """
 
 import dataclasses
@@ -68,7 +68,7 @@ def adjust_pvalues(p, method="holm", *, axis=-1):
     Notes
     -----
     Reject hypothesis ``i`` at family-wise (or FDR) level ``alpha`` when
-    ``adjusted[i] <= alpha``. Seed 003 introduces the Bonferroni correction; seed 004
+    ``adjusted[i] <= alpha``. Hein introduces the Bonferroni correction; Yildiz & Alpaydin
     uses Holm's.
 
     Examples
@@ -127,7 +127,7 @@ def _bron_kerbosch(adj):
 
 
 def cliques(reject, names=None):
-    """Maximal sets of algorithms with no significantly different pair (seed 004).
+    """Maximal sets of algorithms with no significantly different pair (Yildiz & Alpaydin).
 
     Parameters
     ----------
@@ -141,6 +141,19 @@ def cliques(reject, names=None):
     list of tuple
         The maximal cliques of the "not significantly different" graph, largest first.
         Cliques may overlap; an algorithm different from all others is a singleton.
+
+    References
+    ----------
+    Yildiz, O. T., & Alpaydin, E., "Multivariate Comparison of Classification Algorithms"
+    (§3.5).
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> import numpy as np
+    >>> reject = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 0]], bool)  # C differs from A and B
+    >>> jaxtests.cliques(reject, names=["A", "B", "C"])
+    [('A', 'B'), ('C',)]
     """
     r = _reject_iv(reject)
     n = r.shape[0]
@@ -167,7 +180,7 @@ class Ordering:
     groups: tuple
 
     def text(self):
-        """The underlined display of seed 004 §3.5, one underline per group."""
+        """The underlined display of Yildiz & Alpaydin §3.5, one underline per group."""
         width = [max(len(s), 1) for s in self.labels]
         starts = np.concatenate([[0], np.cumsum([w + 2 for w in width])])[:-1]
         lines = ["  ".join(self.labels)]
@@ -215,7 +228,22 @@ def ordering(means, reject, names=None, *, descending=False):
     Notes
     -----
     A group is a maximal run ``i..j`` of consecutive algorithms in the sorted order with
-    no rejected pair inside it; runs of one algorithm are not underlined (seed 004 §3.5).
+    no rejected pair inside it; runs of one algorithm are not underlined (Yildiz &
+    Alpaydin §3.5).
+
+    References
+    ----------
+    Yildiz, O. T., & Alpaydin, E., "Multivariate Comparison of Classification Algorithms"
+    (§3.5).
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> import numpy as np
+    >>> reject = np.array([[0, 0, 1], [0, 0, 1], [1, 1, 0]], bool)  # C differs from A and B
+    >>> print(jaxtests.ordering([0.10, 0.12, 0.30], reject, names=["A", "B", "C"]).text())
+    A  B  C
+    ────
     """
     r = _reject_iv(reject)
     m = np.asarray(means)
@@ -390,10 +418,10 @@ def posthoc(
         ``(L, k)`` for ``test="t"`` or ``"permutation"`` (one measure) or ``(L, k, p)``
         for ``test="hotelling"``: ``L`` algorithms on the same ``k`` folds.
     test : {"t", "hotelling", "permutation"}
-        Pairwise paired t test or paired Hotelling T² (seed 004, eq. 1);
+        Pairwise paired t test or paired Hotelling T² (Yildiz & Alpaydin, eq. 1);
         ``"permutation"`` is short for ``test="t", method="permutation"``.
     correction : {"holm", "bonferroni", "hochberg", "hommel", "bh", "by", "none", "maxT"}
-        Adjustment over the ``L (L - 1) / 2`` pairs (seed 004 uses Holm's). ``"maxT"``
+        Adjustment over the ``L (L - 1) / 2`` pairs (Yildiz & Alpaydin use Holm's). ``"maxT"``
         (permutation only) is Westfall & Young's single-step max-T adjustment from the
         draws that all pairs share; the others adjust the raw p-values.
     alpha : float
@@ -435,8 +463,19 @@ def posthoc(
 
     References
     ----------
-    Seed 004 (§2.2, §3.5); Holm, S. (1979). Scand. J. Statist. 6, 65-70.
+    Yildiz, O. T., & Alpaydin, E., "Multivariate Comparison of Classification Algorithms"
+    (§2.2, §3.5). Holm, S. (1979). Scand. J. Statist. 6, 65-70.
     Westfall, P. H. & Young, S. S. (1993). Resampling-Based Multiple Testing. Wiley.
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> x = [[0.20, 0.22, 0.19, 0.21, 0.23, 0.20],   # error of 3 algorithms on 6 folds
+    ...      [0.21, 0.22, 0.20, 0.22, 0.22, 0.21],
+    ...      [0.30, 0.33, 0.29, 0.31, 0.34, 0.30]]
+    >>> r = jaxtests.posthoc(x, names=["A", "B", "C"])
+    >>> r.cliques
+    (('A', 'B'), ('C',))
     """
     check_choice(test, "test", TESTS)
     check_choice(method, "method", METHODS)

@@ -1,4 +1,4 @@
-"""Label-permutation sanity check: Ojala & Garriga (2010) test 1 (seed 003).
+"""Label-permutation sanity check: Ojala & Garriga (2010) test 1 (Hein).
 
 Cross-validate the model on the data, then on ``n_permutations`` copies of the
 data with permuted labels; the p-value is the fraction of permuted runs that
@@ -470,7 +470,7 @@ def permutation_test_score(
     n_jobs=None,
     progress=None,
 ):
-    """Permutation test of a cross-validated score (Ojala & Garriga 2010, test 1; seed 003).
+    """Permutation test of a cross-validated score (Ojala & Garriga 2010, test 1; Hein).
 
     Parameters
     ----------
@@ -548,7 +548,7 @@ def permutation_test_score(
     Examples
     --------
     >>> from jaxtests import datasets, models
-    >>> from jaxtests._sanity import permutation_test_score
+    >>> from jaxtests import permutation_test_score
     >>> X, y = datasets.load_breast_cancer()
     >>> res = permutation_test_score(models.ridge_classifier(), X, y, n_permutations=99, key=0)
     >>> float(res.pvalue)

@@ -224,7 +224,7 @@ def ttest_paired(
     ----------
     a, b : array_like, same shape ``(..., n, ...)``
         Scores (or losses) of algorithms A and B, paired along ``axis``: ``n`` folds
-        of a cross-validation, or ``n`` instances of one test set (seed 003's ``W_i``).
+        of a cross-validation, or ``n`` instances of one test set (Hein's ``W_i``).
         Other axes are batch axes: a ``(10000, 10)`` array gives 10,000 tests.
     alternative : {"two-sided", "less", "greater"}
         Alternative about the mean of ``a - b``.
@@ -233,7 +233,7 @@ def ttest_paired(
     method : {"parametric", "permutation"}
         Reference distribution of ``t``: Student's t with ``n - 1`` degrees of freedom,
         or the sign-flip distribution of the same statistic (each ``d_i = a_i - b_i``
-        symmetric about 0 under H0, seed 003). Permutation p-values are exact when
+        symmetric about 0 under H0, Hein). Permutation p-values are exact when
         ``2^n <= n_resamples`` (all sign patterns), Monte Carlo otherwise; the tests of a
         batch share their draws. It needs concrete arrays (no ``jit``).
     n_resamples : int
@@ -251,12 +251,13 @@ def ttest_paired(
     Notes
     -----
     ``t = mean(d) / sqrt(sum (d_i - mean d)^2 / (n (n - 1)))`` with ``d = a - b``
-    (seed 002). Zero variance gives ``±inf`` (p = 0) for a constant nonzero difference
-    and NaN for identical ``a`` and ``b`` (``d`` all 0), with a ``RuntimeWarning``, as
-    :func:`scipy.stats.ttest_rel`. "Zero" is ``sum (d_i - mean d)^2 <= n (64 eps
-    max|d|)^2``: what rounding alone leaves of a constant ``d`` (scipy reports such a
-    residue as ``t ~ 1e16``). Data of tiny or huge magnitude (``1e-160``, subnormals)
-    are rescaled by a power of two first, exactly, so they give scipy's answer too.
+    ("Evaluation" lecture notes). Zero variance gives ``±inf`` (p = 0) for a constant
+    nonzero difference and NaN for identical ``a`` and ``b`` (``d`` all 0), with a
+    ``RuntimeWarning``, as :func:`scipy.stats.ttest_rel`. "Zero" is
+    ``sum (d_i - mean d)^2 <= n (64 eps max|d|)^2``: what rounding alone leaves of a
+    constant ``d`` (scipy reports such a residue as ``t ~ 1e16``). Data of tiny or huge
+    magnitude (``1e-160``, subnormals) are rescaled by a power of two first, exactly, so
+    they give scipy's answer too.
 
     The permutation p-value is that of ``signflip_test(a - b, statistic="t")`` with the
     same ``key``: under sign flips ``sum d_i^2`` is invariant, so ``t`` is increasing in
@@ -269,8 +270,10 @@ def ttest_paired(
 
     References
     ----------
-    Seed 002 (lecture notes, "Evaluation"), t test on 10-fold CV; seed 003 (Hein),
-    paired t and the sign-flip permutation test on a single test set.
+    Lecture notes, "Evaluation": the t test on 10-fold CV.
+    Hein, M., "Performance Measures and Statistical Tests II", lecture 16, Saarland
+    University, 2013. Paired t and the sign-flip permutation test on a single
+    test set.
 
     Examples
     --------
@@ -377,6 +380,15 @@ def ttest_5x2cv(a, b, *, alternative="two-sided", method="parametric"):
     ----------
     Dietterich, T. G. (1998). Approximate statistical tests for comparing supervised
     classification learning algorithms. Neural Computation 10, 1895-1923.
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> a = [[0.81, 0.84], [0.79, 0.83], [0.80, 0.85], [0.82, 0.80], [0.78, 0.84]]
+    >>> b = [[0.77, 0.80], [0.78, 0.79], [0.76, 0.82], [0.80, 0.78], [0.75, 0.80]]
+    >>> r = jaxtests.ttest_5x2cv(a, b)
+    >>> round(float(r.statistic), 4), round(float(r.pvalue), 4), r.df
+    (3.8139, 0.0125, 5)
     """
     check_alternative(alternative)
     a, b = _5x2_iv(a, b, method)
@@ -411,7 +423,18 @@ def ftest_5x2cv(a, b, *, method="parametric"):
     References
     ----------
     Alpaydin, E. (1999). Combined 5x2 cv F test for comparing supervised classification
-    learning algorithms. Neural Computation 11, 1885-1892. Cited by seeds 000 and 004.
+    learning algorithms. Neural Computation 11, 1885-1892. Used by Yildiz, O. T., &
+    Alpaydin, E., "Statistical Tests using Hinge/epsilon-Sensitive Loss" and
+    "Multivariate Comparison of Classification Algorithms".
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> a = [[0.81, 0.84], [0.79, 0.83], [0.80, 0.85], [0.82, 0.80], [0.78, 0.84]]
+    >>> b = [[0.77, 0.80], [0.78, 0.79], [0.76, 0.82], [0.80, 0.78], [0.75, 0.80]]
+    >>> r = jaxtests.ftest_5x2cv(a, b)
+    >>> round(float(r.statistic), 4), round(float(r.pvalue), 4), r.df
+    (9.7273, 0.0108, (10, 5))
     """
     a, b = _5x2_iv(a, b, method)
     _, a, b = rescale_pow2(a, b)  # F is scale-invariant
@@ -466,6 +489,15 @@ def ttest_corrected(
     ----------
     Nadeau, C., & Bengio, Y. (2003). Inference for the generalization error.
     Machine Learning 52, 239-281.
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> a = [0.81, 0.84, 0.79, 0.83, 0.80, 0.85, 0.82, 0.80, 0.78, 0.84]
+    >>> b = [0.77, 0.80, 0.78, 0.79, 0.76, 0.82, 0.80, 0.78, 0.75, 0.80]
+    >>> r = jaxtests.ttest_corrected(a, b, n_train=90, n_test=10)  # 10 random 90/10 splits
+    >>> round(float(r.statistic), 4), round(float(r.pvalue), 4), r.df
+    (6.1308, 0.0002, 9)
     """
     check_alternative(alternative)
     n_train = as_int_scalar(n_train, "n_train", minimum=1)
@@ -597,6 +629,16 @@ def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
     ----------
     McNemar, Q. (1947). Psychometrika 12, 153-157. Dietterich (1998).
     Fagerland, Lydersen & Laake (2013), BMC Med. Res. Methodol. 13:91 (mid-p).
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> y = [1, 1, 1, 1, -1, -1, -1, -1, 1, -1]
+    >>> pred_a = [1, 1, 1, 1, -1, -1, -1, -1, 1, 1]
+    >>> pred_b = [1, -1, -1, 1, -1, 1, -1, -1, -1, 1]
+    >>> r = jaxtests.mcnemar(y, pred_a, pred_b)  # A alone right 4 times, B alone 0 times
+    >>> int(r.n01), int(r.n10), round(float(r.pvalue), 4)
+    (4, 0, 0.125)
     """
     check_choice(method, "method", MCNEMAR_METHODS)
     if not isinstance(correction, bool | np.bool_):

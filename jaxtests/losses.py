@@ -14,9 +14,9 @@ instance axes must have equal lengths, never broadcast against each other.
 
 References
 ----------
-Yildiz & Alpaydin, "Statistical Tests using Hinge/epsilon-Sensitive Loss"
-(seed 000): 0/1, hinge, square and epsilon-sensitive losses.
-MacKay, "More sensitive tests in DELVE" (seed 001): the ``|error|^p`` loss.
+Yildiz, O. T., & Alpaydin, E., "Statistical Tests using Hinge/epsilon-Sensitive Loss":
+0/1, hinge, square and epsilon-sensitive losses.
+MacKay, D. J. C., "More sensitive tests in DELVE": the ``|error|^p`` loss.
 """
 
 import functools
@@ -88,7 +88,7 @@ def zero_one(y, f):
 
     Notes
     -----
-    Seed 000 writes the 0/1 loss on the margin (``f y >= 1``); we follow the
+    Yildiz & Alpaydin write the 0/1 loss on the margin (``f y >= 1``); we follow the
     usual misclassification loss on the predicted class, so that
     ``mean(zero_one)`` is the error rate and equals ``measures.error`` of the
     confusion counts of the same predictions. A decision value of exactly 0
@@ -109,7 +109,7 @@ def zero_one(y, f):
 
 @x64
 def hinge(y, f):
-    """Hinge loss ``max(0, 1 - y f)`` (seed 000, eq. 2).
+    """Hinge loss ``max(0, 1 - y f)`` (Yildiz & Alpaydin, eq. 2).
 
     Parameters
     ----------
@@ -135,7 +135,7 @@ def hinge(y, f):
 
 @x64
 def square(y, f):
-    """Square loss ``(y - f)^2`` (seed 000, eq. 3).
+    """Square loss ``(y - f)^2`` (Yildiz & Alpaydin, eq. 3).
 
     Parameters
     ----------
@@ -146,6 +146,17 @@ def square(y, f):
     -------
     loss : jax.Array
         Per-instance squared error.
+
+    References
+    ----------
+    Yildiz, O. T., & Alpaydin, E., "Statistical Tests using Hinge/epsilon-Sensitive Loss".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxtests import losses
+    >>> np.asarray(losses.square([1.0, 2.0], [1.5, 0.0])).tolist()
+    [0.25, 4.0]
     """
     y, f = _pair_iv(y, f, classification=False)
     return _apply(y, f, name="square")
@@ -164,6 +175,13 @@ def absolute(y, f):
     -------
     loss : jax.Array
         Per-instance absolute error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxtests import losses
+    >>> np.asarray(losses.absolute([1.0, 2.0], [1.5, 0.0])).tolist()
+    [0.5, 2.0]
     """
     y, f = _pair_iv(y, f, classification=False)
     return _apply(y, f, name="absolute")
@@ -171,7 +189,7 @@ def absolute(y, f):
 
 @x64
 def epsilon_insensitive(y, f, epsilon):
-    """Epsilon-insensitive loss ``max(0, |y - f| - epsilon)`` (seed 000, eq. 4).
+    """Epsilon-insensitive loss ``max(0, |y - f| - epsilon)`` (Yildiz & Alpaydin, eq. 4).
 
     Parameters
     ----------
@@ -198,7 +216,7 @@ def epsilon_insensitive(y, f, epsilon):
 
 @x64
 def power(y, f, p):
-    """DELVE loss ``|y - f|^p`` (seed 001, eq. 1).
+    """DELVE loss ``|y - f|^p`` (MacKay, eq. 1).
 
     With ``p < 2`` (MacKay suggests 0.5 or 0.1) heavy-tailed errors give
     bell-shaped losses and more sensitive paired tests.
@@ -214,6 +232,17 @@ def power(y, f, p):
     -------
     loss : jax.Array
         Per-instance ``|error|^p``.
+
+    References
+    ----------
+    MacKay, D. J. C., "More sensitive tests in DELVE".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxtests import losses
+    >>> np.asarray(losses.power([1.0, 5.0], [2.0, 1.0], 0.5)).tolist()
+    [1.0, 2.0]
     """
     y, f = _pair_iv(y, f, classification=False)
     p = _scalar_iv(p, "p", positive=True)

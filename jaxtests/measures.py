@@ -19,8 +19,8 @@ classes, as scikit-learn does with ``zero_division=np.nan``.
 
 References
 ----------
-Seed 002 ("Evaluation" lecture notes): confusion matrix, accuracy, precision,
-recall, F-beta, PR curve and its area, multiclass measures, RMSE, Pearson.
+Lecture notes, "Evaluation": confusion matrix, accuracy, precision, recall, F-beta,
+PR curve and its area, multiclass measures, RMSE, Pearson.
 """
 
 import functools
@@ -145,7 +145,7 @@ def _max_classes(rows):
 
 @x64
 def confusion_matrix(y_true, y_pred, n_classes=None):
-    """Multiclass confusion matrix, rows true class and columns predicted (seed 002).
+    """Multiclass confusion matrix, rows true class and columns predicted ("Evaluation").
 
     Parameters
     ----------
@@ -160,6 +160,17 @@ def confusion_matrix(y_true, y_pred, n_classes=None):
     -------
     cm : jax.Array, shape (..., n_classes, n_classes)
         ``cm[..., i, j]`` counts instances of class ``i`` predicted as ``j``.
+
+    References
+    ----------
+    Lecture notes, "Evaluation".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from jaxtests import measures
+    >>> np.asarray(measures.confusion_matrix([0, 1, 2, 2], [0, 2, 2, 1])).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
     """
     t = _class_labels_iv(y_true, "y_true")
     p = _class_labels_iv(y_pred, "y_pred")
@@ -219,7 +230,7 @@ def _counts_iv(counts):
 
 @x64
 def class_counts(cm):
-    """One-vs-rest (tp, fn, fp, tn) per class from a confusion matrix (seed 002).
+    """One-vs-rest (tp, fn, fp, tn) per class from a confusion matrix ("Evaluation" lecture notes).
 
     Parameters
     ----------
@@ -230,6 +241,17 @@ def class_counts(cm):
     -------
     counts : ConfusionCounts
         Fields of shape ``(..., C)``: ``FP_i = sum_{j != i} n_ji``, ``FN_i = sum_{j != i} n_ij``.
+
+    References
+    ----------
+    Lecture notes, "Evaluation".
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> cm = measures.confusion_matrix([0, 1, 2, 2], [0, 2, 2, 1])
+    >>> [v.tolist() for v in measures.class_counts(cm)]  # tp, fn, fp, tn per class
+    [[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 1.0, 1.0], [3.0, 2.0, 1.0]]
     """
     counts, is_matrix = _counts_iv(cm)
     if not is_matrix:
@@ -293,39 +315,58 @@ _PARAMS = """
 """
 
 
-def _doc(summary):
+_EXAMPLE = """
+    References
+    ----------
+    Lecture notes, "Evaluation".
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> c = measures.confusion_counts([1, 1, 1, -1, -1], [1, 1, -1, 1, -1])
+    >>> round(float(measures.{name}(c)), 4)
+    {value}
+"""
+EX_TPR = _EXAMPLE.format(name="tpr", value="0.6667")
+EX_RECALL = _EXAMPLE.format(name="recall", value="0.6667")
+EX_FPR = _EXAMPLE.format(name="fpr", value="0.5")
+EX_PRECISION = _EXAMPLE.format(name="precision", value="0.6667")
+EX_SPECIFICITY = _EXAMPLE.format(name="specificity", value="0.5")
+
+
+def _doc(summary, example):
     def deco(fn):
-        fn.__doc__ = summary + "\n" + _PARAMS
+        fn.__doc__ = summary + "\n" + _PARAMS + example
         return fn
 
     return deco
 
 
-@_doc("True positive rate (recall, sensitivity) ``tp / (tp + fn)``.")
+@_doc("True positive rate (recall, sensitivity) ``tp / (tp + fn)``.", EX_TPR)
 @x64
 def tpr(counts, *, average=None, zero_division=np.nan):
     return _ratio_measure(_k.tpr, counts, average, zero_division)
 
 
-@_doc("Recall ``tp / (tp + fn)``, the same as :func:`tpr`.")
+@_doc("Recall ``tp / (tp + fn)``, the same as :func:`tpr`.", EX_RECALL)
 @x64
 def recall(counts, *, average=None, zero_division=np.nan):
     return _ratio_measure(_k.tpr, counts, average, zero_division)
 
 
-@_doc("False positive rate ``fp / (fp + tn)``.")
+@_doc("False positive rate ``fp / (fp + tn)``.", EX_FPR)
 @x64
 def fpr(counts, *, average=None, zero_division=np.nan):
     return _ratio_measure(_k.fpr, counts, average, zero_division)
 
 
-@_doc("Precision ``tp / (tp + fp)``.")
+@_doc("Precision ``tp / (tp + fp)``.", EX_PRECISION)
 @x64
 def precision(counts, *, average=None, zero_division=np.nan):
     return _ratio_measure(_k.precision, counts, average, zero_division)
 
 
-@_doc("Specificity ``tn / (tn + fp)``.")
+@_doc("Specificity ``tn / (tn + fp)``.", EX_SPECIFICITY)
 @x64
 def specificity(counts, *, average=None, zero_division=np.nan):
     return _ratio_measure(_k.specificity, counts, average, zero_division)
@@ -334,7 +375,7 @@ def specificity(counts, *, average=None, zero_division=np.nan):
 def _overall(kernel, counts, zero_division):
     c, is_matrix = _counts_iv(counts)
     z = _zero_division_iv(zero_division)
-    if is_matrix:  # multiclass accuracy: trace over total (seed 002's MAcc)
+    if is_matrix:  # multiclass accuracy: trace over total (the "Evaluation" notes' MAcc)
         total = jnp.sum(c.tp + c.fn, axis=-1)
         correct = jnp.sum(c.tp, axis=-1)
         if kernel is _k.error:
@@ -358,6 +399,17 @@ def accuracy(counts, *, zero_division=np.nan):
     -------
     value : jax.Array
         Accuracy of the batch shape.
+
+    References
+    ----------
+    Lecture notes, "Evaluation".
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> c = measures.confusion_counts([1, 1, 1, -1, -1], [1, 1, -1, 1, -1])
+    >>> round(float(measures.accuracy(c)), 4)
+    0.6
     """
     return _overall(_k.accuracy, counts, zero_division)
 
@@ -377,13 +429,24 @@ def error(counts, *, zero_division=np.nan):
     -------
     value : jax.Array
         Error rate of the batch shape.
+
+    References
+    ----------
+    Lecture notes, "Evaluation".
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> c = measures.confusion_counts([1, 1, 1, -1, -1], [1, 1, -1, 1, -1])
+    >>> round(float(measures.error(c)), 4)
+    0.4
     """
     return _overall(_k.error, counts, zero_division)
 
 
 @x64
 def f_beta(counts, beta=1.0, *, average=None, zero_division=np.nan):
-    """F-beta measure ``(1 + b^2) P R / (b^2 P + R)`` (seed 002).
+    """F-beta measure ``(1 + b^2) P R / (b^2 P + R)`` ("Evaluation" lecture notes).
 
     Computed as ``(1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp)``, which equals
     the formula above wherever precision and recall are defined and is 0
@@ -404,6 +467,13 @@ def f_beta(counts, beta=1.0, *, average=None, zero_division=np.nan):
     -------
     value : jax.Array
         F-beta of the batch shape.
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> c = measures.confusion_counts([1, 1, 1, -1, -1], [1, 1, -1, 1, -1])
+    >>> round(float(measures.f_beta(c, 2.0)), 4)
+    0.6667
     """
     if isinstance(beta, bool) or not isinstance(beta, numbers.Real):
         raise TypeError(f"`beta` must be a real number, got {type(beta).__name__}.")
@@ -429,6 +499,17 @@ def f1(counts, *, average=None, zero_division=np.nan):
     -------
     value : jax.Array
         F1 of the batch shape.
+
+    References
+    ----------
+    Lecture notes, "Evaluation".
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> c = measures.confusion_counts([1, 1, 1, -1, -1], [1, 1, -1, 1, -1])
+    >>> round(float(measures.f1(c)), 4)
+    0.6667
     """
     return f_beta(counts, 1.0, average=average, zero_division=zero_division)
 
@@ -475,13 +556,19 @@ def roc_auc(y_true, scores):
     -------
     auc : jax.Array, shape (...)
         NaN where a row has only one class.
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> float(measures.roc_auc([1, 1, -1, -1], [0.9, 0.4, 0.5, 0.1]))
+    0.75
     """
     return _roc_auc(*_scores_iv(y_true, scores))
 
 
 @x64
 def pr_auc(y_true, scores):
-    """Area under the precision-recall curve as average precision (seed 002).
+    """Area under the precision-recall curve as average precision ("Evaluation" lecture notes).
 
     ``AP = sum_n (R_n - R_{n-1}) P_n`` over the distinct score thresholds, the
     step-wise area that scikit-learn's ``average_precision_score`` reports
@@ -498,6 +585,12 @@ def pr_auc(y_true, scores):
     -------
     ap : jax.Array, shape (...)
         NaN where a row has no positive instance.
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> round(float(measures.pr_auc([1, 1, -1, -1], [0.9, 0.4, 0.5, 0.1])), 4)
+    0.8333
     """
     return _average_precision(*_scores_iv(y_true, scores))
 
@@ -528,6 +621,13 @@ def roc_curve(y_true, scores):
     -------
     fpr, tpr, thresholds : numpy.ndarray
         Rates for predictions ``scores >= threshold``, thresholds decreasing.
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> fpr, tpr, thresholds = measures.roc_curve([1, 1, -1, -1], [0.9, 0.4, 0.5, 0.1])
+    >>> fpr.tolist(), tpr.tolist()
+    ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0])
     """
     fps, tps, thr = _curve_counts(y_true, scores)
     if tps[-1] == 0 or fps[-1] == 0:
@@ -560,6 +660,13 @@ def pr_curve(y_true, scores):
     precision, recall : numpy.ndarray, shape (n_thresholds + 1,)
     thresholds : numpy.ndarray, shape (n_thresholds,)
         Increasing.
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> precision, recall, thresholds = measures.pr_curve([1, 1, -1, -1], [0.9, 0.4, 0.5, 0.1])
+    >>> recall.tolist()
+    [1.0, 1.0, 0.5, 0.5, 0.0]
     """
     fps, tps, thr = _curve_counts(y_true, scores)
     if tps[-1] == 0:
@@ -589,7 +696,7 @@ def _regression_iv(a, b, name_a, name_b, *, min_n=1):
 
 @x64
 def rmse(y_true, y_pred):
-    """Root mean squared error over the last axis (seed 002).
+    """Root mean squared error over the last axis ("Evaluation" lecture notes).
 
     Parameters
     ----------
@@ -599,13 +706,19 @@ def rmse(y_true, y_pred):
     Returns
     -------
     rmse : jax.Array, shape (...)
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> round(float(measures.rmse([1.0, 2.0, 3.0], [1.5, 2.0, 2.0])), 4)
+    0.6455
     """
     return _rmse(*_regression_iv(y_true, y_pred, "y_true", "y_pred"))
 
 
 @x64
 def pearson(x, y):
-    """Pearson correlation over the last axis (seed 002).
+    """Pearson correlation over the last axis ("Evaluation" lecture notes).
 
     Parameters
     ----------
@@ -616,5 +729,11 @@ def pearson(x, y):
     -------
     r : jax.Array, shape (...)
         NaN where either input is constant along the last axis.
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> round(float(measures.pearson([1.0, 2.0, 3.0, 4.0], [1.1, 1.9, 3.2, 3.9])), 4)
+    0.9934
     """
     return _pearson(*_regression_iv(x, y, "x", "y", min_n=2))

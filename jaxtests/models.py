@@ -74,6 +74,22 @@ def ridge_classifier(alpha=1.0):
     """Ridge classifier on ±1 labels (scikit-learn ``RidgeClassifier``); closed form.
 
     The intercept is not penalised. Decision value: the ridge fit of the ±1 labels.
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        L2 penalty, ``>= 0``.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.ridge_classifier(alpha=0.5)
+    ridge_classifier(alpha=0.5)
     """
     return Model(
         "ridge_classifier",
@@ -83,7 +99,24 @@ def ridge_classifier(alpha=1.0):
 
 
 def ridge(alpha=1.0):
-    """Ridge regression (scikit-learn ``Ridge``); closed form, unpenalised intercept."""
+    """Ridge regression (scikit-learn ``Ridge``); closed form, unpenalised intercept.
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        L2 penalty, ``>= 0``.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.ridge()
+    ridge(alpha=1.0)
+    """
     return Model("ridge", "regression", (("alpha", _positive(alpha, "alpha", allow_zero=True)),))
 
 
@@ -91,12 +124,45 @@ def lda(reg=0.0):
     """Linear discriminant (scikit-learn ``LinearDiscriminantAnalysis(solver="lsqr")``).
 
     ``reg`` is added to the pooled covariance's diagonal. Decision: log posterior ratio.
+
+    Parameters
+    ----------
+    reg : float, default 0.0
+        Ridge added to the pooled covariance's diagonal, ``>= 0``.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.lda()
+    lda(reg=0.0)
     """
     return Model("lda", "classification", (("reg", _positive(reg, "reg", allow_zero=True)),))
 
 
 def qda(reg_param=1e-3):
-    """Quadratic discriminant (scikit-learn ``QuadraticDiscriminantAnalysis(reg_param)``)."""
+    """Quadratic discriminant (scikit-learn ``QuadraticDiscriminantAnalysis(reg_param)``).
+
+    Parameters
+    ----------
+    reg_param : float, default 1e-3
+        Shrinkage of each class covariance towards the identity, in [0, 1].
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.qda()
+    qda(reg_param=0.001)
+    """
     r = _positive(reg_param, "reg_param", allow_zero=True)
     if r > 1:
         raise ValueError(f"`reg_param` must lie in [0, 1], got {reg_param!r}.")
@@ -104,12 +170,41 @@ def qda(reg_param=1e-3):
 
 
 def nearest_centroid():
-    """Nearest class centroid; decision ``|z - mu-|^2 - |z - mu+|^2``."""
+    """Nearest class centroid; decision ``|z - mu-|^2 - |z - mu+|^2``.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.nearest_centroid()
+    nearest_centroid()
+    """
     return Model("nearest_centroid", "classification", ())
 
 
 def knn(k=5):
-    """k-nearest neighbours (Euclidean, uniform weights); decision = mean neighbour label."""
+    """k-nearest neighbours (Euclidean, uniform weights); decision = mean neighbour label.
+
+    Parameters
+    ----------
+    k : int, default 5
+        Number of neighbours.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.knn(k=3)
+    knn(k=3)
+    """
     return Model("knn", "classification", (("k", _count(k, "k")),))
 
 
@@ -118,6 +213,24 @@ def logistic(C=1.0, n_iter=25):
 
     At most ``n_iter`` steps; a fit stops once a step moves no coefficient by
     more than ``1e-10 (1 + max|coef|)`` (converged to round-off).
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Inverse L2 penalty, ``> 0``.
+    n_iter : int, default 25
+        Maximum number of Newton steps.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.logistic(C=10.0)
+    logistic(C=10.0, n_iter=25)
     """
     return Model(
         "logistic",
@@ -171,7 +284,7 @@ def svc(
     degree, gamma, coef0 : kernel parameters; ``gamma=None`` means ``1 / n_features``.
     normalize : bool
         Use ``k(a, b) / sqrt(k(a, a) k(b, b))`` so the discriminants of all
-        kernels have the same scale (seed 000).
+        kernels have the same scale (Yildiz & Alpaydin).
     tol, max_iter : SMO stopping rule (KKT gap, as LIBSVM's ``tol``) and step cap.
     standardize : bool
         Centre and scale each feature to unit variance with the mean and
@@ -185,6 +298,18 @@ def svc(
     -------
     Model
         The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    References
+    ----------
+    Chang, C.-C., & Lin, C.-J. (2011). LIBSVM: a library for support vector machines.
+    ACM TIST 2, 27:1-27:27. Yildiz, O. T., & Alpaydin, E., "Statistical Tests using
+    Hinge/epsilon-Sensitive Loss".
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.svc(kernel="linear", C=0.5).hyper["C"]
+    0.5
     """
     return Model(
         "svc",
@@ -214,6 +339,22 @@ def svr(
     Parameters as for :func:`svc` (features standardised on the training fold
     by default; the targets are not scaled), plus ``epsilon``, the half-width of
     the tube.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    References
+    ----------
+    Chang, C.-C., & Lin, C.-J. (2011). LIBSVM: a library for support vector machines.
+    ACM TIST 2, 27:1-27:27.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.svr(kernel="linear", epsilon=0.2).hyper["epsilon"]
+    0.2
     """
     return Model(
         "svr",

@@ -1,10 +1,17 @@
 """Figures from the seeds: fold histograms, (tpr, fpr) scatter with Gaussian contours,
 permutation null distributions, algorithm orderings, projections on learned measures.
 
-Needs matplotlib (``pip install jaxtests[plot]``). Every function draws on ``ax``
-when given, else on a new figure, and returns the figure; nothing is shown or
-saved here (the CLI saves PNGs).
+Needs matplotlib (a dependency of jaxtests). Every function draws on ``ax`` when given,
+else on a new figure, and returns the figure; nothing is shown or saved here (the CLI
+saves PNGs). Each accepts the result object that carries its data (a permutation test
+with ``return_null=True``, a post hoc result, a MANOVA result) as well as plain arrays.
+
+Readable at many algorithms: overlays switch to small multiples (one panel per
+algorithm, shared axes) above three algorithms, names sit on an axis (one row each, so
+they never overlap), count axes have integer ticks, and legends sit outside the data.
 """
+
+import math
 
 import numpy as np
 
@@ -16,12 +23,15 @@ __all__ = [
     "scatter_gaussian",
 ]
 
+# Overlays stay readable up to this many algorithms; more get one panel each.
+_MAX_OVERLAY = 3
+
 
 def _plt():
     try:
         import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - exercised only without the extra
-        raise ImportError("jaxtests.plot needs matplotlib: pip install 'jaxtests[plot]'") from None
+    except ImportError:  # pragma: no cover - exercised only without matplotlib
+        raise ImportError("jaxtests.plot needs matplotlib: pip install matplotlib") from None
     return plt
 
 
@@ -30,6 +40,46 @@ def _axes(ax, figsize=(6.0, 4.0)):
     if ax is None:
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax.figure, ax
+
+
+def _panels(ax, n, ncols, panel_size, **subplots_kw):
+    """A grid of ``n`` panels: a new figure, or a subfigure in place of ``ax``.
+
+    Returns ``(figure, container, axes)``; ``container`` (figure or subfigure) takes
+    the suptitle and shared axis labels, ``axes`` is a flat list of ``n`` axes.
+    """
+    plt = _plt()
+    ncols = max(1, min(ncols, n))
+    nrows = math.ceil(n / ncols)
+    if ax is None:
+        w, h = panel_size
+        fig = plt.figure(figsize=(1.2 + w * ncols, 1.0 + h * nrows), layout="constrained")
+        container = fig
+    else:
+        fig = ax.figure
+        spec = ax.get_subplotspec()
+        if spec is None:
+            raise ValueError("`ax` must be a subplot (from plt.subplots) to hold small multiples.")
+        ax.remove()
+        container = fig.add_subfigure(spec)
+    grid = container.subplots(nrows, ncols, squeeze=False, **subplots_kw)
+    axes = list(grid.ravel())
+    for extra in axes[n:]:  # unused cells: keep the x tick labels of the panel above
+        extra.set_visible(False)
+        above = grid.ravel()[axes.index(extra) - ncols]
+        above.xaxis.set_tick_params(labelbottom=True)
+    return fig, container, axes[:n]
+
+
+def _integer_counts(axis):
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=2, nbins="auto"))
+
+
+def _legend_outside(ax, **kw):
+    """Legend to the right of the axes, never over the data."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
 
 
 def _as_dict(values, name):
@@ -44,11 +94,20 @@ def _as_dict(values, name):
     return out
 
 
+def _bins(pooled, n_bins=10):
+    lo, hi = pooled.min(), pooled.max()
+    pad = 0.05 * (hi - lo) if hi > lo else 0.5 * max(abs(lo), 1e-3)
+    return np.linspace(lo - pad, hi + pad, n_bins + 1)
+
+
 def fold_histograms(values, *, measure="error", bins=None, ax=None, title=None):
     """Per-fold histograms of one measure for two or more algorithms.
 
-    Seed 000 Figs. 4 and 5, seed 004 Fig. 1a: overlapping histograms explain
-    why a test does not reject.
+    Yildiz & Alpaydin, "Statistical Tests using Hinge/epsilon-Sensitive Loss", Figs. 4
+    and 5, and "Multivariate Comparison of Classification Algorithms", Fig. 1a: histograms
+    that overlap explain why a test does not reject. Up to three algorithms share one
+    axes (bars side by side in each bin); more get one panel each, stacked on a shared
+    x axis with the mean marked, so no algorithm hides another.
 
     Parameters
     ----------
@@ -59,6 +118,8 @@ def fold_histograms(values, *, measure="error", bins=None, ax=None, title=None):
     bins : int or sequence, optional
         Histogram bins shared by all algorithms (default: 10 over the pooled range).
     ax : matplotlib.axes.Axes, optional
+        Axes to draw on; with more than three algorithms its place in the grid holds the
+        panels.
     title : str, optional
 
     Returns
@@ -66,20 +127,57 @@ def fold_histograms(values, *, measure="error", bins=None, ax=None, title=None):
     matplotlib.figure.Figure
     """
     values = _as_dict(values, "values")
-    fig, ax = _axes(ax)
     pooled = np.concatenate([v.ravel() for v in values.values()])
     if bins is None:
-        lo, hi = pooled.min(), pooled.max()
-        pad = 0.05 * (hi - lo) if hi > lo else 0.5 * max(abs(lo), 1e-3)
-        bins = np.linspace(lo - pad, hi + pad, 11)
-    # Filled bars stay readable for two algorithms; more need outlines.
-    style = {"alpha": 0.5} if len(values) <= 2 else {"histtype": "step", "linewidth": 1.8}
-    for name, v in values.items():
-        ax.hist(v.ravel(), bins=bins, label=f"{name} (mean {v.mean():.4g})", **style)
-    ax.set_xlabel(measure)
-    ax.set_ylabel("folds")
-    ax.set_title(title or f"Per-fold {measure}")
-    ax.legend(fontsize="small")
+        bins = _bins(pooled)
+    elif np.ndim(bins) == 0:
+        bins = _bins(pooled, int(bins))
+    bins = np.asarray(bins, dtype=float)
+    title = title or f"Per-fold {measure}"
+    if len(values) <= _MAX_OVERLAY:
+        fig, ax = _axes(ax, figsize=(7.0, 3.8))
+        width = np.diff(bins)
+        k = len(values)
+        for i, (name, v) in enumerate(values.items()):
+            counts, _ = np.histogram(v.ravel(), bins=bins)
+            ax.bar(
+                bins[:-1] + width * i / k,
+                counts,
+                width=width / k,
+                align="edge",
+                color=f"C{i}",
+                edgecolor="white",
+                linewidth=0.5,
+                label=f"{name} (mean {v.mean():.4g})",
+            )
+        ax.set_xlim(bins[0], bins[-1])
+        ax.set_xlabel(measure)
+        ax.set_ylabel("folds")
+        _integer_counts(ax.yaxis)
+        ax.set_title(title)
+        _legend_outside(ax, fontsize="small")
+        return fig
+    fig, container, axes = _panels(
+        ax, len(values), 1, (5.5, 0.62), sharex=True, sharey=True, gridspec_kw={"hspace": 0}
+    )
+    top = 1
+    for i, (name, v) in enumerate(values.items()):
+        a = axes[i]
+        counts, _, _ = a.hist(
+            v.ravel(), bins=bins, color=f"C{i % 10}", edgecolor="white", linewidth=0.5
+        )
+        top = max(top, int(counts.max()))
+        a.axvline(v.mean(), color="k", lw=1.2)
+        a.set_ylabel(
+            f"{name}\nmean {v.mean():.4g}", rotation=0, ha="right", va="center", fontsize="small"
+        )
+        a.tick_params(axis="y", labelsize="x-small")
+    # Short panels: two integer ticks, 0 and the largest count, keep the labels apart.
+    for a in axes:
+        a.set_yticks([0, top])
+        a.set_ylim(0, 1.3 * top)
+    axes[-1].set_xlabel(measure)
+    container.suptitle(f"{title}\n(folds per bin; black line: mean)", fontsize="medium")
     return fig
 
 
@@ -93,12 +191,24 @@ def _ellipse(mean, cov, level):
     return mean[:, None] + pts
 
 
+def _scatter_one(ax, p, color, levels, label=None):
+    ax.plot(p[:, 0], p[:, 1], "o", ms=4, color=color, label=label, zorder=3)
+    if len(p) > 2:
+        mean, cov = p.mean(0), np.cov(p, rowvar=False)
+        for lev in levels:
+            e = _ellipse(mean, cov, lev)
+            ax.plot(e[0], e[1], "-", color=color, lw=1, alpha=0.8)
+        ax.plot(*mean, "+", color=color, ms=8, mew=1.5, zorder=3)
+
+
 def scatter_gaussian(points, *, labels=("fpr", "tpr"), ax=None, title=None, levels=(1.0, 4.0)):
     """Scatter of two measures per fold with fitted bivariate Gaussian contours.
 
-    Seed 004 Figs. 1b-4b: per-fold (tpr, fpr) or (precision, recall) points of
-    each algorithm and the ellipses of constant Mahalanobis distance of the
-    Gaussian fitted to them (radius 1 and 2 by default).
+    Yildiz & Alpaydin, "Multivariate Comparison of Classification Algorithms", Figs.
+    1b-4b: per-fold (tpr, fpr) or (precision, recall) points of each algorithm and the
+    ellipses of constant Mahalanobis distance of the Gaussian fitted to them (radius 1
+    and 2 by default; + marks the mean). Up to three algorithms share one axes; more
+    get one panel each (shared axes, the other algorithms' points in grey behind).
 
     Parameters
     ----------
@@ -115,32 +225,72 @@ def scatter_gaussian(points, *, labels=("fpr", "tpr"), ax=None, title=None, leve
     matplotlib.figure.Figure
     """
     points = _as_dict(points, "points")
-    fig, ax = _axes(ax, figsize=(5.5, 5.0))
     for name, p in points.items():
         if p.ndim != 2 or p.shape[1] != 2:
             raise ValueError(f"`points[{name!r}]` must have shape (n_folds, 2), got {p.shape}.")
-        (line,) = ax.plot(p[:, 0], p[:, 1], "o", ms=4, label=name)
-        if len(p) > 2:
-            mean, cov = p.mean(0), np.cov(p, rowvar=False)
-            for lev in levels:
-                e = _ellipse(mean, cov, lev)
-                ax.plot(e[0], e[1], "-", color=line.get_color(), lw=1, alpha=0.7)
-    ax.set_xlabel(labels[0])
-    ax.set_ylabel(labels[1])
-    ax.set_title(title or f"({labels[0]}, {labels[1]}) per fold with Gaussian contours")
-    ax.legend(fontsize="small")
+    title = title or f"({labels[0]}, {labels[1]}) per fold with Gaussian contours"
+    if len(points) <= _MAX_OVERLAY:
+        fig, ax = _axes(ax, figsize=(6.5, 4.5))
+        for i, (name, p) in enumerate(points.items()):
+            _scatter_one(ax, p, f"C{i}", levels, label=name)
+        ax.set_xlabel(labels[0])
+        ax.set_ylabel(labels[1])
+        ax.set_title(title)
+        _legend_outside(ax, fontsize="small")
+        return fig
+    fig, container, axes = _panels(ax, len(points), 3, (2.6, 2.3), sharex=True, sharey=True)
+    everything = np.concatenate(list(points.values()))
+    for i, (name, p) in enumerate(points.items()):
+        a = axes[i]
+        a.plot(everything[:, 0], everything[:, 1], "o", ms=3, color="0.85", zorder=1)
+        _scatter_one(a, p, f"C{i % 10}", levels)
+        a.set_title(name, fontsize="small")
+        a.tick_params(labelsize="x-small")
+    container.supxlabel(labels[0])
+    container.supylabel(labels[1])
+    container.suptitle(f"{title}\n(grey: the other algorithms' folds)", fontsize="medium")
     return fig
 
 
-def null_distribution(null, observed, pvalue=None, *, ax=None, title=None, statistic="statistic"):
+def _null_iv(null, observed, pvalue):
+    """Arrays from a result object (``null_distribution`` or ``permutation_scores``)."""
+    if hasattr(null, "null_distribution") or hasattr(null, "permutation_scores"):
+        res = null
+        if observed is not None:
+            raise TypeError("`observed` comes from the result; pass the result alone.")
+        null = getattr(res, "null_distribution", None)
+        if null is None:
+            null = getattr(res, "permutation_scores", None)
+        if null is None:
+            raise ValueError(
+                "the result carries no null distribution: run the test with return_null=True."
+            )
+        observed = res.statistic
+        pvalue = res.pvalue if pvalue is None else pvalue
+    elif observed is None:
+        raise TypeError("`observed` is required when `null` is an array.")
+    null = np.asarray(null, dtype=float)
+    observed = np.asarray(observed, dtype=float)
+    if observed.size != 1 or (null.ndim > 1 and null.shape[1:] != (1,) * (null.ndim - 1)):
+        raise ValueError(
+            f"one hypothesis per plot: `null` has shape {null.shape}, `observed` {observed.shape}."
+        )
+    return null.ravel(), float(observed.ravel()[0]), pvalue
+
+
+def null_distribution(
+    null, observed=None, pvalue=None, *, ax=None, title=None, statistic="statistic"
+):
     """Histogram of a permutation null distribution with the observed statistic marked.
 
     Parameters
     ----------
-    null : array_like, shape (n_resamples,)
-        Resampled statistics (``return_null=True`` results carry them).
-    observed : float
-        The observed statistic.
+    null : array_like, shape (n_resamples,), or a result
+        Resampled statistics, or a result that carries them: a permutation test run
+        with ``return_null=True`` (``null_distribution``) or a label-permutation sanity
+        check (``permutation_scores``); its statistic and p-value are used.
+    observed : float, optional
+        The observed statistic (required with an array).
     pvalue : float, optional
         Shown in the legend.
     ax : matplotlib.axes.Axes, optional
@@ -152,35 +302,73 @@ def null_distribution(null, observed, pvalue=None, *, ax=None, title=None, stati
     -------
     matplotlib.figure.Figure
     """
-    null = np.asarray(null, dtype=float).ravel()
+    null, observed, pvalue = _null_iv(null, observed, pvalue)
     if null.size == 0 or not np.isfinite(null).all():
         raise ValueError("`null` must be a non-empty array of finite values.")
-    fig, ax = _axes(ax)
+    fig, ax = _axes(ax, figsize=(7.5, 3.8))
     ax.hist(null, bins=min(100, max(10, int(np.sqrt(null.size)))), color="0.6", density=True)
-    label = f"observed = {float(observed):.4g}"
+    label = f"observed = {observed:.4g}"
     if pvalue is not None:
-        label += f", p = {float(pvalue):.3g}"
-    ax.axvline(float(observed), color="C3", lw=2, label=label)
+        label += f"\np = {float(np.asarray(pvalue)):.3g}"
+    ax.axvline(observed, color="C3", lw=2, label=label)
     ax.set_xlabel(statistic)
     ax.set_ylabel("density")
     ax.set_title(title or f"Permutation null distribution ({null.size} resamples)")
-    ax.legend(fontsize="small")
+    _legend_outside(ax, fontsize="small")
     return fig
 
 
-def ordering(means, groups, *, measure="error", ax=None, title=None):
-    """Algorithms on a line by mean, non-significantly different groups joined.
+def _ordering_iv(means, groups):
+    """``(names sorted by mean, sorted means, groups as names)`` from dicts or results."""
+    from jaxtests._posthoc import Ordering
 
-    The critical-difference style display of seed 004 ("rf lda qda knn c4.5"
-    with underlines): each bar joins algorithms that no post hoc test separates.
+    if hasattr(means, "ordering") and hasattr(means, "cliques"):  # a PosthocResult
+        if groups is not None:
+            raise TypeError("`groups` comes from the post hoc result; pass the result alone.")
+        if means.ordering is None:
+            raise ValueError(
+                "this post hoc result has no ordering (several measures): plot a "
+                "univariate post hoc result, or pass means and groups."
+            )
+        means = means.ordering
+    if isinstance(means, Ordering):
+        if groups is not None:
+            raise TypeError("`groups` comes from the ordering; pass the ordering alone.")
+        labels = [str(s) for s in means.labels]
+        groups = [[labels[i] for i in g] for g in means.groups]
+        means = dict(zip(labels, (float(m) for m in means.means)))
+    if not isinstance(means, dict):
+        raise TypeError(
+            "`means` must be a dict of algorithm name -> mean, a PosthocResult or an Ordering."
+        )
+    means = {str(k): float(v) for k, v in means.items()}
+    out = []
+    for g in groups or ():
+        g = [str(n) for n in g]
+        unknown = [n for n in g if n not in means]
+        if unknown:
+            raise ValueError(f"`groups` names unknown algorithm(s) {unknown}.")
+        out.append(g)
+    return means, out
+
+
+def ordering(means, groups=None, *, measure="error", ax=None, title=None):
+    """Algorithms sorted by mean, with the groups no post hoc test separates.
+
+    The underlined display of Yildiz & Alpaydin, "Multivariate Comparison of
+    Classification Algorithms" ("rf lda qda knn c4.5" with underlines), turned on its
+    side so that any number of names stays legible: one row per algorithm (best first),
+    its mean on the x axis, and to the right one bar per group joining the algorithms
+    that are not significantly different (a dot on each member).
 
     Parameters
     ----------
-    means : dict of str -> float
-        Mean of the measure per algorithm.
-    groups : sequence of sequence of str
-        Sets of algorithms not significantly different (e.g. a post hoc
-        result's cliques); singletons are not drawn.
+    means : dict of str -> float, PosthocResult or Ordering
+        Mean of the measure per algorithm, or a post hoc result (its ordering and
+        groups are used).
+    groups : sequence of sequence of str, optional
+        Sets of algorithms not significantly different (e.g. a post hoc result's
+        cliques); singletons are not drawn.
     measure : str
     ax : matplotlib.axes.Axes, optional
     title : str, optional
@@ -189,47 +377,57 @@ def ordering(means, groups, *, measure="error", ax=None, title=None):
     -------
     matplotlib.figure.Figure
     """
-    means = {str(k): float(v) for k, v in means.items()}
+    means, groups = _ordering_iv(means, groups)
     names = sorted(means, key=means.get)
-    fig, ax = _axes(ax, figsize=(7.0, 2.0 + 0.3 * len(groups)))
+    row = {n: i for i, n in enumerate(names)}
+    groups = [g for g in groups if len(g) >= 2]
+    fig, ax = _axes(ax, figsize=(6.5, 1.4 + 0.32 * len(names)))
     xs = np.array([means[n] for n in names])
-    ax.plot(xs, np.zeros_like(xs), "o", color="k")
-    for i, n in enumerate(names):
-        ax.annotate(
-            n,
-            (xs[i], 0),
-            textcoords="offset points",
-            xytext=(0, 8 + 10 * (i % 2)),
-            ha="center",
-            fontsize="small",
+    ys = np.arange(len(names))
+    ax.plot(xs, ys, "o", color="k", zorder=3)
+    ax.set_yticks(ys, names)
+    ax.set_ylim(len(names) - 0.5, -0.5)  # best at the top
+    ax.grid(axis="y", color="0.9", lw=0.8)
+    ax.set_axisbelow(True)
+    # Group bars to the right of the data, in axes coordinates (x) and rows (y).
+    trans = ax.get_yaxis_transform()
+    for k, g in enumerate(groups):
+        x = 1.04 + 0.045 * k
+        rows = sorted(row[n] for n in g)
+        ax.plot(
+            [x, x],
+            [rows[0], rows[-1]],
+            "-",
+            lw=3,
+            color=f"C{k % 10}",
+            transform=trans,
+            clip_on=False,
+            solid_capstyle="round",
         )
-    level = 0
-    for g in groups:
-        g = [str(n) for n in g]
-        unknown = [n for n in g if n not in means]
-        if unknown:
-            raise ValueError(f"`groups` names unknown algorithm(s) {unknown}.")
-        if len(g) < 2:
-            continue
-        level += 1
-        vals = [means[n] for n in g]
-        ax.plot([min(vals), max(vals)], [-0.15 * level] * 2, "-", lw=3, color="C0")
-    ax.set_ylim(-0.15 * (level + 1), 0.6)
-    ax.set_yticks([])
+        ax.plot(
+            [x] * len(rows), rows, "o", ms=4, color=f"C{k % 10}", transform=trans, clip_on=False
+        )
     ax.set_xlabel(f"mean {measure}")
-    ax.set_title(title or f"Ordering by mean {measure} (bars: not significantly different)")
+    ax.set_title(
+        title or f"Ordering by mean {measure}\n(bars: not significantly different)",
+        fontsize="medium",
+    )
     return fig
 
 
 def projection(x, direction, names, *, measure_names=None, ax=None, title=None, label="M1"):
-    """Histogram of per-fold results projected on a learned measure (seed 004 Fig. 5c).
+    """Histograms of per-fold results projected on a learned measure.
+
+    Yildiz & Alpaydin, "Multivariate Comparison of Classification Algorithms", Fig. 5c:
+    the MANOVA's first eigenvector of ``E^-1 H`` as a new performance measure.
 
     Parameters
     ----------
     x : array_like, shape (n_algorithms, n_folds, p)
         Per-fold measure vectors of each algorithm.
-    direction : array_like, shape (p,)
-        An eigenvector of ``E^-1 H`` (a MANOVA result's learned measure).
+    direction : array_like, shape (p,), or ManovaResult
+        An eigenvector of ``E^-1 H``, or a MANOVA result (its eigenvector number
+        ``label``'s digits, ``M1`` the first, and its measure names are used).
     names : sequence of str
         Algorithm names.
     measure_names : sequence of str, optional
@@ -243,6 +441,11 @@ def projection(x, direction, names, *, measure_names=None, ax=None, title=None, 
     -------
     matplotlib.figure.Figure
     """
+    if hasattr(direction, "eigenvectors"):  # a ManovaResult
+        k = int("".join(c for c in label if c.isdigit()) or 1) - 1
+        if measure_names is None and getattr(direction, "names", None) is not None:
+            measure_names = direction.names
+        direction = np.asarray(direction.eigenvectors)[:, k]  # columns are eigenvectors
     x = np.asarray(x, dtype=float)
     w = np.asarray(direction, dtype=float).ravel()
     if x.ndim != 3 or x.shape[-1] != w.size:
@@ -253,10 +456,9 @@ def projection(x, direction, names, *, measure_names=None, ax=None, title=None, 
     formula = label
     if measure_names is not None:
         formula += " = " + " ".join(f"{c:+.3f}·{m}" for c, m in zip(w, measure_names))
-    fig = fold_histograms(
+    return fold_histograms(
         dict(zip(names, proj)),
         measure=formula,
         ax=ax,
         title=title or f"Projection on the learned measure {label}",
     )
-    return fig

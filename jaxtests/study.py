@@ -5,11 +5,13 @@
 * :func:`calibration` does the same under H0 and compares the p-values with the
   uniform distribution (QQ data, Kolmogorov distance, a flag for tests whose
   type-I error exceeds ``alpha`` beyond Monte Carlo error).
-* :func:`loss_study` is MacKay's experiment (seed 001): Cauchy errors, paired
+* :func:`loss_study` is MacKay's experiment ("More sensitive tests in DELVE"): Cauchy errors, paired
   tests on the losses ``|error|^p`` for ``p`` in {2, 1, 0.5, 0.1}.
 * :func:`agreement` tabulates the accept/reject decisions of two tests over
-  repeated cross-validation runs and all pairs of algorithms (seed 000 Tables
-  2-3, seed 004 Tables 1-2), with normality-rejection rates (seed 000 Table 1).
+  repeated cross-validation runs and all pairs of algorithms (Yildiz & Alpaydin,
+  "Statistical Tests using Hinge/epsilon-Sensitive Loss", Tables 2-3, and
+  "Multivariate Comparison of Classification Algorithms", Tables 1-2), with
+  normality-rejection rates (the former's Table 1).
 
 Every result has ``table()`` (plain text) and ``to_dict()`` (JSON-able).
 Figures: :func:`plot_power`, :func:`plot_calibration`, :func:`plot_agreement`
@@ -147,7 +149,7 @@ def generator(kind, **params):
         - ``"mvnormal"`` (``rho=0.5``, ``direction=(1, 1)``, ``weights=(-0.5, 0.5)``):
           ``p``-variate normal differences with unit variances and equal
           correlations ``rho``, mean ``effect * direction / |direction|``. Univariate
-          tests are applied to ``d @ weights``. The defaults model seed 004's
+          tests are applied to ``d @ weights``. The defaults model Yildiz & Alpaydin's
           case: differences of (tpr, fpr) after a threshold shift raise both,
           while the error of balanced classes, ``(fpr - tpr + 1) / 2``, is unchanged.
     **params
@@ -619,8 +621,11 @@ def power(
 
     References
     ----------
-    Seeds 000 (paired t on fold losses), 001 (heavy-tailed losses), 003 (sign-flip
-    test), 004 (Hotelling's T²).
+    Yildiz, O. T., & Alpaydin, E., "Statistical Tests using Hinge/epsilon-Sensitive
+    Loss" (paired t on fold losses). MacKay, D. J. C., "More sensitive tests in DELVE"
+    (heavy-tailed losses). Hein, M., "Performance Measures and Statistical Tests II",
+    lecture 16, Saarland University, 2013 (sign-flip test). Yildiz, O. T., & Alpaydin,
+    E., "Multivariate Comparison of Classification Algorithms" (Hotelling's T²).
 
     Examples
     --------
@@ -826,13 +831,13 @@ def calibration(
 
 
 # ----------------------------------------------------------------------------------------
-# loss_study (MacKay, seed 001)
+# loss_study (MacKay, MacKay)
 # ----------------------------------------------------------------------------------------
 
 
 @result
 class LossStudyResult:
-    """Power of paired tests on the losses ``|error|^p`` under Cauchy errors (seed 001).
+    """Power of paired tests on the losses ``|error|^p`` under Cauchy errors (MacKay).
 
     Attributes
     ----------
@@ -841,7 +846,7 @@ class LossStudyResult:
         Mean of the simulated losses ``|e_A|^p`` (all ``n_experiments * m`` draws).
     analytic_mean : array, (n_powers,)
         ``E|e|^p = 1 / cos(p pi / 2)`` for standard Cauchy ``e`` and ``p < 1``
-        (``sqrt(2)`` at ``p = 1/2``, seed 001), ``inf`` for ``p >= 1``.
+        (``sqrt(2)`` at ``p = 1/2``, MacKay), ``inf`` for ``p >= 1``.
     """
 
     rejection_rate: jax.Array
@@ -885,8 +890,9 @@ class LossStudyResult:
                     ]
                 )
         title = (
-            f"MacKay (seed 001): Cauchy errors, B's errors scaled by (1 + effect); rejection "
-            f"rate at alpha={self.alpha:g}, m={self.m}, {self.n_experiments} experiments"
+            "MacKay, 'More sensitive tests in DELVE': Cauchy errors, B's errors scaled by "
+            f"(1 + effect); rejection rate at alpha={self.alpha:g}, m={self.m}, "
+            f"{self.n_experiments} experiments"
         )
         return title + "\n" + _grid(header, rows)
 
@@ -938,7 +944,7 @@ def loss_study(
     n_resamples=10_000,
     key=None,
 ):
-    """MacKay's experiment (seed 001): tests on ``|error|^p`` losses under Cauchy errors.
+    """MacKay's experiment (MacKay): tests on ``|error|^p`` losses under Cauchy errors.
 
     Method A's errors on ``m`` test cases are standard Cauchy, method B's are
     ``(1 + effect)`` times standard Cauchy (B is worse); each experiment tests
@@ -963,7 +969,7 @@ def loss_study(
 
     References
     ----------
-    MacKay (1997), "More sensitive tests in DELVE" (seed 001): ``E|e|^{1/2} =
+    MacKay (1997), "More sensitive tests in DELVE" (MacKay): ``E|e|^{1/2} =
     sqrt(2)`` for Cauchy errors.
 
     Examples
@@ -1018,7 +1024,7 @@ def loss_study(
 
 
 # ----------------------------------------------------------------------------------------
-# agreement (seed 000 Tables 1-3, seed 004 Tables 1-2)
+# agreement (Yildiz & Alpaydin Tables 1-3, Yildiz & Alpaydin Tables 1-2)
 # ----------------------------------------------------------------------------------------
 
 PRESETS = {
@@ -1054,7 +1060,7 @@ class AgreementResult:
         Fraction of runs whose fold values of each test's measure reject normality at
         ``alpha``: Shapiro-Wilk (univariate measures only, NaN otherwise) and Mardia's
         test (reject when the skewness or the kurtosis test rejects; univariate
-        measures as ``p = 1``, as seed 000 does).
+        measures as ``p = 1``, as Yildiz & Alpaydin does).
     tests : tuple of str
         Labels of the two tests' measures.
     pairs, models, datasets : tuples of str
@@ -1228,7 +1234,7 @@ def _fold_values(cv, name, spec, loss_kwargs):
             [np.asarray(cv.fold_scores(name, _ALIASES.get(s, s))) for s in spec], axis=-1
         )
     if spec in _LOSS_NAMES:
-        # Seed 000: x_ij is the total loss on validation fold j.
+        # Yildiz & Alpaydin: x_ij is the total loss on validation fold j.
         kw = loss_kwargs.get(spec, {})
         return np.asarray(cv.fold_losses(name, spec, reduce="sum", **kw))
     return np.asarray(cv.fold_scores(name, spec))
@@ -1254,8 +1260,8 @@ def agreement(
 
     For every repetition of a ``k``-fold cross-validation and every pair of
     algorithms, each test compares the pair on its ``k`` fold values at level
-    ``alpha``: a univariate measure with the paired t test (seed 000, eq. 5), a
-    tuple of measures with the paired Hotelling T² (seed 004, eq. 1).
+    ``alpha``: a univariate measure with the paired t test (Yildiz & Alpaydin, eq. 5), a
+    tuple of measures with the paired Hotelling T² (Yildiz & Alpaydin, eq. 1).
 
     Parameters
     ----------
@@ -1263,12 +1269,12 @@ def agreement(
         From :func:`jaxtests._cv.cross_validate` with ``repeats`` runs; several
         results (datasets) are pooled, as the seeds pool their datasets.
     tests : str or pair of specs
-        A preset: ``"error_hinge"`` (0/1 vs hinge loss, seed 000 Table 2),
+        A preset: ``"error_hinge"`` (0/1 vs hinge loss, Yildiz & Alpaydin Table 2),
         ``"square_epsilon"`` (square vs epsilon-insensitive loss, Table 3),
-        ``"error_tpr_fpr"`` (error vs Hotelling on (tpr, fpr), seed 004 Table 1),
+        ``"error_tpr_fpr"`` (error vs Hotelling on (tpr, fpr), Yildiz & Alpaydin Table 1),
         ``"f1_precision_recall"`` (F1 vs Hotelling on (precision, recall), Table 2);
         or a pair whose items are a loss or measure name (losses are summed per
-        fold, as seed 000's totals) or a tuple of measure names.
+        fold, as Yildiz & Alpaydin's totals) or a tuple of measure names.
     alpha : float
     models : sequence of str or None
         Models to compare (default: all of each result).

@@ -318,7 +318,7 @@ def gram(A, B, kernel, degree, gamma, coef0, normalize):
     ``kernel`` is ``"linear"`` (``a'b``), ``"poly"`` (``(gamma a'b + coef0)^degree``)
     or ``"rbf"`` (``exp(-gamma |a - b|^2)``). With ``normalize`` the kernel is
     ``k(a, b) / sqrt(k(a, a) k(b, b))`` so that every kernel has unit diagonal
-    and the discriminants have the same scale (seed 000, Section 3).
+    and the discriminants have the same scale (Yildiz & Alpaydin, Section 3).
     """
     if kernel == "rbf":
         d2 = jnp.sum(A * A, axis=1)[:, None] - 2 * A @ B.T + jnp.sum(B * B, axis=1)[None, :]
@@ -423,7 +423,7 @@ class KernelMachine(NamedTuple):
 
 
 def svc_fit(X, y, w, C, kernel, degree, gamma, coef0, normalize, tol, max_iter):
-    """Support vector classifier on the hinge loss (LIBSVM's C-SVC dual, seed 000).
+    """Support vector classifier on the hinge loss (LIBSVM's C-SVC dual, Yildiz & Alpaydin).
 
     ``min a'Qa/2 - 1'a`` with ``Q = (y y') * K``, ``y'a = 0``, ``0 <= a <= C w``.
     """
@@ -438,7 +438,7 @@ def svr_fit(X, y, w, C, epsilon, kernel, degree, gamma, coef0, normalize, tol, m
 
     Variables ``(a, a*)`` of size ``2n`` with signs ``s = (1, -1)``,
     ``p = (eps - y, eps + y)`` and ``Q = (s s') * [[K, K], [K, K]]``; the
-    coefficients are ``a - a*`` (seed 000, eq. 4).
+    coefficients are ``a - a*`` (Yildiz & Alpaydin, eq. 4).
     """
     K = gram(X, X, kernel, degree, gamma, coef0, normalize)
     n = y.shape[0]

@@ -17,12 +17,12 @@ def zero_one(y, f):
 
 
 def hinge(y, f):
-    """Hinge loss ``max(0, 1 - y f)`` (seed 000, eq. 2)."""
+    """Hinge loss ``max(0, 1 - y f)`` (Yildiz & Alpaydin, eq. 2)."""
     return jnp.maximum(0, 1 - y * f)
 
 
 def square(y, f):
-    """Square loss ``(y - f)^2`` (seed 000, eq. 3)."""
+    """Square loss ``(y - f)^2`` (Yildiz & Alpaydin, eq. 3)."""
     return jnp.square(y - f)
 
 
@@ -32,10 +32,10 @@ def absolute(y, f):
 
 
 def epsilon_insensitive(y, f, epsilon):
-    """Epsilon-insensitive loss ``max(0, |y - f| - epsilon)`` (seed 000, eq. 4)."""
+    """Epsilon-insensitive loss ``max(0, |y - f| - epsilon)`` (Yildiz & Alpaydin, eq. 4)."""
     return jnp.maximum(0, jnp.abs(y - f) - epsilon)
 
 
 def power(y, f, p):
-    """DELVE loss ``|y - f|^p`` (seed 001, eq. 1); ``0^p = 0`` for ``p > 0``."""
+    """DELVE loss ``|y - f|^p`` (MacKay, eq. 1); ``0^p = 0`` for ``p > 0``."""
     return jnp.abs(y - f) ** p

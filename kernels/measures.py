@@ -36,7 +36,7 @@ __all__ = [
 
 
 class ConfusionCounts(NamedTuple):
-    """Binary confusion counts, each of the batch shape (seed 002's layout)."""
+    """Binary confusion counts, each of the batch shape (the "Evaluation" notes' layout)."""
 
     tp: jax.Array
     fn: jax.Array
@@ -127,7 +127,7 @@ def error(c, zero_division=jnp.nan):
 
 
 def f_beta(c, beta=1.0, zero_division=jnp.nan):
-    """F-beta ``(1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp)`` (seed 002).
+    """F-beta ``(1 + b^2) tp / ((1 + b^2) tp + b^2 fn + fp)`` ("Evaluation" lecture notes).
 
     Equal to ``(1 + b^2) P R / (b^2 P + R)`` wherever P and R are defined, and
     0 when ``tp = 0`` but some instance is positive or predicted positive.
@@ -188,7 +188,7 @@ def binary_clf_curve(y, s):
 
 
 def rmse(y, f):
-    """Root mean squared error over the last axis (seed 002)."""
+    """Root mean squared error over the last axis ("Evaluation" lecture notes)."""
     return jnp.sqrt(jnp.mean(jnp.square(f - y), axis=-1))
 
 

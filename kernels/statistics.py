@@ -111,7 +111,7 @@ def mean(d):
 
 
 def t_statistic(d):
-    """One-sample (paired) t ``sqrt(n) mean / sd`` over the last axis (seed 002).
+    """One-sample (paired) t ``sqrt(n) mean / sd`` over the last axis ("Evaluation" lecture notes).
 
     ``d : (..., n)`` -> ``(...)``. Zero variance (at or below :func:`rounding_floor`)
     gives ±inf where the mean is nonzero and NaN where ``d`` is all 0, as
@@ -132,7 +132,7 @@ class PairedMoments(NamedTuple):
 
 
 def paired_moments(d):
-    """t, mean and standard error ``sd / sqrt(n)`` of ``d : (..., n)`` (seed 002).
+    """t, mean and standard error ``sd / sqrt(n)`` of ``d : (..., n)`` ("Evaluation" lecture notes).
 
     Zero variance as :func:`t_statistic`: ``se = 0``, t = ±inf or NaN (``d`` all 0).
     """
@@ -221,7 +221,7 @@ def correlation_rcond(s, scale):
 
 
 def hotelling_t2(d):
-    """Paired Hotelling ``T^2 = n dbar' S^-1 dbar`` (seed 004, eq. 1).
+    """Paired Hotelling ``T^2 = n dbar' S^-1 dbar`` (Yildiz & Alpaydin, eq. 1).
 
     ``d : (..., n, p)`` (instances or folds by measures) -> ``(...)``.
     """
@@ -244,7 +244,7 @@ class HotellingParts(NamedTuple):
 
 
 def hotelling_parts(d):
-    """Paired T^2, dbar, S_d and Fisher's direction ``w = S_d^-1 dbar`` (seed 004, eqs. 1-2)."""
+    """Paired T^2, dbar, S_d, Fisher's ``w = S_d^-1 dbar`` (Yildiz & Alpaydin, eqs. 1-2)."""
     n = d.shape[-2]
     dbar = jnp.mean(d, axis=-2)
     s = covariance(d)
@@ -271,7 +271,7 @@ def hotelling_t2_two_sample(a, b):
 
 
 # ----------------------------------------------------------------------------------------
-# ANOVA and MANOVA (seed 004, section 2.2)
+# ANOVA and MANOVA (Yildiz & Alpaydin, section 2.2)
 # ----------------------------------------------------------------------------------------
 
 
@@ -347,7 +347,7 @@ def blocked_anova_f(x):
 
 
 def manova_he(x):
-    """Between (H) and within (E) scatter matrices of ``x : (..., L, k, p)`` (seed 004).
+    """Between (H) and within (E) scatter matrices of ``x : (..., L, k, p)`` (Yildiz & Alpaydin).
 
     Returns ``(H, E)``, each ``(..., p, p)``. ``H`` is exactly 0 when its trace (the
     between sum of squares over all measures) is at or below :func:`rounding_floor` of
@@ -382,7 +382,7 @@ def manova_eigenvalues(h, e):
 
 
 def manova_eigen(h, e):
-    """Eigenvalues (descending) and unit eigenvectors of ``E^-1 H`` (columns), seed 004 §3.6.
+    """Eigenvalues (descending) and unit eigenvectors of ``E^-1 H`` (Yildiz & Alpaydin §3.6).
 
     Each eigenvector is signed so that its largest-magnitude coefficient is positive.
     """
@@ -398,7 +398,7 @@ def manova_eigen(h, e):
 
 
 def wilks_lambda(x):
-    """Wilks' ``|E| / |E + H|`` of ``x : (..., L, k, p)`` (seed 004, eq. 3)."""
+    """Wilks' ``|E| / |E + H|`` of ``x : (..., L, k, p)`` (Yildiz & Alpaydin, eq. 3)."""
     h, e = manova_he(x)
     return jnp.exp(jnp.linalg.slogdet(e)[1] - jnp.linalg.slogdet(e + h)[1])
 

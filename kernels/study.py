@@ -197,7 +197,7 @@ def wilcoxon_pvalue(d, alternative, exact_max=50):
 
 
 def hotelling_pvalue(d):
-    """Paired Hotelling T^2 p-value of ``d : (..., m, p)`` from ``F(p, m - p)`` (seed 004)."""
+    """Paired Hotelling T^2 p-value of ``d : (..., m, p)``, ``F(p, m - p)`` (Yildiz & Alpaydin)."""
     m, p = d.shape[-2], d.shape[-1]
     t2 = S.hotelling_t2(d)
     return S.f_sf(t2 * (m - p) / (p * (m - 1)), p, m - p)

@@ -28,6 +28,12 @@ def list_datasets():
     -------
     dict
         ``name -> {"task": ..., "shape": (n, d), "loader": "load_<name>"}``.
+
+    Examples
+    --------
+    >>> from jaxtests import datasets
+    >>> sorted(datasets.list_datasets())
+    ['breast_cancer', 'diabetes', 'pima']
     """
     return {
         name: {"task": task, "shape": shape, "loader": f"load_{name}"}
@@ -54,6 +60,13 @@ def load_breast_cancer():
         Cell-nucleus features (mean, standard error and worst of ten measures).
     y : ndarray, shape (569,)
         +1 malignant (212 cases), -1 benign (357).
+
+    Examples
+    --------
+    >>> from jaxtests import datasets
+    >>> X, y = datasets.load_breast_cancer()
+    >>> X.shape
+    (569, 30)
     """
     return _bundled("breast_cancer")
 
@@ -69,6 +82,13 @@ def load_pima():
         the original data and are kept.
     y : ndarray, shape (768,)
         +1 diabetic (268 cases), -1 not diabetic (500).
+
+    Examples
+    --------
+    >>> from jaxtests import datasets
+    >>> X, y = datasets.load_pima()
+    >>> X.shape
+    (768, 8)
     """
     return _bundled("pima")
 
@@ -82,6 +102,13 @@ def load_diabetes():
         age, sex (1/2), bmi, bp, s1..s6 (blood serum measurements).
     y : ndarray, shape (442,)
         Quantitative disease progression one year after baseline (25 to 346).
+
+    Examples
+    --------
+    >>> from jaxtests import datasets
+    >>> X, y = datasets.load_diabetes()
+    >>> X.shape
+    (442, 10)
     """
     return _bundled("diabetes")
 
@@ -115,6 +142,16 @@ def load_csv(path, *, label, features=None, delimiter=","):
         blank line between rows, a file that is not UTF-8, non-numeric value
         (also "1_000"), or an empty/NaN/inf cell; the message names the file,
         the line number (1-based, header is line 1) and the column.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> from jaxtests import datasets
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "data.csv"
+    >>> _ = path.write_text("a,b,label\\n1,2,1\\n3,4,-1\\n5,6,1\\n")
+    >>> X, y = datasets.load_csv(path, label="label")
+    >>> X.shape, y.tolist()
+    ((3, 2), [1.0, -1.0, 1.0])
     """
     path = os.fspath(path)
     if not isinstance(label, str):

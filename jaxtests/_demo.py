@@ -142,7 +142,9 @@ def run_demo(args):
     k = 5 if args.quick else 10
     report["folds"] = k
     _step(f"cross-validating {len(learners)} learners on {args.dataset} ({k} folds)...", args.quiet)
-    with Progress("cross-validation (compiling and fitting)", unit="s", disable=args.quiet):
+    with Progress(
+        "cross-validation (compiling and fitting)", disable=args.quiet, elapsed_only=True
+    ):
         cv = _cv.cross_validate(learners, X, y, cv=k, key=args.seed)
     names = list(cv.names)
     rows = []

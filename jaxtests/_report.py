@@ -184,8 +184,12 @@ class Progress:
     makes it a no-op.
     """
 
-    def __init__(self, desc, unit="draws", *, disable=False, delay=2.0, interval=0.5):
+    def __init__(
+        self, desc, unit="draws", *, disable=False, delay=2.0, interval=0.5, elapsed_only=False
+    ):
         self.desc, self.unit, self.disable = desc, unit, disable
+        # work with no counts to report (a compiled fit) shows only the running time
+        self.bar_format = "{desc}: {elapsed} elapsed" if elapsed_only else None
         self.delay, self.interval = delay, interval
         self._bar = None
         self._done, self._total = 0, None
@@ -207,6 +211,7 @@ class Progress:
                 file=sys.stderr,
                 leave=False,
                 smoothing=0,  # ETA from the average rate since the start
+                bar_format=self.bar_format,
                 delay=1e-9,  # no draw in __init__: the first one comes after start_t is set
             )
             self._bar.start_t = self._bar.last_print_t = self._bar._time() - (

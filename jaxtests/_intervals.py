@@ -242,6 +242,13 @@ def hoeffding_sample_size(epsilon, *, confidence_level=0.95):
     Inverts Hoeffding's bound ``2 exp(-2 m eps^2) <= delta`` (Hein: for
     ``delta = 0.05`` and ``epsilon = 0.01``, ``m > 18444``, i.e. 18445).
 
+    References
+    ----------
+    Hoeffding, W. (1963). Probability inequalities for sums of bounded random
+    variables. Journal of the American Statistical Association 58(301), 13-30.
+    Hein, M. (2013). "Performance Measures and Statistical Tests II", lecture 16,
+    Machine Learning, Saarland University.
+
     Examples
     --------
     >>> hoeffding_sample_size(0.01)

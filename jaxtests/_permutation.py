@@ -1888,6 +1888,13 @@ def permutation_test(
     example (X = (2, 5), Y = (6)) gives 2/3 with ``T >= t``; the slide counts
     ``T > t`` for 1/3.
 
+    References
+    ----------
+    Hein, M. (2013). "Performance Measures and Statistical Tests II", lecture 16,
+    Machine Learning, Saarland University.
+    Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero.
+    Statistical Applications in Genetics and Molecular Biology 9(1), article 39.
+
     Examples
     --------
     Hein's worked example: the three splits of (2, 5 | 6) give mean
@@ -2184,6 +2191,13 @@ def swap_test(
     -------
     PermutationTestResult
         ``statistic`` is ``measure(A) - measure(B)``.
+
+    References
+    ----------
+    Hein, M. (2013). "Performance Measures and Statistical Tests II", lecture 16,
+    Machine Learning, Saarland University.
+    Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero.
+    Statistical Applications in Genetics and Molecular Biology 9(1), article 39.
 
     Examples
     --------

@@ -71,6 +71,16 @@ def adjust_pvalues(p, method="holm", *, axis=-1):
     ``adjusted[i] <= alpha``. Hein introduces the Bonferroni correction; Yildiz & Alpaydin
     uses Holm's.
 
+    References
+    ----------
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure.
+    Scandinavian Journal of Statistics 6(2), 65-70.
+    Hochberg, Y. (1988). Biometrika 75(4), 800-802. Hommel, G. (1988). Biometrika
+    75(2), 383-386. Benjamini, Y. & Hochberg, Y. (1995). JRSS B 57(1), 289-300.
+    Benjamini, Y. & Yekutieli, D. (2001). Annals of Statistics 29(4), 1165-1188.
+    Hein, M. (2013). "Performance Measures and Statistical Tests II", lecture 16,
+    Machine Learning, Saarland University.
+
     Examples
     --------
     >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").tolist()

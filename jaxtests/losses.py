@@ -95,6 +95,10 @@ def zero_one(y, f):
     predicts -1, as scikit-learn's linear classifiers do (``scores > 0``): it
     is an error for a positive instance and correct for a negative one.
 
+    References
+    ----------
+    Yildiz, O. T. & Alpaydin, E. "Statistical Tests using Hinge/epsilon-Sensitive Loss".
+
     Examples
     --------
     >>> import jaxtests
@@ -122,6 +126,10 @@ def hinge(y, f):
     -------
     loss : jax.Array
         Per-instance hinge loss.
+
+    References
+    ----------
+    Yildiz, O. T. & Alpaydin, E. "Statistical Tests using Hinge/epsilon-Sensitive Loss".
 
     Examples
     --------
@@ -202,6 +210,10 @@ def epsilon_insensitive(y, f, epsilon):
     -------
     loss : jax.Array
         Per-instance epsilon-insensitive loss.
+
+    References
+    ----------
+    Yildiz, O. T. & Alpaydin, E. "Statistical Tests using Hinge/epsilon-Sensitive Loss".
 
     Examples
     --------

@@ -37,6 +37,7 @@ from jaxtests._report import jsonable
 from jaxtests._results import result, static_field
 from jaxtests.kernels import statistics as S
 from jaxtests.kernels import study as K
+from jaxtests.plot import _axes, _legend_outside
 
 __all__ = [
     "AgreementResult",
@@ -1403,16 +1404,6 @@ def agreement(
 # ----------------------------------------------------------------------------------------
 
 
-def _axes(ax, figsize=(6.0, 4.0)):
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - exercised only without matplotlib
-        raise ImportError("study plots need matplotlib: pip install 'jaxtests[plot]'") from None
-    if ax is None:
-        _, ax = plt.subplots(figsize=figsize, layout="constrained")
-    return ax.figure, ax
-
-
 def plot_power(res, *, ax=None, title=None, confidence_level=0.95):
     """Power curves (rejection rate against effect) with Clopper-Pearson bars; a Figure."""
     if not isinstance(res, PowerResult):
@@ -1427,7 +1418,7 @@ def plot_power(res, *, ax=None, title=None, confidence_level=0.95):
     ax.set_xlabel("effect")
     ax.set_ylabel("rejection rate")
     ax.set_ylim(0, 1.02)
-    ax.legend(fontsize="small")
+    _legend_outside(ax, fontsize="small")
     ax.set_title(title or f"Power: {res.generator}, m = {res.m}")
     return fig
 
@@ -1444,7 +1435,7 @@ def plot_calibration(res, *, ax=None, title=None):
     ax.axvline(res.alpha, color="grey", linestyle=":")
     ax.set_xlabel("uniform quantile")
     ax.set_ylabel("p-value quantile")
-    ax.legend(fontsize="small")
+    _legend_outside(ax, fontsize="small")
     ax.set_title(title or f"p-value QQ plot under H0: {res.generator}, m = {res.m}")
     return fig
 

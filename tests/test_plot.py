@@ -239,3 +239,14 @@ def test_panels_replace_a_given_subplot(rng):
     plot.ordering({"a": 0.1, "b": 0.2}, [("a", "b")], ax=axes[0])
     check_readable(fig)
     plt.close(fig)
+
+
+def test_study_plots_readable_legends_outside():
+    # the study plots had their legends inside the axes, over the curves
+    from jaxtests import study
+
+    pw = study.power(["t", "sign"], "normal", n_experiments=200, m=12, effect=[0, 1], key=0)
+    cal = study.calibration(["t", "sign"], "normal", n_experiments=200, m=12, key=0)
+    for fig in (study.plot_power(pw), study.plot_calibration(cal)):
+        check_readable(fig)
+        plt.close(fig)

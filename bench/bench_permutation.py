@@ -20,7 +20,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jaxtests.kernels import resampling as kr
+from jaxtests.kernels import random as krandom
+from jaxtests.kernels import resampling as kresampling
 
 from jaxtests._permutation import permutation_test, signflip_test
 
@@ -84,22 +85,22 @@ def ceilings(n_words, lanes):
     @jax.jit
     def words_only(k0, k1):  # generator alone, consumed by an XOR (nearly free)
         def body(j, acc):
-            return acc ^ kr.keyed_words(k0, k1, r * jnp.uint32(n_words) + j.astype(jnp.uint32))
+            return acc ^ krandom.keyed_words(k0, k1, r * jnp.uint32(n_words) + j.astype(jnp.uint32))
 
         return lax.fori_loop(0, n_words, body, jnp.zeros((lanes,), jnp.uint32))
 
     words_only = jax.jit(words_only.__wrapped__, compiler_options=OPTS)
-    fixed = kr.hash32(r)  # one word per lane, reused: the sums without the generator
+    fixed = krandom.hash32(r)  # one word per lane, reused: the sums without the generator
 
     def adds_only(d):
         def body(j, acc):
             dj = lax.dynamic_index_in_dim(d, j, axis=1, keepdims=False)
-            return acc + kr._word_sum(fixed ^ j.astype(jnp.uint32), dj)
+            return acc + kresampling._word_sum(fixed ^ j.astype(jnp.uint32), dj)
 
         return lax.fori_loop(0, n_words, body, jnp.zeros((1, lanes), jnp.float32))
 
     adds_only = jax.jit(adds_only, compiler_options=OPTS)
-    fused = jax.jit(lambda k0, k1, d: kr.bit_sums(k0, k1, r, d), compiler_options=OPTS)
+    fused = jax.jit(lambda k0, k1, d: kresampling.bit_sums(k0, k1, r, d), compiler_options=OPTS)
     x = jnp.ones(2**16, jnp.float32)  # in cache: 200 dependent FMAs per element
 
     def fma(v):

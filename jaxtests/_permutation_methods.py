@@ -3,7 +3,7 @@
 The parametric modules compute a statistic with a kernel of
 :mod:`jaxtests.kernels.statistics` and refer it to a t, F or chi-square
 distribution. Here the same kernel is handed to the permutation engine of
-:mod:`jaxtests._permutation` instead: sign flips of paired differences
+:mod:`jaxtests._engine` instead: sign flips of paired differences
 (``ttest_paired``, paired ``hotelling_t2``, ``posthoc``), label permutations
 between two samples (unpaired tests) or permutations of the algorithm labels
 within each fold (``anova``, ``manova``). The helpers take canonical arrays,
@@ -17,14 +17,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests._permutation import (
-    _signflip_pvalue,
-    _within_block_permutation_pvalue,
-    permutation_test,
-)
 from jaxtests._random import resolve_key
+from jaxtests._signflip import signflip_pvalue
+from jaxtests._twosample import permutation_test
 from jaxtests._validation import as_int_scalar, check_choice, is_concrete
-from jaxtests.kernels import statistics as S
+from jaxtests._within_block import within_block_pvalue
+from jaxtests.kernels import statistics as kstatistics
 
 __all__ = [
     "METHODS",
@@ -103,7 +101,7 @@ def signflip(statistic, d, *, alternative, n_resamples, key, seed, correction=No
     All hypotheses (leading axes) share the same sign patterns; "exact" runs
     when ``2^m <= n_resamples``.
     """
-    res = _signflip_pvalue(
+    res = signflip_pvalue(
         statistic,
         d,
         alternative=alternative,
@@ -148,7 +146,9 @@ def hotelling_two_sample(a, b, *, n_resamples, key, seed, correction=None):
     yi = jnp.asarray((base + n1 + np.arange(n2)).astype(np.float64))
 
     def t2(u, v):
-        return S.hotelling_t2_two_sample(rows[u.astype(jnp.int32)], rows[v.astype(jnp.int32)])
+        return kstatistics.hotelling_t2_two_sample(
+            rows[u.astype(jnp.int32)], rows[v.astype(jnp.int32)]
+        )
 
     res = permutation_test(
         xi,
@@ -183,7 +183,7 @@ def within_blocks(statistic_fn, xb, n_core, *, n_resamples, key, seed):
     batch = xb.shape[: xb.ndim - n_core]
     flat = xb.reshape((-1, *xb.shape[xb.ndim - n_core :]))
     outs = [
-        _within_block_permutation_pvalue(
+        within_block_pvalue(
             statistic_fn, flat[h], alternative="greater", n_resamples=n_resamples, key=key
         )
         for h in range(flat.shape[0])

@@ -9,165 +9,44 @@ directly, never from ±1 matrices: :func:`bit_sums` fuses the random words
 into masked float32 adds (Monte Carlo), byte lookup tables serve exact
 enumeration.
 
-Random words. Word ``j`` of draw ``g`` is ``keyed_words(k0, k1, (g mod 4096)
-n_words + j)`` with ``(k0, k1) = bits(fold_in(key, g // 4096))`` (threefry):
-two keyed rounds of Wellons' ``lowbias32`` integer hash, a counter-based
-generator, so any word is recomputed on demand (no word matrix is stored)
-and a draw's signs depend on its index only, not on block sizes, batches or
-devices. Within a key block distinct counters give distinct inner values;
-the second key word decorrelates key blocks whose inner streams happen to
-overlap. Needs ``4096 n_words <= 2^32`` (up to 33 million instances).
+Random words come from :mod:`jaxtests.kernels.random` (the library's one
+stream), so a draw's signs depend on its index only.
 
 Pure; no validation. ``uint64`` arithmetic needs ``jax.enable_x64``.
 """
 
 import functools
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jaxtests.kernels import random as krandom
 
 __all__ = [
     "F32_SUM_GROUP",
-    "KEY_BLOCK",
     "REGISTER_ROWS",
     "bit_sums",
     "bit_sums_error_bound",
     "bit_sums_ordered",
     "bitplane_sums",
-    "block_keys",
-    "block_seeds",
     "byte_tables",
     "combination_words",
     "correction_tiers",
-    "draw_keys",
     "enumeration_words",
     "fix_subset_size",
-    "hash32",
-    "keyed_words",
     "lut_sums",
     "mitm_signflip_counts",
-    "random_words",
-    "splitmix64",
     "subset_corrections",
     "subset_sums",
     "uniform_permutations",
-    "word_grid",
     "words_to_bits",
 ]
 
-_GAMMA = 0x9E3779B97F4A7C15  # golden-ratio increment of SplitMix64
 _SHIFTS = (0, 8, 16, 24)
-
-
-def splitmix64(z):
-    """SplitMix64 finaliser of ``uint64`` counters (Steele, Lea & Flood 2014).
-
-    ``mix(seed + (i + 1) * gamma)`` for ``i = 0, 1, ...`` is the SplitMix64
-    stream, which passes BigCrush; it is counter-based, so any slice of the
-    stream is computed independently. Pure; no validation.
-    """
-    z = (z ^ (z >> 30)) * jnp.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> 27)) * jnp.uint64(0x94D049BB133111EB)
-    return z ^ (z >> 31)
-
-
-def block_seeds(key, block_ids):
-    """One 64-bit seed per resampling block: ``bits(fold_in(key, block))``.
-
-    ``block_ids : (k,)`` integers -> ``(k,)`` ``uint64``. The block index, not
-    the batch or device, names the randomness, so results do not depend on how
-    blocks are grouped.
-    """
-    return jax.vmap(lambda b: jax.random.bits(jax.random.fold_in(key, b), (), jnp.uint64))(
-        block_ids
-    )
-
-
-def random_words(seed, n_words, n_draws, offset=0):
-    """``(n_words, n_draws)`` uint32 words of the SplitMix64 stream of ``seed``.
-
-    ``n_words * n_draws`` must be even. ``offset`` (static, in 64-bit outputs)
-    selects a later, disjoint part of the same stream.
-    """
-    n = n_words * n_draws // 2
-    i = jnp.arange(offset + 1, offset + n + 1, dtype=jnp.uint64)
-    z = splitmix64(seed + i * jnp.uint64(_GAMMA))
-    w = lax.bitcast_convert_type(z, jnp.uint32).reshape(n_words, n_draws)
-    # Materialise the words: a fused generator is otherwise recomputed once per
-    # extracted byte/bit by XLA:CPU.
-    return lax.optimization_barrier(w)
 
 
 F32_SUM_GROUP = 16  # words summed in float32 before each float64 accumulation
 _NEG_ZERO = -0.0  # additive identity of float32 (x + -0.0 == x for every x, also -0.0)
-
-
-def hash32(x):
-    """Wellons' ``lowbias32`` integer hash of ``uint32`` values (a bijection).
-
-    ``x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16``:
-    the multiply-xorshift pair with the lowest avalanche bias among those
-    searched by Wellons' hash prospector (2018). Pure; no validation.
-    """
-    x = x ^ (x >> 16)
-    x = x * jnp.uint32(0x7FEB352D)
-    x = x ^ (x >> 15)
-    x = x * jnp.uint32(0x846CA68B)
-    return x ^ (x >> 16)
-
-
-def keyed_words(k0, k1, x):
-    """Counter-based random words ``hash32(hash32(x ^ k0) + k1)``; all ``uint32``.
-
-    Two keyed rounds of :func:`hash32`. For one key the map ``x -> word`` is a
-    bijection, so the words of distinct counters never repeat within a key
-    block; across key blocks (independent threefry keys) equal inner values are
-    separated by the random offset ``k1 - k1'`` before the second round.
-    About 14 integer operations per 32 random bits, against about 100 for the
-    32 masked adds that consume them, so the generator costs ~15% of a
-    sign-flip sum; ``jax.random.bits`` (threefry, 20 rounds) would cost more
-    than the sum itself. Pure; no validation.
-    """
-    return hash32(hash32(x ^ k0) + k1)
-
-
-KEY_BLOCK = 4096  # draws sharing one fold_in key
-
-
-def block_keys(key, block_ids, n_keys=2):
-    """Per-block ``uint32`` key words ``bits(fold_in(key, block))``: ``(k,)`` -> ``(k, n_keys)``."""
-    return jax.vmap(lambda b: jax.random.bits(jax.random.fold_in(key, b), (n_keys,), jnp.uint32))(
-        block_ids
-    )
-
-
-def draw_keys(key, first, n_draws, n_keys=2):
-    """Key words and in-block counters of draws ``first, ..., first + n_draws - 1``.
-
-    Draw ``g`` belongs to key block ``g // KEY_BLOCK`` (key words
-    ``bits(fold_in(key, g // KEY_BLOCK))``) at position ``g % KEY_BLOCK``.
-    ``first`` is a traced int64, ``n_draws`` static. Returns
-    ``((n_draws, n_keys)`` uint32, ``(n_draws,)`` uint32)``. The randomness of
-    a draw depends on its global index only, so any grouping of draws into
-    evaluation blocks, batches or devices sees the same draws.
-    """
-    g = first + jnp.arange(n_draws, dtype=jnp.int64)
-    n_kb = -(-n_draws // KEY_BLOCK) + 1  # key blocks the range can touch
-    kb0 = first // KEY_BLOCK
-    keys = block_keys(key, kb0 + jnp.arange(n_kb, dtype=jnp.int64), n_keys)  # (n_kb, n_keys)
-    keys = jnp.take(keys, g // KEY_BLOCK - kb0, axis=0, mode="clip")
-    return keys, (g % KEY_BLOCK).astype(jnp.uint32)
-
-
-def word_grid(k0, k1, local, n_words):
-    """Materialised words ``(n_words, L)`` of draws with key words ``k0, k1``, counters ``local``.
-
-    The same words as :func:`bit_sums` uses, for statistics that need explicit bits.
-    """
-    j = jnp.arange(n_words, dtype=jnp.uint32)
-    return keyed_words(k0[None, :], k1[None, :], local[None, :] * jnp.uint32(n_words) + j[:, None])
 
 
 def _tree_sum(xs):
@@ -202,7 +81,7 @@ def bit_sums(k0, k1, local, d, count_mask=None):
 
     Lane ``l`` is a draw with key words ``k0[l], k1[l]`` and counter
     ``local[l]`` (all ``(L,)`` uint32, from :func:`draw_keys`); its word ``j``
-    is ``keyed_words(k0, k1, local n_words + j)``. ``d : (H, n_words, 32)``
+    is ``krandom.keyed_words(k0, k1, local n_words + j)``. ``d : (H, n_words, 32)``
     float32 (zero-padded instances) -> ``P : (H, L)`` float64. With
     ``count_mask : (n_words,)`` uint32 also returns the number of set bits
     under the mask, ``(L,)`` int32.
@@ -222,7 +101,7 @@ def bit_sums(k0, k1, local, d, count_mask=None):
 
     def inner(j, carry):
         s, cnt = carry
-        w = keyed_words(k0, k1, base + j.astype(jnp.uint32))
+        w = krandom.keyed_words(k0, k1, base + j.astype(jnp.uint32))
         s = s + _word_sum(w, lax.dynamic_index_in_dim(d, j, axis=1, keepdims=False))
         if count_mask is not None:
             mask = lax.dynamic_index_in_dim(count_mask, j, keepdims=False)
@@ -255,7 +134,7 @@ def bit_sums_ordered(k0, k1, local, d):
     zero = jnp.zeros((), d.dtype)
 
     def body(j, acc):
-        w = keyed_words(k0, k1, base + j.astype(jnp.uint32))
+        w = krandom.keyed_words(k0, k1, base + j.astype(jnp.uint32))
         dj = lax.dynamic_index_in_dim(d, j, axis=1, keepdims=False)
         for k in range(32):
             bit = ((w >> k) & 1) == 1
@@ -308,14 +187,18 @@ def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream):
         lift = (lambda v: v[None, :]) if tu.ndim == 2 else (lambda v: v)
         # Trial t of draw r (r < 4096): counter (r, t mod 2^20), key word changed every 2^20.
         k2t = lift(k2) ^ ((tu >> 20) * jnp.uint32(0x85EBCA6B))
-        word = keyed_words(k2t, lift(k3), (lift(r) << 20) | (tu & jnp.uint32(0xFFFFF)))
+        word = krandom.keyed_words(k2t, lift(k3), (lift(r) << 20) | (tu & jnp.uint32(0xFFFFF)))
         u, ok = _lemire(word, n)
         if mode == "bernoulli":
-            w = keyed_words(lift(k0), lift(k1), lift(r) * jnp.uint32(n_words) + (u >> 5))
+            w = krandom.keyed_words(lift(k0), lift(k1), lift(r) * jnp.uint32(n_words) + (u >> 5))
             member = ((w >> (u & 31)) & 1) == 1
         else:
             member = jnp.full(u.shape, mode == "full")
-        bucket = u if direct else keyed_words(lift(k4), lift(hkey), u) & jnp.uint32(32 * rows - 1)
+        bucket = (
+            u
+            if direct
+            else krandom.keyed_words(lift(k4), lift(hkey), u) & jnp.uint32(32 * rows - 1)
+        )
         return u, bucket, ok, member, lift
 
     return trial
@@ -552,7 +435,7 @@ def subset_corrections(lane_keys, r, need, want, z, *, n, n_words, mode, tiers, 
 
     Lane ``l`` is a draw with key words ``lane_keys[l] : (6,)`` uint32 and
     counter ``r[l]`` (:func:`draw_keys`); its initial set ``A`` is given by the
-    words ``keyed_words(k0, k1, r n_words + j)`` (``mode="bernoulli"``), or is empty /
+    words ``krandom.keyed_words(k0, k1, r n_words + j)`` (``mode="bernoulli"``), or is empty /
     everything (``"empty"`` / ``"full"``). It needs ``need[l] >= 0`` distinct
     positions, chosen uniformly among the members (``want[l]``) or the
     non-members of ``A``; returns ``sum_u z[:, u]`` over them, ``(H, L)`` for
@@ -747,30 +630,17 @@ def enumeration_words(start, n_draws, n_words):
     return jnp.concatenate([both, pad], axis=0)
 
 
-def _uniform_below(r, n):
-    """Lemire's multiply-shift: ``(r * n) >> 32`` and whether it is unbiased.
-
-    ``r : uint32`` random, ``n`` a uint32 scalar or array. Rejecting the low
-    products below ``2^32 mod n`` makes the accepted values exactly uniform on
-    ``[0, n)`` (Lemire 2019, "Fast random integer generation in an interval").
-    """
-    prod = r.astype(jnp.uint64) * n.astype(jnp.uint64)
-    low = (prod & jnp.uint64(0xFFFFFFFF)).astype(jnp.uint32)
-    threshold = ((jnp.uint64(1) << 32) % n.astype(jnp.uint64)).astype(jnp.uint32)
-    return (prod >> 32).astype(jnp.uint32), low >= threshold
-
-
-def fix_subset_size(words, n, n1, seed, counter=None):
+def fix_subset_size(words, n, n1, k0, k1, counter):
     """Turn Bernoulli(1/2) membership bits into a uniform random ``n1``-subset of ``n``.
 
     ``words : (n_words, R)`` hold i.i.d. fair bits for ``n`` items (padding
-    bits are ignored); ``seed`` a uint64 scalar or ``(R,)`` per draw, and
-    ``counter : (R,)`` uint32 each draw's index below :data:`KEY_BLOCK` among
-    the draws sharing its seed: trial ``t`` of a draw reads SplitMix64 output
-    ``t KEY_BLOCK + counter + 1`` of its seed, so draws that share a seed never
-    share a correction stream (default: ``counter = 0, ..., R - 1`` with ``R``
-    in place of ``KEY_BLOCK``, one seed per call). Returns corrected words
-    whose set bits are exactly ``n1`` of the ``n`` items.
+    bits are ignored); ``k0, k1 : (R,)`` uint32 key words of each draw and
+    ``counter : (R,)`` uint32 its index below :data:`krandom.KEY_BLOCK` among the
+    draws sharing those key words: trial ``t`` of a draw reads the word
+    ``keyed_words(k0, k1 + (t >> 20) phi, (t << 12) | counter)`` of
+    :mod:`jaxtests.kernels.random`, so draws that share key words never share
+    a correction stream. Returns corrected words whose set bits are exactly
+    ``n1`` of the ``n`` items.
 
     Exactness. Let ``K`` be the number of set bits. While ``K > n1``, draw an
     index uniformly on ``[0, n)`` (Lemire rejection, exact) and clear it if it is
@@ -789,10 +659,7 @@ def fix_subset_size(words, n, n1, seed, counter=None):
     words = words & pad_mask[:, None]
     k = jnp.sum(lax.population_count(words).astype(jnp.int32), axis=0, dtype=jnp.int32)
     nn = jnp.uint32(n)
-    stride = jnp.uint64(n_draws if counter is None else KEY_BLOCK)
-    if counter is None:
-        counter = jnp.arange(n_draws, dtype=jnp.uint32)
-    draw = counter.astype(jnp.uint64)
+    shift = int(np.log2(krandom.KEY_BLOCK))
 
     def cond(state):
         _, k, _ = state
@@ -800,9 +667,9 @@ def fix_subset_size(words, n, n1, seed, counter=None):
 
     def body(state):
         words, k, t = state
-        c = (t * stride + draw + jnp.uint64(1)) * jnp.uint64(_GAMMA)
-        r = (splitmix64(seed + c) >> 32).astype(jnp.uint32)
-        idx, ok = _uniform_below(r, nn)
+        hi = (t >> (32 - shift)) * jnp.uint32(0x9E3779B9)  # a new stream every 2^20 trials
+        r = krandom.keyed_words(k0, k1 + hi, (t << shift) | counter)
+        idx, ok = krandom.uniform_below(r, nn)
         j = (idx >> 5).astype(jnp.int32)
         bit = jnp.uint32(1) << (idx & 31)
         w = words[j, jnp.arange(n_draws)]
@@ -812,9 +679,9 @@ def fix_subset_size(words, n, n1, seed, counter=None):
         new_w = jnp.where(remove, w & ~bit, jnp.where(add, w | bit, w))
         words = words.at[j, jnp.arange(n_draws)].set(new_w)
         k = k - remove.astype(jnp.int32) + add.astype(jnp.int32)
-        return words, k, t + jnp.uint64(1)
+        return words, k, t + jnp.uint32(1)
 
-    words, _, _ = lax.while_loop(cond, body, (words, k, jnp.uint64(0)))
+    words, _, _ = lax.while_loop(cond, body, (words, k, jnp.uint32(0)))
     return words
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from tqdm import tqdm
 
-from jaxtests import _permutation as P
+from jaxtests import _engine as P
 from jaxtests._permutation import permutation_test, signflip_test, swap_test
 from jaxtests._progress import LongRunWarning, as_progress
 
@@ -319,7 +319,7 @@ def test_short_runs_stay_silent():
 FOUR_DEVICES = r"""
 import json
 import numpy as np
-from jaxtests import _permutation as P
+from jaxtests import _engine as P
 from jaxtests._permutation import permutation_test, signflip_test
 
 d = np.random.default_rng(3).normal(0.05, 1, (2, 40))

@@ -31,11 +31,11 @@ import pytest
 from scipy import stats
 
 from jaxtests._permutation import (
-    _within_block_permutation_pvalue,
     permutation_test,
     signflip_test,
     swap_test,
 )
+from jaxtests._within_block import within_block_pvalue
 
 K = 300
 MAX_MISSES = 9  # P(Binomial(300, 0.01) >= 10) = 8e-4
@@ -323,7 +323,7 @@ def test_within_block_calibrated():
     assert 0.05 < p < 0.95, p
     n_resamples = 1024
     runs = _runs(
-        lambda k: _within_block_permutation_pvalue(
+        lambda k: within_block_pvalue(
             _spread, x, alternative="greater", n_resamples=n_resamples, key=k
         )
     )

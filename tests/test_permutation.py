@@ -6,7 +6,8 @@ import math
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jaxtests.kernels import resampling as kr
+from jaxtests.kernels import random as krandom
+from jaxtests.kernels import resampling as kresampling
 from scipy import stats
 
 from jaxtests._permutation import permutation_test
@@ -85,10 +86,13 @@ def test_subset_correction_is_uniform_over_all_splits():
 
     with jax.enable_x64(True):
         n, n1, r = 7, 3, 8192
-        seeds = kr.block_seeds(jax.random.key(0), jnp.arange(4))
         counts = {}
-        for s in seeds:
-            w = kr.fix_subset_size(kr.random_words(s, 1, r), n, n1, s ^ jnp.uint64(99))
+        keys, local = krandom.draw_keys(jax.random.key(0), jnp.int64(0), 4 * r, 4)
+        for i in range(4):
+            s = slice(i * r, (i + 1) * r)
+            k, c = keys[s], local[s]
+            w = krandom.word_grid(k[:, 0], k[:, 1], c, 1)
+            w = kresampling.fix_subset_size(w, n, n1, k[:, 2], k[:, 3], c)
             for v in np.asarray(w[0]):
                 counts[int(v)] = counts.get(int(v), 0) + 1
     assert all(bin(k).count("1") == n1 and k < 2**n for k in counts)
@@ -149,19 +153,21 @@ def _corrected_sums(n, n1, z, mode, tiers, n_draws, seed):
 
     with jax.enable_x64(True):
         n_words = -(-n // 32)
-        keys, local = kr.draw_keys(jax.random.key(seed), jnp.int64(0), n_draws, 6)
+        keys, local = krandom.draw_keys(jax.random.key(seed), jnp.int64(0), n_draws, 6)
         zz = jnp.asarray(z)[None, :]
         if mode == "bernoulli":
             z32 = jnp.pad(zz, ((0, 0), (0, 32 * n_words - n))).reshape(1, n_words, 32)
             mask = jnp.asarray(
                 np.array([(1 << min(32, n - 32 * w)) - 1 for w in range(n_words)], np.uint32)
             )
-            p, k = kr.bit_sums(keys[:, 0], keys[:, 1], local, z32.astype(jnp.float32), mask)
+            p, k = kresampling.bit_sums(
+                keys[:, 0], keys[:, 1], local, z32.astype(jnp.float32), mask
+            )
         else:
             p = jnp.zeros((1, n_draws)) if mode == "empty" else jnp.full((1, n_draws), sum(z))
             k = jnp.full((n_draws,), 0 if mode == "empty" else n, jnp.int32)
         c = k - n1
-        corr = kr.subset_corrections(
+        corr = kresampling.subset_corrections(
             keys, local, jnp.abs(c), c > 0, zz, n=n, n_words=n_words, mode=mode, tiers=tiers
         )
         return np.asarray(jnp.where(c > 0, p - corr, p + corr)[0])
@@ -209,9 +215,9 @@ def test_hashed_buckets_still_give_uniform_splits():
 
 def test_monte_carlo_unbalanced_splits_within_interval_of_exact():
     # n1 = 3 of 15: the engine starts from no item and adds 3 (see _subset_evaluator).
-    from jaxtests._permutation import _subset_evaluator
+    from jaxtests.kernels import evaluators as kevaluators
 
-    assert _subset_evaluator(15, 3, 1, 1024)[0].mode == "empty"
+    assert kevaluators.subset_evaluator(15, 3, 1, 1024)[0].mode == "empty"
     x = np.array([2.9, 3.8, 1.1])
     y = np.array([0.3, 1.9, -0.4, 1.2, 0.8, 2.1, 0.0, 1.4, 2.2, 0.7, 1.8, 3.1])
     exact = permutation_test(x, y, alternative="greater")
@@ -229,7 +235,7 @@ def test_split_count_is_capped_not_computed():
     # count is at most max(n_resamples, 2^30). Reference: math.comb.
     import math
 
-    from jaxtests._permutation import _comb_at_most
+    from jaxtests._twosample import _comb_at_most
 
     for n in range(0, 41):
         for k in range(0, n + 1):
@@ -294,7 +300,7 @@ def test_within_block_draws_are_independent_and_uniform():
     # null names the arrangement: 3!^2 = 36 equally likely values.
     import jax
 
-    from jaxtests._permutation import _within_block_permutation_pvalue
+    from jaxtests._within_block import within_block_pvalue
 
     x = np.tile(np.arange(3.0), (2, 1))
     w = jnp.asarray(3.0 ** np.arange(6).reshape(2, 3))
@@ -303,7 +309,7 @@ def test_within_block_draws_are_independent_and_uniform():
         return jnp.sum(a * w)
 
     with jax.enable_x64(True):
-        r = _within_block_permutation_pvalue(code, x, n_resamples=4096, key=0, return_null=True)
+        r = within_block_pvalue(code, x, n_resamples=4096, key=0, return_null=True)
     null = np.asarray(r.null_distribution)
     # independent pairs are equal with probability 1/36 (1024 pairs: SE 0.005); before: 1
     assert np.mean(null[:512] == null[512:1024]) < 1 / 36 + 0.025

@@ -16,11 +16,11 @@ import pytest
 from scipy import stats
 
 from jaxtests._permutation import (
-    _within_block_permutation_pvalue,
     permutation_test,
     signflip_test,
     swap_test,
 )
+from jaxtests._within_block import within_block_pvalue
 
 EPS = np.finfo(np.float64).eps
 ALTS = ("two-sided", "greater", "less")
@@ -327,7 +327,7 @@ def _inf_if_first_block_descends(x):
 def test_within_block_counts_inf_draws():
     # Block 0's order decides +inf: half of the draws; the p-value must count them.
     x = np.array([[2.0, 1.0, 0.5], [1.0, 3.0, 0.2], [0.4, 0.1, 0.9]])
-    r = _within_block_permutation_pvalue(
+    r = within_block_pvalue(
         _inf_if_first_block_descends, jnp.asarray(x), n_resamples=2000, key=3, return_null=True
     )
     null = np.asarray(r.null_distribution)

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from jaxtests._permutation import _signflip_pvalue, signflip_test
+from jaxtests._permutation import signflip_test
+from jaxtests._signflip import signflip_pvalue
 
 D12 = np.array([0.8, -0.3, 1.1, 0.4, -0.9, 0.6, 1.5, -0.2, 0.7, 0.05, 0.9, -0.4])
 
@@ -172,7 +173,7 @@ def test_hotelling_rows_flipped_as_wholes():
 def test_internal_entry_for_parametric_wiring():
     import jaxtests._precision as prec
 
-    r = prec.x64(_signflip_pvalue)("t", D12, method="exact")
+    r = prec.x64(signflip_pvalue)("t", D12, method="exact")
     np.testing.assert_allclose(r.pvalue, _enumerate(D12)["two-sided"], rtol=1e-12)
 
 
@@ -275,19 +276,20 @@ def test_bit_sums_equal_explicit_bits_within_the_stated_bound():
     # Kernel level: the fused float32 sums match float64 sums over the materialised words of the
     # same draws, within bit_sums_error_bound; the counts equal numpy popcounts.
     import jax.numpy as jnp
-    from jaxtests.kernels import resampling as kr
+    from jaxtests.kernels import random as krandom
+    from jaxtests.kernels import resampling as kresampling
 
     with jax.enable_x64(True):
         m, n_words, n_draws = 70, 3, 8192
         d = np.random.default_rng(11).normal(0, 3, (2, m))
         d32 = jnp.asarray(np.pad(d, ((0, 0), (0, 32 * n_words - m))).reshape(2, n_words, 32))
-        keys, local = kr.draw_keys(jax.random.key(5), jnp.int64(4096), n_draws)
+        keys, local = krandom.draw_keys(jax.random.key(5), jnp.int64(4096), n_draws)
         mask = jnp.asarray(np.array([2**32 - 1, 2**32 - 1, 2**6 - 1], np.uint32))
-        p, cnt = kr.bit_sums(keys[:, 0], keys[:, 1], local, d32.astype(jnp.float32), mask)
-        words = np.asarray(kr.word_grid(keys[:, 0], keys[:, 1], local, n_words))
+        p, cnt = kresampling.bit_sums(keys[:, 0], keys[:, 1], local, d32.astype(jnp.float32), mask)
+        words = np.asarray(krandom.word_grid(keys[:, 0], keys[:, 1], local, n_words))
     bits = ((words.T[:, :, None] >> np.arange(32)) & 1).reshape(n_draws, -1)[:, :m]
     exact = bits.astype(float) @ d.T  # (draws, 2)
-    bound = np.asarray(kr.bit_sums_error_bound(np.abs(d).sum(1), n_words))
+    bound = np.asarray(kresampling.bit_sums_error_bound(np.abs(d).sum(1), n_words))
     err = np.abs(np.asarray(p).T - exact)
     assert np.all(err <= bound) and err.max() > 0  # float32 rounding is real, and bounded
     np.testing.assert_array_equal(np.asarray(cnt), bits.sum(1))
@@ -317,7 +319,7 @@ def test_heavy_tailed_monte_carlo_counts_are_float64_counts():
     r = signflip_test(d, method="monte-carlo", n_resamples=50_000, key=0)
     lo, hi = np.asarray(r.pvalue_interval)
     assert lo <= p_exact <= hi, (float(r.pvalue), p_exact)  # 99% interval, fixed key
-    rt = _signflip_pvalue("t", d, n_resamples=50_000, key=0, method="monte-carlo")
+    rt = signflip_pvalue("t", d, n_resamples=50_000, key=0, method="monte-carlo")
     assert int(rt.n_extreme) == int(r.n_extreme)
     # The float64 recheck depends on each lane's own values: any batch size, the same draws.
     a = signflip_test(d, n_resamples=140_000, key=3, method="monte-carlo", return_null=True)

@@ -1,0 +1,533 @@
+"""The resampling engine: counts over blocks of draws, sharded over local devices.
+
+Every resampling test reads ``_iv -> plan -> drive -> wrap``: its ``_iv``
+checks the arguments (:class:`Options`), its planner builds a :class:`Plan`
+(a block evaluator of :mod:`jaxtests.kernels.evaluators`, the canonical data,
+the observed statistic and its tie tolerance), :func:`drive` runs the plan and
+returns an :class:`EngineResult` (p-values, counts, intervals; the null and
+max-T adjusted p-values on request), and ``_permutation.wrap`` makes the
+public result. Closed forms (the binomial sign test, meet-in-the-middle
+counts) give an :class:`EngineResult` too (:func:`closed_form`).
+
+Reproducibility: the random bits of draw ``g`` are counter-based words keyed
+by ``fold_in(key, g // 4096)`` (:mod:`jaxtests.kernels.random`), so they depend
+on the draw's index only; blocks of draws have a size fixed by the data's
+shape, the statistic and ``n_resamples``, and counts are integers, so the same
+key gives bit-identical counts and p-values for any ``batch_size``, any
+``progress`` chunking and any number of local devices (blocks are sharded over
+all local devices with :func:`jax.shard_map`). For several hosts, start each
+with :func:`jax.distributed.initialize` and run the same call: the engine uses
+the local devices of each process; splitting ``n_resamples`` across hosts by
+block range and adding the counts gives the same result.
+"""
+
+import dataclasses
+import functools
+import os
+import time
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.sharding import Mesh, PartitionSpec
+
+from jaxtests import _pvalues
+from jaxtests._progress import as_progress, warn_long_run
+from jaxtests._random import resolve_key
+from jaxtests.kernels import evaluators as kevaluators
+from jaxtests.kernels import exceedance as kexceedance
+from jaxtests.kernels import resampling as kresampling
+
+MAX_ENUMERATION = 2**30  # rearrangements enumerated one by one
+MAX_MITM = 48  # sign flips counted by meeting in the middle (2 x 2^24 half sums)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """A test's checked options (from ``_permutation.common_iv``); frozen."""
+
+    alternative: str
+    n_resamples: int  # the default (100,000) filled in
+    method: str
+    batch_size: int | None
+    correction: str | None
+    sequential: int | None
+    return_null: bool
+    key: object
+    explicit_n: bool  # whether the caller gave ``n_resamples``
+    progress: object = None  # a jaxtests._progress.Reporter or None
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """What :func:`drive` runs: ``n_total`` draws of ``evaluator`` in blocks of ``draws``.
+
+    ``t_cmp : (H,)`` observed statistics on the scale the evaluator returns,
+    ``tol`` their tie tolerances, ``scale`` the null standard deviations used
+    by max-T (ones when unused); ``exact`` when the draws enumerate every
+    rearrangement (no key, ``p = count / n``). ``tail`` overrides the counted
+    tail (Hotelling's T² counts large values whatever the alternative).
+    """
+
+    evaluator: object
+    data: dict
+    t_cmp: jax.Array
+    tol: jax.Array
+    scale: jax.Array
+    n_total: int
+    draws: int
+    exact: bool
+    tail: str | None = None
+
+
+class EngineResult(NamedTuple):
+    """p-values of ``H`` hypotheses, flat ``(H,)`` numpy arrays."""
+
+    pvalue: np.ndarray
+    n_extreme: np.ndarray
+    interval: tuple  # (low, high) of the p-value; the point itself when exact
+    method: str
+    n_resamples: int
+    seed: int | None
+    adjusted: np.ndarray | None = None  # max-T adjusted p-values
+    n_draws: np.ndarray | None = None  # draws used per hypothesis (sequential stopping)
+    null: np.ndarray | None = None  # (H, n_resamples) statistics (return_null)
+    undefined: np.ndarray | None = None  # hypotheses whose observed statistic is NaN
+
+
+def choose_method(method, n_patterns, n_resamples):
+    """Resolve ``method="auto"``: exact when every rearrangement fits in ``n_resamples``.
+
+    ``n_patterns`` is the number of rearrangements, None for "more than can
+    be counted"; any other ``method`` is returned as given.
+    """
+    if method != "auto":
+        return method
+    return "exact" if n_patterns is not None and n_patterns <= n_resamples else "monte-carlo"
+
+
+def check_enumerable(n_patterns, what, limit=MAX_ENUMERATION):
+    """Refuse ``method="exact"`` beyond ``limit`` rearrangements (None: too many to count)."""
+    if n_patterns is None or n_patterns > limit:
+        raise ValueError(
+            f"`method`='exact' would enumerate {what} (limit 2^{int(np.log2(limit))}). "
+            "Use 'monte-carlo'."
+        )
+
+
+def closed_form(pvalue, n_extreme, method, n_resamples=0, interval=None):
+    """An :class:`EngineResult` computed without drawing (binomial, meet in the middle)."""
+    return EngineResult(
+        pvalue=pvalue,
+        n_extreme=n_extreme,
+        interval=(pvalue, pvalue) if interval is None else interval,
+        method=method,
+        n_resamples=n_resamples,
+        seed=None,
+    )
+
+
+# Compiled once per statistic: repeated calls (many keys, many tests) reuse them.
+@functools.lru_cache(maxsize=64)
+def jitted(fn):
+    return jax.jit(fn)
+
+
+@functools.lru_cache(maxsize=64)
+def vmapped(fn):
+    return jax.jit(jax.vmap(fn))
+
+
+@functools.lru_cache(maxsize=64)
+def swap_terms(fn):
+    return jax.jit(lambda y, a, b: (fn(y, a), fn(y, b)))
+
+
+# 512-bit vectors for the masked float32 adds of ``bit_sums`` (XLA:CPU defaults to
+# 256-bit ones; measured 1.6-2x faster on AVX-512 machines; other backends ignore it).
+_COMPILER_OPTIONS = {"xla_cpu_prefer_vector_width": 512}
+
+
+@functools.partial(
+    jax.jit,
+    compiler_options=_COMPILER_OPTIONS,
+    static_argnames=(
+        "evaluator",
+        "n_total",
+        "draws",
+        "per_step",
+        "null_steps",
+        "n_dev",
+        "alternative",
+        "maxt",
+    ),
+)
+def _run_counts(
+    key,
+    data,
+    t_obs,
+    tol,
+    scale,
+    first_step,
+    n_run,
+    *,
+    evaluator,
+    n_total,
+    draws,
+    per_step,
+    null_steps,
+    n_dev,
+    alternative,
+    maxt,
+):
+    """Exceedance counts (and optionally the null) of ``n_run`` steps per device.
+
+    Device ``i`` runs steps ``first_step + i n_run + j`` for ``j < n_run``;
+    step ``s`` evaluates blocks ``s per_step, ..., (s + 1) per_step - 1``, and
+    draws past ``n_total`` are masked, so calls over consecutive step ranges
+    add up to the counts of one call over all of them. ``first_step`` and
+    ``n_run`` are traced: one compilation serves every chunk size. With
+    ``null_steps > 0`` (a static capacity, ``n_run <= null_steps``) each
+    device also fills the first ``n_run`` steps of its part of the null,
+    ``(H, n_dev null_steps per_step draws)``; otherwise the null is None.
+    """
+    lanes = per_step * draws
+
+    def local(key, data, t_obs, tol, scale, first_step, n_run):
+        base = first_step + (lax.axis_index("d") * n_run if n_dev > 1 else 0)
+        h = t_obs.shape[0]
+
+        def step(j, carry):
+            counts, null = carry
+            bid = (base + j) * per_step + jnp.arange(per_step, dtype=jnp.int32)
+            t = kexceedance.evaluate(
+                evaluator, key, bid, data, t_obs, tol, scale, alternative, maxt
+            )
+            gidx = (bid.astype(jnp.int64)[:, None] * draws + jnp.arange(draws)[None, :]).reshape(-1)
+            valid = gidx < n_total
+            ge, le = kexceedance.tail_counts(t, t_obs, tol, valid)
+            mx = kexceedance.maxt_counts(t, t_obs, tol, scale, valid, alternative) if maxt else ge
+            if null_steps:
+                null = lax.dynamic_update_slice(null, t.astype(null.dtype), (j * 0, j * lanes))
+            return (counts[0] + ge, counts[1] + le, counts[2] + mx), null
+
+        zero = jnp.zeros((h,), jnp.int64)
+        null = jnp.zeros((h, null_steps * lanes), t_obs.dtype) if null_steps else None
+        counts, null = lax.fori_loop(0, n_run, step, ((zero, zero, zero), null))
+        if n_dev > 1:
+            counts = lax.psum(counts, "d")
+        return counts, null
+
+    if n_dev == 1:
+        return local(key, data, t_obs, tol, scale, first_step, n_run)
+    mesh = Mesh(np.array(jax.local_devices()[:n_dev]), ("d",))
+    rep = PartitionSpec()
+    f = jax.shard_map(
+        local,
+        mesh=mesh,
+        in_specs=(rep,) * 7,
+        out_specs=(rep, PartitionSpec(None, "d")),
+        check_vma=False,
+    )
+    return f(key, data, t_obs, tol, scale, first_step, n_run)
+
+
+@functools.partial(
+    jax.jit,
+    compiler_options=_COMPILER_OPTIONS,
+    static_argnames=("evaluator", "n_total", "draws", "per_step", "alternative", "h"),
+)
+def _run_sequential(
+    key, data, t_obs, tol, state, n_steps, *, evaluator, n_total, draws, per_step, alternative, h
+):
+    """Besag-Clifford: per hypothesis, the draw at which ``h`` extreme values were seen.
+
+    ``state = (first_step, ge, le, stop)`` (``stop`` 0 while running); runs
+    steps ``first_step, ...`` until ``first_step + n_steps`` (traced: one
+    compilation serves every chunk size) or until every hypothesis stopped,
+    and returns the new state, so host-level chunks of steps continue one
+    another exactly.
+    """
+    end = state[0] + n_steps
+
+    lo, hi = kexceedance.tie_band(t_obs, tol)
+
+    def tail(t):
+        return t >= lo[:, None], t <= hi[:, None]
+
+    def cond(state):
+        step, _, _, stop = state
+        started = step.astype(jnp.int64) * (per_step * draws)
+        return (step < end) & (started < n_total) & jnp.any(stop == 0)
+
+    def body(state):
+        step, ge_c, le_c, stop = state
+        bid = step * per_step + jnp.arange(per_step, dtype=jnp.int32)
+        t = kexceedance.evaluate(evaluator, key, bid, data, t_obs, tol, None, alternative, False)
+        gidx = (bid.astype(jnp.int64)[:, None] * draws + jnp.arange(draws)[None, :]).reshape(-1)
+        valid = (gidx < n_total)[None, :]
+        ge, le = tail(t)
+        cge = ge_c[:, None] + jnp.cumsum(ge & valid, axis=1, dtype=jnp.int64)
+        cle = le_c[:, None] + jnp.cumsum(le & valid, axis=1, dtype=jnp.int64)
+        if alternative == "greater":
+            c = cge
+        elif alternative == "less":
+            c = cle
+        else:
+            c = jnp.minimum(cge, cle)
+        reached = (c >= h) & valid
+        first = jnp.argmax(reached, axis=1)
+        hit = jnp.any(reached, axis=1)
+        new_stop = jnp.where((stop == 0) & hit, gidx[first] + 1, stop)
+        # Counts stop growing once a hypothesis has stopped.
+        keep = stop == 0
+        ge_c = jnp.where(keep, cge[:, -1], ge_c)
+        le_c = jnp.where(keep, cle[:, -1], le_c)
+        return step + 1, ge_c, le_c, new_stop
+
+    return lax.while_loop(cond, body, state)
+
+
+@functools.partial(jax.jit, static_argnames=())
+def mitm_counts(d, lo, hi):
+    """Exact sign-flip counts ``#{P >= hi}``, ``#{P <= lo}`` per hypothesis (meet in the middle)."""
+    return jax.vmap(kresampling.mitm_signflip_counts)(d, lo, hi)
+
+
+_STEP_BYTES = 2**28  # intermediates of one step (a batch of blocks), about 256 MB
+_NULL_BYTES = 2**26  # device buffer of one chunk's null statistics (return_null)
+
+
+def _draw_bytes(evaluator, data, n_h):
+    """Rough bytes of intermediates per draw, for the ``batch_size`` cap.
+
+    Evaluators on materialised rearrangements hold a rearranged copy of the
+    data per draw (signs or indices, the copy, products); the fused and table
+    sums a few values per hypothesis.
+    """
+    if isinstance(evaluator, kevaluators.GenericEval | kevaluators.WithinBlockEval):
+        sizes = [int(np.prod(np.shape(a))) for a in jax.tree_util.tree_leaves(data)]
+        return 32 * max(sizes, default=1)
+    return 32 * n_h + 64
+
+
+def _per_step(batch_size, draws, n_blocks=None, block_bytes=0):
+    """Blocks per step: ``batch_size`` in whole blocks, capped at the work and at memory.
+
+    The cap never changes a result (blocks are fixed, counts integers); it
+    keeps ``batch_size=10**12`` from asking XLA for terabytes.
+    """
+    if batch_size is None:
+        return 1
+    per = max(1, -(-batch_size // draws))
+    if n_blocks is not None:
+        per = min(per, max(1, n_blocks))
+    if block_bytes > 0:
+        per = min(per, max(1, _STEP_BYTES // block_bytes))
+    return per
+
+
+def _n_devices(n_blocks, per_step):
+    n = jax.local_device_count()
+    return max(1, min(n, -(-n_blocks // per_step)))
+
+
+def _check_size(n_total, n_blocks, per_step, draws, n_h, return_null):
+    """Refuse runs the engine cannot index or hold, naming the argument."""
+    # Block ids are int32 (and so part of every draw's key): the last step may
+    # run past n_blocks by a step per device.
+    if n_blocks + (jax.local_device_count() + 1) * per_step >= 2**31:
+        limit = (2**31 - (jax.local_device_count() + 1) * per_step) * draws
+        raise ValueError(
+            f"`n_resamples`={n_total} is more than the engine indexes ({draws} draws per "
+            f"block, under 2^31 blocks: at most about {limit:.3g}); use fewer resamples "
+            "or `sequential` stopping."
+        )
+    if return_null:
+        need = 8 * n_total * n_h
+        try:
+            memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
+            memory = 2**34
+        if need > memory // 2:
+            raise ValueError(
+                f"`return_null`=True with `n_resamples`={n_total} keeps {n_total} x {n_h} "
+                f"statistics ({need / 2**30:.3g} GiB), more than half of this machine's "
+                f"memory ({memory / 2**30:.3g} GiB); lower `n_resamples` or leave "
+                "`return_null` off."
+            )
+
+
+_CHUNK_SECONDS = 0.5  # aim of one host-level call: Ctrl-C and progress act between calls
+_LONG_RUN_SECONDS = 180.0  # runs estimated beyond this get a LongRunWarning
+_ESTIMATE_FROM_SECONDS = 0.1  # shortest chunk whose time is trusted for that estimate
+
+
+def _step_chunks(n_steps, n_dev, cap=None, what="This permutation test"):
+    """Host-level chunks ``(first_step, steps_per_device)`` of ``n_steps`` steps, sized by time.
+
+    The first chunk is one step per device (its time includes compilation),
+    so the first progress report comes early; later ones aim at
+    ``_CHUNK_SECONDS`` of work, growing at most 16x per chunk, so Ctrl-C
+    (seen by Python between chunks) stops a run within about a second. The
+    caller finishes a chunk's computation before asking for the next one:
+    the time between yields is the chunk's. Once a chunk of at least 0.1 s
+    (not the first, which may include compilation) predicts more than ``_LONG_RUN_SECONDS`` to go, a
+    :class:`jaxtests._progress.LongRunWarning` gives the estimate. Chunking
+    never changes a result: blocks stay whole and counts are integers.
+    """
+    first, n_run, calls, warned = 0, 1, 0, False
+    while first < n_steps:
+        n_run = min(n_run, -(-(n_steps - first) // n_dev))
+        if cap:
+            n_run = min(n_run, cap)
+        t0 = time.perf_counter()
+        yield first, n_run
+        dt = time.perf_counter() - t0
+        first += n_run * n_dev
+        calls += 1
+        per = max(dt / n_run, 1e-7)  # seconds per step on each device
+        if calls > 1 and not warned and dt >= _ESTIMATE_FROM_SECONDS and first < n_steps:
+            left = per * -(-(n_steps - first) // n_dev)
+            if left > _LONG_RUN_SECONDS:
+                warn_long_run(left, what)
+                warned = True
+        n_run = max(1, min(int(_CHUNK_SECONDS / per), 16 * n_run))
+
+
+def drive(plan, opts):
+    """Run ``plan`` with the options ``opts``; returns an :class:`EngineResult`.
+
+    The blocks run in host-level chunks sized by time (:func:`_step_chunks`):
+    ``opts.progress(done, n_total)`` is called at the start and after each
+    chunk, and Ctrl-C raises ``KeyboardInterrupt`` between chunks (nothing is
+    kept). Counts are integers summed over chunks, so the result is
+    bit-identical to one call, whatever the chunking, ``batch_size`` or
+    device count.
+    """
+    progress = as_progress(opts.progress)
+    typed_key, seed = (None, None) if plan.exact else resolve_key(opts.key)
+    if typed_key is None:
+        typed_key = jax.random.key(0)
+    n_total, draws, t_cmp = plan.n_total, plan.draws, plan.t_cmp
+    tail = plan.tail or opts.alternative
+    n_h = t_cmp.shape[0]
+    n_blocks = -(-n_total // draws)
+    block_bytes = draws * _draw_bytes(plan.evaluator, plan.data, n_h)
+    per_step = _per_step(opts.batch_size, draws, n_blocks, block_bytes)
+    _check_size(n_total, n_blocks, per_step, draws, n_h, opts.return_null)
+    n_steps = -(-n_blocks // per_step)
+    lanes = per_step * draws
+    what = f"This permutation test ({n_total:,} rearrangements)"
+    # No draw reaches a NaN observed statistic's thresholds; wrap reports p = NaN.
+    undefined = np.isnan(np.asarray(t_cmp))
+    try:
+        if progress is not None:
+            progress(0, n_total)
+        if opts.sequential is not None:
+            res = _drive_sequential(plan, typed_key, per_step, n_steps, tail, opts, progress, what)
+            return res._replace(seed=seed, undefined=undefined)
+        n_dev = _n_devices(n_blocks, per_step)
+        null_steps = 0
+        if opts.return_null:
+            null_steps = max(1, min(-(-n_steps // n_dev), _NULL_BYTES // (8 * n_h * lanes)))
+        counts = np.zeros((3, n_h), np.int64)
+        nulls = []
+        # One call at a time: two computations in flight at once can hang XLA:CPU (README).
+        for first, n_run in _step_chunks(n_steps, n_dev, null_steps, what):
+            c, null = _run_counts(
+                typed_key,
+                plan.data,
+                t_cmp,
+                plan.tol,
+                plan.scale,
+                jnp.int32(first),
+                jnp.int32(n_run),
+                evaluator=plan.evaluator,
+                n_total=n_total,
+                draws=draws,
+                per_step=per_step,
+                null_steps=null_steps,
+                n_dev=n_dev,
+                alternative=tail,
+                maxt=opts.correction == "maxT",
+            )
+            counts += np.asarray(c)  # integer counts: chunking never changes a sum
+            if opts.return_null:
+                null = np.asarray(null)
+                part = null_steps * lanes  # each device's part of the buffer
+                nulls += [null[:, i * part : i * part + n_run * lanes] for i in range(n_dev)]
+            if progress is not None:
+                progress(min(n_total, (first + n_run * n_dev) * lanes), n_total)
+    finally:
+        if progress is not None:
+            progress.close()
+    ge, le, mx = counts
+    p, cnt, interval = _pvalues.counts_to_pvalues(ge, le, n_total, tail, plan.exact)
+    adjusted = None
+    if opts.correction == "maxT":
+        adj = 0 if plan.exact else 1
+        # Westfall & Young (1993) single-step max-T; never below the raw p-value.
+        adjusted = np.maximum(p, (mx + adj) / (n_total + adj))
+    return EngineResult(
+        pvalue=p,
+        n_extreme=cnt,
+        interval=interval,
+        method="exact" if plan.exact else "monte-carlo",
+        n_resamples=n_total,
+        seed=seed,
+        adjusted=adjusted,
+        null=np.concatenate(nulls, axis=1)[:, :n_total] if opts.return_null else None,
+        undefined=undefined,
+    )
+
+
+def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
+    """Besag-Clifford stopping, in time-sized chunks of steps on one device."""
+    h, n_total = opts.sequential, plan.n_total
+    zero = jnp.zeros((plan.t_cmp.shape[0],), jnp.int64)
+    state = (jnp.int32(0), zero, zero, zero)
+    what = what.replace("(", "(up to ", 1)
+    for first, n_run in _step_chunks(n_steps, 1, None, what):
+        state = _run_sequential(
+            key,
+            plan.data,
+            plan.t_cmp,
+            plan.tol,
+            state,
+            jnp.int32(n_run),
+            evaluator=plan.evaluator,
+            n_total=n_total,
+            draws=plan.draws,
+            per_step=per_step,
+            alternative=tail,
+            h=h,
+        )
+        stopped = bool(np.all(np.asarray(state[3]) > 0))  # waits for the chunk
+        if progress is not None:
+            done = n_total if stopped else min(n_total, (first + n_run) * per_step * plan.draws)
+            progress(done, n_total)
+        if stopped:
+            break
+    ge, le, stop = (np.asarray(a) for a in state[1:])
+    p, cnt, (lo, hi) = _pvalues.counts_to_pvalues(ge, le, n_total, tail, exact=False)
+    factor = 1.0 if tail != "two-sided" else 2.0
+    used = np.where(stop > 0, stop, n_total)
+    # Besag & Clifford (1991): stopped at the h-th extreme value, p = h / L.
+    p_seq = np.minimum(1.0, factor * h / np.maximum(used, 1))
+    slo, shi = _pvalues.clopper_pearson(np.full(used.shape, h), used)
+    stopped = stop > 0
+    return EngineResult(
+        pvalue=np.where(stopped, p_seq, p),
+        n_extreme=np.where(stopped, h, cnt),
+        interval=(
+            np.where(stopped, np.minimum(1.0, factor * slo), lo),
+            np.where(stopped, np.minimum(1.0, factor * shi), hi),
+        ),
+        method="monte-carlo",
+        n_resamples=int(used.max()),
+        seed=None,
+        n_draws=used,
+    )

@@ -1,0 +1,434 @@
+"""Sign-flip (paired randomization) tests of zero-centred differences."""
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxtests import _pvalues
+from jaxtests import _validation as v
+from jaxtests._engine import (
+    MAX_MITM,
+    Plan,
+    check_enumerable,
+    choose_method,
+    closed_form,
+    drive,
+    mitm_counts,
+    vmapped,
+)
+from jaxtests._precision import x64
+from jaxtests._resampling import check_exact_cap, check_statistic, common_iv, wrap
+from jaxtests.kernels import evaluators as kevaluators
+from jaxtests.kernels import exceedance as kexceedance
+from jaxtests.kernels import statistics as kstatistics
+
+__all__ = ["signflip_test"]
+
+EPS = _pvalues.EPS
+
+_SIGNFLIP_STATS = ("mean", "t", "hotelling")
+
+
+def _signflip_iv(d, statistic, axis, opts):
+    """Validate :func:`signflip_test`'s data and statistic; returns canonical ``d``.
+
+    ``d`` has instances last (``(..., p, m)`` for Hotelling's T²).
+    """
+    if not callable(statistic):
+        v.check_choice(statistic, "statistic", _SIGNFLIP_STATS)
+    d = v.as_float_array(d, "d", min_ndim=2 if statistic == "hotelling" else 1)
+    if statistic == "hotelling":
+        if axis != -1:
+            raise ValueError(
+                "`axis` must be left at -1 for statistic='hotelling': `d` is "
+                "(..., m, p) with instances on axis -2 and measures last."
+            )
+        v.check_covariance(d, "d")  # as hotelling_t2: no T² of a singular covariance
+        d = jnp.moveaxis(d, -2, -1)  # instances last for the shared reshaping below
+    else:
+        axis = v.normalize_axis(axis, d.ndim)
+        d = jnp.moveaxis(d, axis, -1)
+    m = d.shape[-1]
+    if m < 2:
+        raise ValueError(f"`d` needs at least 2 instances along the instance axis, got {m}.")
+    if opts.method == "binomial" and statistic not in ("mean", "t"):
+        raise ValueError("`method`='binomial' applies to statistic 'mean' or 't' only.")
+    _signflip_options_iv(d, statistic, opts)
+    return d
+
+
+def _signflip_options_iv(d, statistic, opts):
+    """Refuse options the chosen method would not use; check a callable's output shape.
+
+    ``d`` is canonical (instances last). A given ``n_resamples`` with "exact"
+    is the most patterns enumerated; "binomial" has no rearrangements at all.
+    """
+    m = d.shape[-1]
+    method, n_resamples, explicit_n = opts.method, opts.n_resamples, opts.explicit_n
+    if callable(statistic):
+        check_statistic(statistic, [(m,)], "statistic", f"one hypothesis' ({m},) differences")
+    if method == "binomial":
+        given = [
+            f"`{name}`"
+            for name, on in (
+                ("n_resamples", explicit_n),
+                ("batch_size", opts.batch_size is not None),
+                ("correction", opts.correction is not None),
+                ("return_null", opts.return_null),
+            )
+            if on
+        ]
+        if given:
+            raise ValueError(
+                f"`method`='binomial' is a closed form without rearrangements: "
+                f"{', '.join(given)} would be ignored. Leave it out, or use method='exact' "
+                "or 'monte-carlo'."
+            )
+    if method == "exact":
+        if statistic in ("mean", "t"):  # zero differences are left out of the enumeration
+            nz = int(np.sum(np.any(np.asarray(d).reshape(-1, m) != 0, axis=0)))
+            check_exact_cap(2 ** max(nz, 1), n_resamples, explicit_n)
+        else:
+            check_exact_cap(2**m, n_resamples, explicit_n)
+
+
+def _ternary(d2):
+    """(is {-c, 0, +c} for every hypothesis, n_pos, n_nonzero) from ``d2 : (H, m)``."""
+    a = np.abs(np.asarray(d2))
+    c = a.max(axis=1, keepdims=True)
+    ok = bool(np.all((a == 0) | (a == c)))
+    pos = np.sum(np.asarray(d2) > 0, axis=1)
+    nz = np.sum(a > 0, axis=1)
+    return ok, pos, nz
+
+
+@jax.jit
+def _signflip_linear_prep(d2):
+    m = d2.shape[-1]
+    total = jnp.sum(d2, axis=-1)
+    mean_obs = total / m
+    abs_sum = jnp.sum(jnp.abs(d2), axis=-1)
+    # scipy's relative tie tolerance, plus a bound on the rounding of the
+    # table sums (Wilkinson: gamma_n sum |d|), so ties are never missed.
+    tol = kexceedance.tie_tol(mean_obs, abs_sum / m) + 4 * (m + 32) * EPS * abs_sum / m
+    sd = jnp.sqrt(jnp.sum(d2 * d2, axis=-1)) / m  # exact null sd of the mean
+    return mean_obs, tol, sd
+
+
+def _t_from_mean(mean, m, q):
+    """t statistic of sign-flipped data from its mean (sum of squares ``q`` is invariant)."""
+    var = (q[..., None] - m * mean * mean) / (m - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return mean * np.sqrt(m) / np.sqrt(var)
+
+
+def _signflip(d, statistic, opts):
+    """Plan, drive and wrap on canonical ``d`` (instances last; hotelling: ``(..., p, m)``)."""
+    if statistic == "hotelling":
+        batch_shape = d.shape[:-2]
+        d2 = jnp.moveaxis(d, -1, -2).reshape((-1, *d.shape[-1:], *d.shape[-2:-1]))  # (H, m, p)
+        stat_fn = kstatistics.hotelling_t2
+    else:
+        batch_shape = d.shape[:-1]
+        d2 = d.reshape(-1, d.shape[-1])
+        stat_fn = {"mean": kstatistics.mean, "t": kstatistics.t_statistic}.get(statistic, statistic)
+    observed = vmapped(stat_fn)(d2) if statistic not in _SIGNFLIP_STATS else stat_fn(d2)
+    if statistic in ("mean", "t"):
+        res, null_map = _linear(d2, statistic, opts)
+    else:
+        res, null_map = _generic(d2, statistic, stat_fn, observed, opts), None
+    return wrap(observed, batch_shape, res, opts.alternative, opts.correction, null_map)
+
+
+def _linear(d2, statistic, opts):
+    """Mean and t: binomial closed form, meet in the middle, byte tables or fused sums.
+
+    Zero differences never change a sign-flipped sum: they are left out of
+    the rearrangements (``2^m_eff`` patterns). Returns the engine's result on
+    the mean's scale and the map of its null to the statistic's.
+    """
+    n_h, m = d2.shape
+    nz_cols = np.flatnonzero(np.any(np.asarray(d2) != 0, axis=0))
+    m_eff = int(nz_cols.size)
+    method = opts.method
+    if method == "auto":
+        ternary = opts.correction is None and not opts.return_null and _ternary(d2)[0]
+        method = "binomial" if ternary else choose_method("auto", 2**m_eff, opts.n_resamples)
+    if method == "binomial":
+        ok, pos, nz = _ternary(d2)
+        if not ok:
+            raise ValueError(
+                "`method`='binomial' needs differences taking only the values "
+                "{-c, 0, +c} in each hypothesis (e.g. 0/1-loss differences)."
+            )
+        return closed_form(_pvalues.sign_test(pos, nz, opts.alternative), pos, "binomial"), None
+    exact = method == "exact"
+    keep = nz_cols if m_eff > 0 else np.array([0])
+    dk = d2[:, keep]
+    mk = dk.shape[1]
+    mean_obs, tol, sd = _signflip_linear_prep(d2)
+    total = jnp.sum(d2, axis=-1)
+    q = np.asarray(jnp.sum(d2 * d2, axis=-1))
+    null_map = (lambda t: _t_from_mean(t, m, q)) if statistic == "t" else None
+    if exact and m_eff > MAX_MITM:
+        raise ValueError(
+            f"`method`='exact' supports at most {MAX_MITM} nonzero instances "
+            f"for statistic {statistic!r}; got {m_eff}. Use 'monte-carlo'."
+        )
+    if exact and opts.correction is None and not opts.return_null:
+        # Meet in the middle on P = sum of kept-sign d: T = (2 P - D) / m.
+        t_lo, t_hi = kexceedance.tie_band(mean_obs, tol)
+        ge, le = mitm_counts(dk, (m * t_hi + total) / 2, (m * t_lo + total) / 2)
+        p, cnt, interval = _pvalues.counts_to_pvalues(ge, le, 2**mk, opts.alternative, True)
+        if opts.progress is not None:
+            opts.progress(2**mk, 2**mk)
+        return closed_form(p, cnt, "exact", 2**mk, interval), null_map
+    if exact:
+        check_enumerable(2**mk, f"2^{mk} sign patterns with `correction` or `return_null`")
+    n_words = -(-mk // 32)
+    data = {"a": jnp.full((n_h,), 2.0 / m), "c": -total / m}
+    if exact:
+        n_total = 2**mk
+        draws = min(kevaluators.block_draws_linear(n_words), n_total)
+        tables, terms = kevaluators.exact_terms(dk, n_words)
+        data.update(terms)
+        evaluator = kevaluators.LinearEval(kevaluators.Words("enumerate", n_words, draws), tables)
+    else:
+        n_total = opts.n_resamples
+        draws = kevaluators.block_draws_fused(n_words, n_h, n_total, opts.sequential is not None)
+        data["d32"] = kevaluators.pad_words(dk, n_words)
+        data["d64"] = kevaluators.pad_words(dk, n_words, jnp.float64)
+        data["err"] = kevaluators.float32_err(dk, n_words, data["a"], data["c"])
+        evaluator = kevaluators.FusedEval(draws)
+    plan = Plan(evaluator, data, mean_obs, tol, sd, n_total, draws, exact)
+    return drive(plan, opts), null_map
+
+
+def _generic(d2, statistic, stat_fn, observed, opts):
+    """Hotelling's T² and user callables: sign patterns materialised per block."""
+    m = d2.shape[1]
+    if statistic == "hotelling" and opts.alternative == "less":
+        raise ValueError(
+            "`alternative`='less' is meaningless for Hotelling's T² (large values "
+            "are evidence in every direction); use 'two-sided' or 'greater'."
+        )
+    exact = choose_method(opts.method, 2**m, opts.n_resamples) == "exact"
+    if exact:
+        check_enumerable(2**m, f"2^{m} sign patterns for this statistic")
+    n_words = -(-m // 32)
+    draws = kevaluators.block_draws_generic(int(np.prod(d2.shape[1:])))
+    if exact:
+        n_total = 2**m
+        draws = min(draws, n_total)
+        words = kevaluators.Words("enumerate", n_words, draws)
+    else:
+        n_total = opts.n_resamples
+        words = kevaluators.Words("random", n_words, draws)
+    obs = jnp.asarray(observed)
+    # Size of the statistic's values: its value on the rearrangement that makes
+    # each instance's first entry non-negative (|d| for 1-d instances).
+    first = d2.reshape((*d2.shape[:2], -1))[:, :, 0]
+    flip = jnp.where(first < 0, -1.0, 1.0).reshape(first.shape + (1,) * (d2.ndim - 2))
+    tol = kexceedance.tie_tol(obs, vmapped(stat_fn)(d2 * flip))
+    evaluator = kevaluators.GenericEval(words, "signflip", stat_fn, m)
+    tail = "greater" if statistic == "hotelling" else None
+    plan = Plan(evaluator, {"d": d2}, obs, tol, jnp.ones_like(obs), n_total, draws, exact, tail)
+    return drive(plan, opts)
+
+
+@x64
+def signflip_test(
+    d,
+    *,
+    statistic="mean",
+    alternative="two-sided",
+    n_resamples=None,
+    method="auto",
+    key=None,
+    axis=-1,
+    batch_size=None,
+    correction=None,
+    sequential=None,
+    return_null=False,
+    progress=None,
+):
+    """Paired randomization (sign-flip) test of zero-centred differences.
+
+    Under H0 each difference ``d_i`` (per-instance loss difference of two
+    models, or per-fold difference) is symmetric about 0, so its sign is a
+    fair coin (Hein: ``T(pi) = sum_i pi_i W_i``, ``pi in {-1, 1}^m``).
+
+    Parameters
+    ----------
+    d : array_like, (..., m) or (..., m, p) for ``statistic="hotelling"``
+        Differences; instances along ``axis``. Every other axis is a separate
+        hypothesis; all hypotheses share the same sign patterns.
+    statistic : {"mean", "t", "hotelling"} or callable
+        "t" is the one-sample t; under sign flips it is increasing in the mean
+        (the sum of squares is invariant), so it gives the mean's p-value.
+        "hotelling" flips whole rows of ``(m, p)`` differences. A callable maps
+        one hypothesis' ``(m,)`` (or ``(m, p)``) array to a scalar and is vmapped.
+    alternative : {"two-sided", "less", "greater"}
+        scipy's conventions: "greater" is ``P(T >= t)``, "less" ``P(T <= t)``,
+        "two-sided" ``min(1, 2 min(P(T >= t), P(T <= t)))``. Hotelling's T² is
+        direction-free: "two-sided" and "greater" both give ``P(T² >= t²)``.
+    n_resamples : int, optional
+        The most rearrangements evaluated (default 100,000): the Monte Carlo
+        draws, and the largest number of patterns "auto" enumerates. With
+        "exact", a given ``n_resamples`` below the number of patterns is an
+        error (leave it out to enumerate them all); "binomial" refuses it.
+    method : {"auto", "exact", "monte-carlo", "binomial"}
+        "auto" picks "binomial" when every hypothesis' differences take only
+        the values {-c, 0, +c} (closed form, equals ``scipy.stats.binomtest``),
+        "exact" when ``2^m <= n_resamples`` (``m`` counts nonzero differences),
+        else "monte-carlo". Exact "mean"/"t" count by meeting in the middle
+        (``m <= 48``); other statistics enumerate (``2^m <= 2^30``).
+    key : int, JAX key or None
+        Randomness; the seed is recorded in the result. Checked on every path;
+        exact and binomial results use none (``seed`` None).
+    axis : int
+        Instance axis (leave at -1 for "hotelling").
+    batch_size : int or None
+        Draws evaluated per step; changes speed and memory, never the result.
+        Capped at the work (``n_resamples`` in whole blocks) and at about
+        256 MB of intermediates per step. The meet-in-the-middle count of exact
+        "mean"/"t" has no steps; "binomial" refuses it.
+    correction : {None, "maxT"}
+        Westfall-Young single-step max-T adjusted p-values across hypotheses,
+        for "mean" on the scale of each hypothesis' null standard deviation.
+    sequential : int or None
+        Besag-Clifford stopping after ``sequential`` extreme values.
+    return_null : bool
+        Keep the statistic of every rearrangement.
+    progress : bool, tqdm bar, callable or None
+        True shows a :mod:`tqdm.auto` bar; a tqdm bar is advanced by the draws
+        done; a callable is called as ``progress(done, total)`` from the host,
+        at the start and after each chunk of draws (the first within a few
+        seconds, then about every 0.5 s); the result does not depend on it.
+        The binomial closed form makes no report.
+
+    Returns
+    -------
+    PermutationTestResult
+
+    Notes
+    -----
+    Exact p-values are ``b / N`` over all ``N = 2^m`` patterns; Monte Carlo
+    ones are ``(b + 1) / (B + 1)`` (never 0). A statistic counts as at least as
+    extreme when it is within ``100 eps max(|t|, s)`` of the observed ``t``
+    (scipy's tolerance, with ``s`` the size of the statistic's values so that
+    ties at ``t = 0`` are kept: ``mean|d|`` for "mean", the statistic of a
+    fixed rearrangement for callables) plus a bound on the float64 rounding of
+    the resampled sums. The seed's slide counts ``T > t``; here ``T >= t``
+    (scipy's).
+
+    Non-finite statistics (e.g. a callable dividing by a spread that is 0 for
+    some patterns): an infinite observed ``t`` is tied exactly, so a
+    rearrangement giving ``+inf`` counts as at least as extreme as an observed
+    ``+inf`` (likewise ``-inf``). scipy 1.17's ``permutation_test`` compares
+    with ``t - 100 eps |t|``, which is NaN there, and misses these ties. A
+    rearrangement whose statistic is NaN counts in ``N`` (or ``B``) but is
+    never at least as extreme, in either tail, as in
+    ``scipy.stats.permutation_test``; ``correction="maxT"`` leaves it out of
+    the maximum over hypotheses. A NaN observed statistic gives NaN
+    ``pvalue``, ``pvalue_interval`` and ``pvalue_adjusted`` (and
+    ``n_extreme = 0``), as scipy's parametric tests do; scipy's
+    ``permutation_test`` instead reports its smallest p-value there (0 exact,
+    ``1 / (B + 1)`` Monte Carlo) because NaN compares False. The built-in "t"
+    is compared through the mean, so all-zero differences (t = 0/0 for every
+    pattern, all of which give the same data) get the mean's p = 1, as
+    :func:`jaxtests.anova` does for F = 0/0.
+
+    Monte Carlo sign patterns are counter-based random words (two keyed rounds
+    of an integer hash, keyed per block of draws by ``fold_in(key, block)``,
+    see :mod:`jaxtests.kernels.resampling`), generated inside the loop that
+    consumes them: for "mean"/"t" each draw's ``P = sum_{s_i = +1} d_i`` is
+    accumulated by masked float32 adds (words of 32 instances summed in
+    float32 in groups of 16, group sums in float64), and ``T = (2 P - D) / m``.
+    The absolute error of ``P`` is at most ``(26 u + (m / 512 + 2) 2^-53)
+    sum|d|`` with ``u = 2^-24`` (Higham 2002, eq. 3.4), about ``1.6e-6 sum|d|``.
+    A draw whose ``T`` is within that bound of a threshold is recomputed in
+    float64 (one instance at a time), so the counts are those of float64
+    sums; with ordinary data that is a few draws per 2^17 (for m = 10^4 normal
+    data the band is about 5e-4 null standard deviations wide), with one
+    dominant ``|d_i|`` it can be most of them. Exact enumeration uses float64
+    byte tables and meeting in the middle.
+
+    Long runs: draws run in host-level chunks of about 0.5 s, so Ctrl-C
+    (``KeyboardInterrupt``) stops a run within about a second and progress is
+    reported throughout; a run estimated beyond a few minutes emits a
+    :class:`jaxtests._progress.LongRunWarning` with the estimate. Chunks are
+    whole blocks of draws, so the result never depends on them.
+
+    References
+    ----------
+    Hein, M., "Performance Measures and Statistical Tests II", lecture 16, Saarland
+    University, 2013.
+    Besag & Clifford (1991), Biometrika 78.
+    Westfall & Young (1993). Phipson & Smyth (2010), SAGMB 9.
+
+    Examples
+    --------
+    >>> r = signflip_test([0.5, 1.2, 0.3, 0.9, -0.1, 0.7], method="exact")
+    >>> float(r.pvalue)
+    0.0625
+    """
+    opts = common_iv(
+        alternative,
+        n_resamples,
+        method,
+        batch_size,
+        correction,
+        sequential,
+        return_null,
+        key=key,
+        progress=progress,
+    )
+    d = _signflip_iv(d, statistic, axis, opts)
+    # Exact power-of-two rescale of tiny/huge d (XLA:CPU flushes subnormals, float32
+    # sums overflow); p is invariant, the mean is scaled back. Callables: unknown scaling.
+    factor, d = v.rescale_pow2(d, dtype=np.float32) if statistic in _SIGNFLIP_STATS else (1, d)
+    res = _signflip(d, statistic, opts)
+    if factor != 1 and statistic == "mean":
+        res = dataclasses.replace(
+            res,
+            statistic=v.scale_back(res.statistic, factor),
+            null_distribution=v.scale_back(res.null_distribution, factor),
+        )
+    return res
+
+
+def signflip_pvalue(
+    statistic_fn,
+    d,
+    *,
+    alternative="two-sided",
+    n_resamples=100_000,
+    method="auto",
+    key=None,
+    batch_size=None,
+    correction=None,
+    sequential=None,
+    return_null=False,
+):
+    """Sign-flip p-value for the parametric tests (``method="permutation"``).
+
+    ``d : (..., m)`` canonical float64 differences with instances last, or
+    ``(..., m, p)`` for ``statistic_fn="hotelling"``; ``statistic_fn`` is
+    "mean", "t", "hotelling" or a callable as in :func:`signflip_test`.
+    Returns a :class:`PermutationTestResult`. Call under ``jaxtests._precision.x64``.
+    """
+    opts = common_iv(
+        alternative,
+        n_resamples,
+        method,
+        batch_size,
+        correction,
+        sequential,
+        return_null,
+        key=key,
+    )
+    d = _signflip_iv(d, statistic_fn, -1, opts)
+    return _signflip(d, statistic_fn, opts)

@@ -1,0 +1,254 @@
+"""The swap test: two models' outputs exchanged instance by instance (Hein, lecture 16)."""
+
+import math
+import numbers
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxtests import _validation as v
+from jaxtests._engine import Plan, check_enumerable, choose_method, drive, swap_terms
+from jaxtests._precision import x64
+from jaxtests._resampling import check_exact_cap, check_statistic, common_iv, wrap
+from jaxtests.kernels import evaluators as kevaluators
+from jaxtests.kernels import exceedance as kexceedance
+from jaxtests.kernels import measures as kmeasures
+
+__all__ = ["swap_test"]
+
+_COUNT_MEASURES = ("f1", "f_beta", "precision", "recall", "accuracy", "macro_f1")
+_MEASURES = (*_COUNT_MEASURES, "auc")
+
+
+def _as_class_labels(a, name):
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "biu" and not (
+        arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
+    ):
+        raise ValueError(f"`{name}` must hold integer class labels 0..C-1 for measure='macro_f1'.")
+    arr = arr.astype(np.int64)
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"`{name}` must hold class labels 0..C-1; found {arr.min()}.")
+    return arr
+
+
+def _swap_test_iv(y_true, pred_a, pred_b, measure, beta, opts):
+    """Validate :func:`swap_test`'s data and measure; returns the 1-d arrays."""
+    if opts.method == "binomial":
+        raise ValueError("`method`='binomial' applies to sign-flip tests only.")
+    if not callable(measure):
+        v.check_choice(measure, "measure", _MEASURES)
+    if (
+        isinstance(beta, bool | np.bool_)
+        or not isinstance(beta, numbers.Real)
+        or not (0 < beta < math.inf)
+    ):
+        raise ValueError(f"`beta` must be a positive number (finite), got {beta!r}.")
+    if beta != 1 and (callable(measure) or measure != "f_beta"):
+        raise ValueError(
+            f"`beta`={beta!r} applies to measure='f_beta' only; got measure={measure!r}."
+        )
+    yt = v.as_float_array(y_true, "y_true", ndim=1)
+    pa = v.as_float_array(pred_a, "pred_a", ndim=1)
+    pb = v.as_float_array(pred_b, "pred_b", ndim=1)
+    v.check_same_shape(yt, pa, "y_true", "pred_a")
+    v.check_same_shape(yt, pb, "y_true", "pred_b")
+    n = yt.shape[0]
+    if n < 2:
+        raise ValueError(f"`y_true` needs at least 2 instances, got {n}.")
+    if callable(measure):
+        check_statistic(measure, [(n,), (n,)], "measure", f"(y_true, pred) of shapes ({n},)")
+    if opts.method == "exact":
+        m_eff = int(np.sum(np.asarray(pa) != np.asarray(pb)))
+        counts = measure in _COUNT_MEASURES  # at least one (dummy) column in the tables
+        n_patterns = 2 ** (max(m_eff, 1) if counts else m_eff)
+        check_exact_cap(n_patterns, opts.n_resamples, opts.explicit_n)
+    return yt, pa, pb
+
+
+@x64
+def swap_test(
+    y_true,
+    pred_a,
+    pred_b,
+    *,
+    measure="f1",
+    beta=1.0,
+    alternative="two-sided",
+    n_resamples=None,
+    method="auto",
+    key=None,
+    batch_size=None,
+    sequential=None,
+    return_null=False,
+    progress=None,
+):
+    """Paired randomization test for measures that are not sums over instances.
+
+    Each draw swaps the outputs of models A and B on a random subset of
+    instances (a fair coin per instance) and recomputes
+    ``measure(A*) - measure(B*)``. Under H0 (the two models are exchangeable
+    on every instance) all ``2^n`` swaps are equally likely. This is the
+    "approximate randomization" test NLP and IR users run for F1.
+
+    Parameters
+    ----------
+    y_true : array_like, (n,)
+        Binary labels in {0, 1} or {-1, +1}; class indices 0..C-1 for "macro_f1".
+    pred_a, pred_b : array_like, (n,)
+        Predicted labels of the two models (scores for "auc").
+    measure : {"f1", "f_beta", "precision", "recall", "accuracy", "macro_f1", "auc"} or callable
+        Count measures are recomputed from confusion counts, which are linear in
+        the swap bits (fast table path); "auc" and callables
+        ``fn(y_true, pred) -> scalar`` are recomputed from the swapped outputs.
+        Undefined ratios (0/0) count as 0.
+    beta : float
+        F-beta weight for "f_beta" (a positive finite number); any other value
+        than 1 with another measure is an error.
+    alternative, n_resamples, method, key, batch_size, sequential, return_null, progress
+        As in :func:`signflip_test` (also for infinite and NaN statistics);
+        "binomial" applies to sign flips only.
+        Exact enumeration runs over the instances where the two models' outputs
+        differ (swapping equal outputs changes nothing).
+
+    Returns
+    -------
+    PermutationTestResult
+        ``statistic`` is ``measure(A) - measure(B)``.
+
+    References
+    ----------
+    Hein, M. (2013). "Performance Measures and Statistical Tests II", lecture 16,
+    Machine Learning, Saarland University.
+    Phipson, B. & Smyth, G. K. (2010). Permutation p-values should never be zero.
+    Statistical Applications in Genetics and Molecular Biology 9(1), article 39.
+
+    Examples
+    --------
+    >>> y = [1, 1, 0, 0, 1, 0]
+    >>> r = swap_test(y, [1, 1, 0, 1, 1, 0], [0, 1, 0, 1, 0, 0])
+    >>> float(r.pvalue)
+    0.5
+    """
+    opts = common_iv(
+        alternative,
+        n_resamples,
+        method,
+        batch_size,
+        None,
+        sequential,
+        return_null,
+        key=key,
+        progress=progress,
+    )
+    yt, pa, pb = _swap_test_iv(y_true, pred_a, pred_b, measure, beta, opts)
+    if measure in _COUNT_MEASURES:
+        return _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts)
+    return _materialised(y_true, yt, pa, pb, measure, opts)
+
+
+def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
+    """Count measures: confusion counts change by fixed amounts on swapped instances."""
+    n = pa.shape[0]
+    diff = np.flatnonzero(np.asarray(pa) != np.asarray(pb))
+    m_eff = int(diff.size)
+    if measure == "macro_f1":
+        yi = _as_class_labels(y_true, "y_true")
+        ai = _as_class_labels(pred_a, "pred_a")
+        bi = _as_class_labels(pred_b, "pred_b")
+        n_classes = int(max(yi.max(), ai.max(), bi.max())) + 1
+    else:
+        yi = (np.asarray(v.as_label_array(y_true, "y_true")) > 0).astype(np.int64)
+        ai = (np.asarray(v.as_label_array(pred_a, "pred_a")) > 0).astype(np.int64)
+        bi = (np.asarray(v.as_label_array(pred_b, "pred_b")) > 0).astype(np.int64)
+        n_classes = 1
+    classes = range(n_classes) if n_classes > 1 else [1]
+    rows_a, rows_b = [], []
+    for c in classes:
+        for pred, rows in ((ai, rows_a), (bi, rows_b)):
+            t, p = yi == c, pred == c
+            rows += [t & p, ~t & p, t & ~p]  # tp, fp, fn indicators
+    ra = np.stack(rows_a).astype(np.float64)
+    rb = np.stack(rows_b).astype(np.float64)
+    delta = rb - ra  # counts of A change by delta on swapped instances
+    m_eff = max(m_eff, 1)
+    keep = diff if diff.size else np.array([0])
+    dk = jnp.asarray(delta[:, keep])
+    meas = "f1" if measure in ("f1", "macro_f1") else measure
+    beta_v = float(beta) if measure == "f_beta" else 1.0
+    counts_a = jnp.asarray(ra.sum(axis=1))
+    counts_b = jnp.asarray(rb.sum(axis=1))
+    nn = jnp.float64(n)
+    observed = kevaluators.count_measure(
+        counts_a[:, None], nn, meas, n_classes, beta_v
+    ) - kevaluators.count_measure(counts_b[:, None], nn, meas, n_classes, beta_v)
+    n_patterns = 2 ** dk.shape[1]
+    exact = choose_method(opts.method, n_patterns, opts.n_resamples) == "exact"
+    if exact:
+        check_enumerable(n_patterns, f"2^{dk.shape[1]} swaps")
+    mk = dk.shape[1]
+    n_words = -(-mk // 32)
+    data = {"counts_a": counts_a, "counts_b": counts_b, "n": nn}
+    if exact:
+        n_total = n_patterns
+        draws = min(kevaluators.block_draws_linear(n_words), n_total)
+        tables, terms = kevaluators.exact_terms(dk, n_words)
+        data.update(terms)
+        evaluator = kevaluators.CountsEval(
+            kevaluators.Words("enumerate", n_words, draws), tables, meas, n_classes, beta_v
+        )
+    else:
+        n_total = opts.n_resamples
+        draws = kevaluators.block_draws_fused(
+            n_words, dk.shape[0], n_total, opts.sequential is not None
+        )
+        # Count changes are integers: their float32 sums are exact (|sum| <= m < 2^24).
+        data["d32"] = kevaluators.pad_words(dk, n_words)
+        evaluator = kevaluators.FusedEval(draws, "counts", meas, n_classes, beta_v)
+    obs = jnp.reshape(observed, (1,))
+    tol = kexceedance.tie_tol(obs, 1.0)  # every count measure lies in [0, 1]
+    res = drive(Plan(evaluator, data, obs, tol, jnp.ones((1,)), n_total, draws, exact), opts)
+    return wrap(obs, (), res, opts.alternative, None)
+
+
+def _materialised(y_true, yt, pa, pb, measure, opts):
+    """AUC and callables: swapped outputs are materialised per block."""
+    n = yt.shape[0]
+    diff = np.flatnonzero(np.asarray(pa) != np.asarray(pb))
+    m_eff = int(diff.size)
+    if measure == "auc":
+        yl = v.as_label_array(y_true, "y_true")
+        fn = _auc
+    else:
+        yl = yt
+        fn = measure
+    fa, fb = swap_terms(fn)(yl, pa, pb)
+    observed = jnp.reshape(fa - fb, (1,))
+    # AUC lies in [0, 1]; a callable's rounding scales with its two terms.
+    magnitude = 1.0 if measure == "auc" else jnp.maximum(jnp.abs(fa), jnp.abs(fb))
+    n_patterns = 2**m_eff
+    exact = choose_method(opts.method, n_patterns, opts.n_resamples) == "exact"
+    if exact:
+        check_enumerable(n_patterns, f"2^{m_eff} swaps")
+    # Only instances whose outputs differ are swapped; the rest stay in place.
+    order = np.concatenate([diff, np.setdiff1d(np.arange(n), diff)])
+    yo, ao, bo = yl[order], pa[order], pb[order]
+    m_sw = max(m_eff, 1)
+    n_words = -(-m_sw // 32)
+    draws = kevaluators.block_draws_generic(n)
+    if exact:
+        n_total = n_patterns
+        draws = min(draws, n_total)
+        words = kevaluators.Words("enumerate", n_words, draws)
+    else:
+        n_total = opts.n_resamples
+        words = kevaluators.Words("random", n_words, draws)
+    evaluator = kevaluators.GenericEval(words, "swap", fn, m_sw)
+    data = {"y": yo, "a": ao, "b": bo, "m": jnp.zeros((m_sw,))}
+    tol = kexceedance.tie_tol(observed, magnitude)
+    plan = Plan(evaluator, data, observed, tol, jnp.ones((1,)), n_total, draws, exact)
+    return wrap(observed, (), drive(plan, opts), opts.alternative, None)
+
+
+def _auc(y, s):
+    return kmeasures.roc_auc(y, s)

@@ -10,18 +10,19 @@ without refitting.
 
 import dataclasses
 import numbers
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import models as _models
+from jaxtests import _learners, _models
 from jaxtests._precision import x64
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
 from jaxtests._validation import as_float_array, as_int_scalar, as_label_array, check_choice
-from jaxtests.kernels import losses as _losses
-from jaxtests.kernels import measures as _measures
+from jaxtests.kernels import losses as klosses
+from jaxtests.kernels import measures as kmeasures
 
 __all__ = ["CVResult", "FiveByTwo", "KFold", "RandomSplits", "Splits", "cross_validate"]
 
@@ -397,6 +398,39 @@ def _normalise_models(models):
     return items
 
 
+# ---------------------------------------------------------------- test table
+
+
+class _CVTest(NamedTuple):
+    """How a ``CVResult`` test method reaches its test: see ``CVResult._test``."""
+
+    function: str  # the public ``jaxtests`` function called
+    design: str = "any"  # "independent": refuse pooled repetitions; "5x2": FiveByTwo() only
+    alternative: str | None = None  # what the pooling refusal suggests instead
+    names_from: str | None = None  # the result's ``names`` come from here, not from kwargs
+    measures: bool = False  # takes a sequence of measure names
+
+
+_PER_REPETITION = "one test per repetition"
+
+_CV_TESTS = {
+    "ttest_paired": _CVTest("ttest_paired", "independent"),
+    "ttest_5x2cv": _CVTest("ttest_5x2cv", "5x2"),
+    "ftest_5x2cv": _CVTest("ftest_5x2cv", "5x2"),
+    "ttest_corrected": _CVTest("ttest_corrected"),
+    "hotelling_t2": _CVTest("hotelling_t2", "independent", _PER_REPETITION, "`measures`", True),
+    "anova": _CVTest("anova", "independent", _PER_REPETITION),
+    "manova": _CVTest("manova", "independent", _PER_REPETITION, "`measures`", True),
+    "posthoc": _CVTest("posthoc", "independent", _PER_REPETITION, "the model names"),
+    "signflip_test": _CVTest("signflip_test"),
+    "signflip_test_folds": _CVTest(
+        "signflip_test",
+        "independent",
+        "`signflip_test` (per-instance differences, averaged over repetitions)",
+    ),
+}
+
+
 # ---------------------------------------------------------------- result
 
 
@@ -526,7 +560,7 @@ class CVResult:
             need = {"epsilon_insensitive": "epsilon", "power": "p"}.get(loss)
             if need is not None and need not in loss_kwargs:
                 raise ValueError(f"`loss`={loss!r} needs the keyword `{need}`.")
-            val = getattr(_losses, loss)(yt, f, **loss_kwargs)
+            val = getattr(klosses, loss)(yt, f, **loss_kwargs)
         return jnp.where(self.valid, jnp.asarray(val, jnp.float64), jnp.nan)
 
     @x64
@@ -613,7 +647,7 @@ class CVResult:
         t = yt > 0
         p = f > 0
         v = self.valid
-        return _measures.ConfusionCounts(
+        return kmeasures.ConfusionCounts(
             jnp.sum(v & t & p, -1, dtype=jnp.float64),
             jnp.sum(v & t & ~p, -1, dtype=jnp.float64),
             jnp.sum(v & ~t & ~(yt == 0) & p, -1, dtype=jnp.float64),
@@ -675,7 +709,7 @@ class CVResult:
             # the per-fold computation uses only the valid entries (padding
             # would add negatives)
             out = np.empty(self.index.shape[:2])
-            fn = getattr(_measures, measure)
+            fn = getattr(kmeasures, measure)
             for r in range(out.shape[0]):
                 for k in range(out.shape[1]):
                     v = np.asarray(self.valid[r, k])
@@ -685,8 +719,8 @@ class CVResult:
         if measure in _COUNTS:
             return getattr(c, measure)
         if measure == "f1":
-            return _measures.f_beta(c, 1.0)
-        return getattr(_measures, measure)(c)
+            return kmeasures.f_beta(c, 1.0)
+        return getattr(kmeasures, measure)(c)
 
     def _losses_pair(self, a, b, loss, loss_kwargs):
         kw = loss_kwargs or {}
@@ -734,6 +768,26 @@ class CVResult:
         return self._fold_scores(name, what, "loss")
 
     # ---- tests
+    def _test(self, method, kwargs, pool_repetitions=False, measures=None):
+        """Shared plumbing of the test methods, from their row of ``_CV_TESTS``.
+
+        Checks, in this order: a ``names`` keyword the result sets itself,
+        ``measures``, the design (pooled repetitions, 5x2 cv). Returns the
+        public test function and the validated ``measures`` tuple.
+        """
+        import jaxtests
+
+        row = _CV_TESTS[method]
+        if row.names_from is not None:
+            self._no_names(kwargs, row.names_from)
+        if row.measures:
+            measures = self._measures_iv(measures)
+        if row.design == "independent":
+            self._check_pooling(method, pool_repetitions, alternative=row.alternative)
+        elif row.design == "5x2":
+            self._check_5x2()
+        return getattr(jaxtests, row.function), measures
+
     def _check_pooling(self, test, pool_repetitions, *, alternative=None):
         """Refuse to pool the folds of several repetitions unless asked explicitly."""
         if not isinstance(pool_repetitions, bool):
@@ -802,11 +856,9 @@ class CVResult:
         >>> round(float(r.pvalue), 4)
         0.57
         """
-        from jaxtests._ttests import ttest_paired
-
-        self._check_pooling("ttest_paired", pool_repetitions)
+        test, _ = self._test("ttest_paired", kwargs, pool_repetitions)
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
-        return ttest_paired(la.ravel(), lb.ravel(), **kwargs)
+        return test(la.ravel(), lb.ravel(), **kwargs)
 
     def _check_5x2(self):
         if tuple(self.index.shape[:2]) != (5, 2):
@@ -857,11 +909,9 @@ class CVResult:
         >>> round(float(cv.ttest_5x2cv("lda", "nc").pvalue), 4)
         0.5388
         """
-        from jaxtests._ttests import ttest_5x2cv
-
-        self._check_5x2()
+        test, _ = self._test("ttest_5x2cv", kwargs)
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
-        return ttest_5x2cv(la, lb, **kwargs)
+        return test(la, lb, **kwargs)
 
     @x64
     def ftest_5x2cv(self, a, b, *, loss=None, loss_kwargs=None, **kwargs):
@@ -905,11 +955,9 @@ class CVResult:
         >>> round(float(cv.ftest_5x2cv("lda", "nc").pvalue), 4)
         0.5799
         """
-        from jaxtests._ttests import ftest_5x2cv
-
-        self._check_5x2()
+        test, _ = self._test("ftest_5x2cv", kwargs)
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
-        return ftest_5x2cv(la, lb, **kwargs)
+        return test(la, lb, **kwargs)
 
     @x64
     def ttest_corrected(self, a, b, *, loss=None, loss_kwargs=None, **kwargs):
@@ -952,12 +1000,11 @@ class CVResult:
         >>> round(float(cv.ttest_corrected("lda", "nc").pvalue), 4)
         0.3375
         """
-        from jaxtests._ttests import ttest_corrected
-
+        test, _ = self._test("ttest_corrected", kwargs)
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
         n_train = int(np.asarray(self.n_train).ravel()[0])
         n_test = int(np.asarray(self.valid).sum(-1).ravel()[0])
-        return ttest_corrected(la.ravel(), lb.ravel(), n_train=n_train, n_test=n_test, **kwargs)
+        return test(la.ravel(), lb.ravel(), n_train=n_train, n_test=n_test, **kwargs)
 
     @staticmethod
     def _measures_iv(measures):
@@ -1018,15 +1065,11 @@ class CVResult:
         >>> r.names, round(float(r.pvalue), 4)
         (('tpr', 'fpr'), 0.4648)
         """
-        from jaxtests._multivariate import hotelling_t2
-
-        self._no_names(kwargs, "`measures`")
-        measures = self._measures_iv(measures)
-        self._check_pooling("hotelling_t2", pool_repetitions, alternative="one test per repetition")
-        return hotelling_t2(
+        test, measures = self._test("hotelling_t2", kwargs, pool_repetitions, measures)
+        return test(
             self._measure_matrix(a, measures),
             self._measure_matrix(b, measures),
-            names=tuple(measures),
+            names=measures,
             **kwargs,
         )
 
@@ -1080,13 +1123,11 @@ class CVResult:
         >>> round(float(cv.anova(loss="hinge").pvalue), 4)
         0.8381
         """
-        from jaxtests._multivariate import anova
-
-        self._check_pooling("anova", pool_repetitions, alternative="one test per repetition")
+        test, _ = self._test("anova", kwargs, pool_repetitions)
         x = jnp.stack(
             [self.fold_scores_any(m, loss, loss_kwargs).ravel() for m in self._names(models)]
         )
-        return anova(x, **kwargs)
+        return test(x, **kwargs)
 
     @x64
     def manova(self, models=None, *, measures=("tpr", "fpr"), pool_repetitions=False, **kwargs):
@@ -1129,13 +1170,9 @@ class CVResult:
         >>> round(float(cv.manova().pvalue), 4)
         0.8524
         """
-        from jaxtests._multivariate import manova
-
-        self._no_names(kwargs, "`measures`")
-        measures = self._measures_iv(measures)
-        self._check_pooling("manova", pool_repetitions, alternative="one test per repetition")
+        test, measures = self._test("manova", kwargs, pool_repetitions, measures)
         x = jnp.stack([self._measure_matrix(m, measures) for m in self._names(models)])
-        return manova(x, names=tuple(measures), **kwargs)
+        return test(x, names=measures, **kwargs)
 
     @x64
     def posthoc(
@@ -1199,10 +1236,7 @@ class CVResult:
         Pairwise t tests, holm correction, alpha = 0.05
         ...
         """
-        from jaxtests._posthoc import posthoc
-
-        self._no_names(kwargs, "the model names")
-        self._check_pooling("posthoc", pool_repetitions, alternative="one test per repetition")
+        run, _ = self._test("posthoc", kwargs, pool_repetitions)
         names = self._names(models)
         if test == "hotelling":
             if loss is not None or loss_kwargs is not None:
@@ -1219,7 +1253,7 @@ class CVResult:
                     "`loss` (or measure) per fold."
                 )
             x = jnp.stack([self.fold_scores_any(m, loss, loss_kwargs).ravel() for m in names])
-        return posthoc(x, test=test, names=tuple(names), **kwargs)
+        return run(x, test=test, names=tuple(names), **kwargs)
 
     @staticmethod
     def _check_resamples_used(res, kwargs, what):
@@ -1333,10 +1367,9 @@ class CVResult:
         >>> r.method, round(float(r.pvalue), 4)
         ('binomial', 1.0)
         """
-        from jaxtests._permutation import signflip_test
-
+        test, _ = self._test("signflip_test", kwargs)
         d = self.instance_differences(a, b, loss, **(loss_kwargs or {}))
-        res = signflip_test(d, **kwargs)
+        res = test(d, **kwargs)
         self._check_resamples_used(res, kwargs, f"test of the {d.size} per-instance differences")
         return res
 
@@ -1384,15 +1417,9 @@ class CVResult:
         >>> r.method, round(float(r.pvalue), 4)
         ('exact', 0.75)
         """
-        from jaxtests._permutation import signflip_test
-
-        self._check_pooling(
-            "signflip_test_folds",
-            pool_repetitions,
-            alternative="`signflip_test` (per-instance differences, averaged over repetitions)",
-        )
+        test, _ = self._test("signflip_test_folds", kwargs, pool_repetitions)
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
-        res = signflip_test((la - lb).ravel(), **kwargs)
+        res = test((la - lb).ravel(), **kwargs)
         self._check_resamples_used(res, kwargs, f"test of the {la.size} per-fold differences")
         return res
 
@@ -1490,7 +1517,7 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     outs = []
     for _, m in items:
         if is_builtin(m):
-            full = _models.fold_decisions(m, Xj, yj[None, :], Wj)[0].reshape(R, K, -1)
+            full = _learners.fold_decisions(m, Xj, yj[None, :], Wj)[0].reshape(R, K, -1)
             out = jnp.take_along_axis(full, jnp.asarray(index), axis=-1)
         else:
             out = np.zeros(index.shape)

@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jaxtests.kernels.resampling import keyed_words
+from jaxtests.kernels import random as krandom
 
 __all__ = [
     "KernelMachine",
@@ -588,7 +588,7 @@ def draw_binary_labels(key, n_rows, n_pos, sizes):
     w = W // S
     b = label_key_bits(int(np.max(sizes)) if S > 1 else n)
     k0, k1 = jax.random.bits(jax.random.fold_in(key, 0), (2,), _U32)
-    planes = keyed_words(k0, k1, lax.iota(_U32, b * W * n_rows)).reshape(b, S, w, n_rows)
+    planes = krandom.keyed_words(k0, k1, lax.iota(_U32, b * W * n_rows)).reshape(b, S, w, n_rows)
     below, n_below, tie = radix_select(planes, valid.reshape(S, w), pool)
 
     counts = _popcount(tie)  # (S, w, R)
@@ -617,7 +617,7 @@ def draw_binary_labels(key, n_rows, n_pos, sizes):
         tie, counts, cum, todo, t = st
         remaining = cum[:, -1]
         step = t.astype(_U32) * _U32(S) + pools
-        word = keyed_words(t0, t1, step * _U32(n_rows) + cols.astype(_U32)[None, :])
+        word = krandom.keyed_words(t0, t1, step * _U32(n_rows) + cols.astype(_U32)[None, :])
         mask = jnp.maximum(remaining, _U32(1)) - _U32(1)
         for sh in (1, 2, 4, 8, 16):
             mask = mask | (mask >> _U32(sh))  # next power of two minus one

@@ -4,12 +4,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jaxtests.kernels import learners as L
+from jaxtests.kernels import learners as klearners
 from sklearn import discriminant_analysis as da
 from sklearn import linear_model as lm
 from sklearn import neighbors, svm
 
 from jaxtests import datasets, models
+from jaxtests._learners import LEARNERS, cli_models, fit_decision, fold_decisions, learner
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +37,7 @@ def _split(X, y, w):
 
 
 # jitted once per model spec and shared by the tests
-_fit_decision = jax.jit(models.fit_decision, static_argnums=0)
+_fit_decision = jax.jit(fit_decision, static_argnums=0)
 
 
 def _ours(model, X, y, w):
@@ -94,7 +95,7 @@ def test_svc_matches_libsvm_precomputed(clf_data, kernel, degree):
     _, ytr, _, tr, te = _split(X, y, w)
     # the solver on the given features (standardisation is tested separately)
     m = models.svc(kernel, C=1.0, degree=degree, gamma=0.2, tol=1e-6, standardize=False)
-    K = np.asarray(L.gram(jnp.asarray(X), jnp.asarray(X), kernel, degree, 0.2, 1.0, True))
+    K = np.asarray(klearners.gram(jnp.asarray(X), jnp.asarray(X), kernel, degree, 0.2, 1.0, True))
     ref = svm.SVC(kernel="precomputed", C=1.0, tol=1e-6).fit(K[np.ix_(tr, tr)], ytr)
     # Both solvers stop at KKT gap 1e-6 (LIBSVM's `tol` is the same gap), so the
     # dual objectives agree to ~1e-6 relative and decision values to ~1e-5.
@@ -110,7 +111,7 @@ def test_svr_matches_libsvm_precomputed(reg_data, kernel, degree):
     m = models.svr(
         kernel, C=1.0, epsilon=0.1, degree=degree, gamma=0.1, tol=1e-6, standardize=False
     )
-    K = np.asarray(L.gram(jnp.asarray(X), jnp.asarray(X), kernel, degree, 0.1, 1.0, True))
+    K = np.asarray(klearners.gram(jnp.asarray(X), jnp.asarray(X), kernel, degree, 0.1, 1.0, True))
     ref = svm.SVR(kernel="precomputed", C=1.0, epsilon=0.1, tol=1e-6).fit(K[np.ix_(tr, tr)], ytr)
     # same KKT-gap stopping rule as above
     np.testing.assert_allclose(_ours(m, X, y, w)[te], ref.predict(K[np.ix_(te, tr)]), atol=2e-5)
@@ -139,7 +140,7 @@ def test_svm_standardizes_on_the_training_fold(clf_data, reg_data, task):
     else:
         m = models.svr("poly", epsilon=0.1, **kw)
         ref = svm.SVR(kernel="precomputed", C=1.0, epsilon=0.1, tol=1e-6)
-    K = np.asarray(L.gram(jnp.asarray(Xs), jnp.asarray(Xs), "poly", 2, 0.2, 1.0, True))
+    K = np.asarray(klearners.gram(jnp.asarray(Xs), jnp.asarray(Xs), "poly", 2, 0.2, 1.0, True))
     ref.fit(K[np.ix_(tr, tr)], ytr)
     expected = ref.decision_function if task == "svc" else ref.predict
     ours = _ours(m, X, y, w)[te]
@@ -160,7 +161,7 @@ def test_standardize_fit_matches_standard_scaler(clf_data):
 
     X, _, w = clf_data
     X = np.c_[_raw_scales(X), np.full(len(X), 3.7)]
-    mean, scale = L.standardize_fit(jnp.asarray(X), jnp.asarray(w))
+    mean, scale = klearners.standardize_fit(jnp.asarray(X), jnp.asarray(w))
     ref = StandardScaler().fit(X[w > 0])
     np.testing.assert_allclose(mean, ref.mean_, rtol=1e-12)
     np.testing.assert_allclose(scale, ref.scale_, rtol=1e-12)
@@ -170,7 +171,7 @@ def test_standardize_fit_matches_standard_scaler(clf_data):
 def test_normalized_kernels_have_unit_diagonal(clf_data):
     X = jnp.asarray(clf_data[0])
     for kernel, degree in _SVM_KERNELS:
-        K = L.gram(X, X, kernel, degree, 0.2, 1.0, True)
+        K = klearners.gram(X, X, kernel, degree, 0.2, 1.0, True)
         np.testing.assert_allclose(jnp.diagonal(K), 1.0, rtol=1e-12)
         assert float(jnp.max(jnp.abs(K))) <= 1 + 1e-12  # Cauchy-Schwarz in feature space
 
@@ -190,13 +191,13 @@ def test_batched_fits_equal_looped(clf_data):
     # take another path to the same KKT gap 1e-6: agreement to that gap only
     scaled = models.svc("poly", C=1.0, degree=2, gamma=0.2, tol=1e-6)
     for m, atol in ((ridge, 1e-10), (svc, 1e-10), (scaled, 2e-5)):
-        batched = np.asarray(models.fold_decisions(m, Xj, Yj, Wj))
+        batched = np.asarray(fold_decisions(m, Xj, Yj, Wj))
         for b in range(3):
             for k in range(3):
                 np.testing.assert_allclose(batched[b, k], _ours(m, X, Y[b], W[k]), atol=atol)
         if m is ridge:
             idx = np.stack([np.flatnonzero(W[k] == 0)[:10] for k in range(3)])
-            fast = jax.jit(L.ridge_fold_decisions, static_argnums=4)(
+            fast = jax.jit(klearners.ridge_fold_decisions, static_argnums=4)(
                 Xj, Yj, Wj, jnp.asarray(idx), 0.7
             )
             np.testing.assert_allclose(fast, np.take_along_axis(batched, idx[None], -1), atol=1e-12)
@@ -222,7 +223,7 @@ def test_jit_matches_eager(clf_data, reg_data, model):
     # change its path, so the SVM agrees to that gap
     X, y, w = clf_data if model.task == "classification" else reg_data
     args = [jnp.asarray(a) for a in (X, y, w)]
-    eager = np.asarray(models.fit_decision(model, *args))
+    eager = np.asarray(fit_decision(model, *args))
     atol = 2e-5 if model.kind == "svc" else 1e-10
     np.testing.assert_allclose(_ours(model, X, y, w), eager, rtol=1e-9, atol=atol)
 
@@ -232,8 +233,8 @@ def test_logistic_stops_once_converged(clf_data):
     # and the gradient of the objective vanishes at the result
     X, y, w = clf_data
     Xj, yj, wj = jnp.asarray(X), jnp.asarray(y), jnp.asarray(w)
-    a = jax.jit(L.logistic_fit, static_argnums=(3, 4))(Xj, yj, wj, 0.5, 25)
-    b = jax.jit(L.logistic_fit, static_argnums=(3, 4))(Xj, yj, wj, 0.5, 200)
+    a = jax.jit(klearners.logistic_fit, static_argnums=(3, 4))(Xj, yj, wj, 0.5, 25)
+    b = jax.jit(klearners.logistic_fit, static_argnums=(3, 4))(Xj, yj, wj, 0.5, 200)
     np.testing.assert_array_equal(a.coef, b.coef)
     f = X @ np.asarray(a.coef) + float(a.intercept)
     r = w * y / (1 + np.exp(y * f))  # w y sigmoid(-y f)
@@ -261,3 +262,19 @@ def test_model_validation_messages():
     with pytest.raises(TypeError, match="`normalize` must be a bool"):
         models.svr(normalize=1)
     assert repr(models.ridge(0.5)) == "ridge(alpha=0.5)"
+
+
+def test_learner_table_has_one_row_per_constructor():
+    # the table is the one place a learner is registered: every public
+    # constructor has a row, and the row's constructor builds its kind and task
+    assert set(LEARNERS) == set(models.__all__) - {"Model"}
+    for kind, row in LEARNERS.items():
+        m = row.make()
+        assert (m.kind, m.task) == (kind, row.task)
+        assert learner(kind) is row
+    # the CLI's `sanity --model` choices, in the order it lists them
+    assert list(cli_models()) == ["ridge", "lda", "logistic", "centroid", "knn"]
+    assert cli_models()["ridge"]() == models.ridge_classifier()
+    assert cli_models("regression") == {}
+    with pytest.raises(ValueError, match="Unknown learner 'tree'"):
+        learner("tree")

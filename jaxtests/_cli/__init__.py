@@ -1,0 +1,62 @@
+"""jaxtests command line: the demo and tests on your own result files.
+
+Exit status: 0 success, 2 bad input (one line on stderr naming the problem),
+130 interrupted.
+
+Each subcommand is a module here with ``add_parser(subparsers)`` and ``run(args)``; a new
+subcommand is a new module added to :data:`COMMANDS`.
+"""
+
+import argparse
+import sys
+import warnings
+
+from jaxtests._cli import agreement, compare, demo, power, sanity, signflip
+
+__all__ = ["main"]
+
+# In the order of ``jaxtests --help``.
+COMMANDS = (demo, compare, sanity, signflip, power, agreement)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors in one line (exit 2), like every other bad input."""
+
+    def error(self, message):
+        msg = " ".join(message.split())
+        self.exit(2, f"jaxtests: error: {msg} (see '{self.prog} --help')\n")
+
+
+def _parser():
+    p = _Parser(
+        prog="jaxtests",
+        description="Statistical tests for comparing learning algorithms (JAX).",
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_parser(sub)
+    return p
+
+
+def main(argv=None):
+    """Entry point of the ``jaxtests`` command; returns the exit status."""
+    args = _parser().parse_args(argv)
+    with warnings.catch_warnings(record=True) as caught:
+        # Library warnings as one line each, without Python's source path and line.
+        warnings.simplefilter("default")
+        try:
+            status = args.func(args)
+        except KeyboardInterrupt:
+            print("jaxtests: interrupted", file=sys.stderr)
+            return 130
+        except (ValueError, TypeError, OSError, KeyError) as exc:
+            msg = " ".join(str(exc).split()) or type(exc).__name__
+            if isinstance(exc, OSError) and exc.filename:
+                msg = f"{exc.filename}: {exc.strerror}"
+            print(f"jaxtests: error: {msg}", file=sys.stderr)
+            return 2
+        finally:
+            shown = [w for w in caught if not issubclass(w.category, DeprecationWarning)]
+            for m in dict.fromkeys(" ".join(str(w.message).split()) for w in shown):
+                print(f"jaxtests: warning: {m}", file=sys.stderr)
+    return status

@@ -1,0 +1,105 @@
+"""What several subcommands share: the user-error class, option types, result rows, plots."""
+
+import argparse
+import math
+import os
+import warnings
+
+import numpy as np
+
+ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+class BadInput(ValueError):
+    """A user error the CLI reports in one line with exit status 2."""
+
+
+def _number_type(kind, test, what):
+    def parse(text):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if (kind is float and not math.isfinite(v)) or not test(v):
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
+        return v
+
+    return parse
+
+
+ALPHA = _number_type(float, lambda a: 0 < a < 1, "a level in (0, 1), e.g. 0.05")
+POSITIVE_INT = _number_type(int, lambda n: n >= 1, "a positive integer")
+NONNEGATIVE = _number_type(float, lambda x: x >= 0, "a number >= 0")
+POSITIVE = _number_type(float, lambda x: x > 0, "a number > 0")
+DF = _number_type(float, lambda x: x > 2, "a number > 2 (the t generator has unit variance)")
+SEED = _number_type(int, lambda n: 0 <= n < 2**63, "an integer in [0, 2^63)")
+
+
+def _given_twice(values, option):
+    for v in values or ():
+        if list(values).count(v) > 1:
+            raise BadInput(f"{option}: {v!r} is given twice.")
+
+
+def _row(test, comparison, measure, res, alpha, notes=(), pvalue=None):
+    """One line of a result table: the test, what it compares, statistic, p-value, decision."""
+    p = float(np.asarray(res.pvalue if pvalue is None else pvalue))
+    df = getattr(res, "df", None)
+    if df is not None:
+        df = np.asarray(df).tolist()
+        df = ", ".join(f"{d:.4g}" for d in df) if isinstance(df, list) else float(df)
+    row = {
+        "test": test,
+        "comparison": comparison,
+        "measure": measure,
+        "statistic": float(np.asarray(res.statistic)),
+        "df": df,
+        "pvalue": p,
+        "decision": "reject" if p <= alpha else "accept",
+    }
+    if not (np.isfinite(row["statistic"]) and np.isfinite(p)):
+        row["decision"] = "undefined" if np.isnan(p) else row["decision"]
+    if notes:
+        row["notes"] = list(notes)
+    return row
+
+
+def _quiet_call(fn, *a, **kw):
+    """``fn(*a, **kw)`` with its warnings returned as one-line notes, not printed."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = fn(*a, **kw)
+    return res, list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
+
+
+def _resamples_used(res, args, what):
+    """Refuse ``--n-resamples`` when ``res`` did not draw resamples (exact or binomial)."""
+    if args.n_resamples is not None and res.method != "monte-carlo":
+        why = {
+            "exact": "every rearrangement is enumerated (exact p-value)",
+            "binomial": "the differences take only the values -c, 0, +c, so the exact "
+            "binomial (sign test) p-value is used",
+        }.get(res.method, f"the method is {res.method!r}")
+        raise BadInput(
+            f"--n-resamples {args.n_resamples} is not used by {what}: {why}. Drop --n-resamples."
+        )
+
+
+def _matplotlib_agg():
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
+def _save_plot(fig, out, name):
+    import matplotlib.pyplot as plt
+
+    from jaxtests._report import prepare_out, replace_file
+
+    prepare_out(out, [name])
+    path = os.path.join(out, name)
+    try:
+        replace_file(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
+    finally:
+        plt.close(fig)
+    return path

@@ -1,0 +1,266 @@
+"""The tests of ``compare``: one table, test name -> how it runs and which options it takes."""
+
+import argparse
+import dataclasses
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from jaxtests import (
+    adjust_pvalues,
+    anova,
+    ftest_5x2cv,
+    hotelling_t2,
+    manova,
+    posthoc,
+    signflip_test,
+    swap_test,
+    ttest_5x2cv,
+    ttest_corrected,
+    ttest_paired,
+)
+from jaxtests._cli._common import BadInput, _quiet_call, _resamples_used, _row
+from jaxtests._cli._compare_data import (
+    _check_5x2,
+    _check_defined,
+    _measure_names,
+    _pair,
+    _signflip_data,
+)
+
+
+class Inputs(NamedTuple):
+    """What every test of ``compare`` reads."""
+
+    table: object  # PerFold: per-fold measures (from instances for a per-instance file)
+    data: object  # the file as read: PerFold or PerInstance
+    args: argparse.Namespace
+    bar: object  # progress bar of the permutation tests
+
+
+@dataclasses.dataclass(frozen=True)
+class Test:
+    """How ``compare`` runs one ``--test``, and which options and files it takes.
+
+    ``per_measure(inputs, measure, a, b) -> (result, label)`` runs on each ``--measures``
+    (p-values adjusted with ``--correction`` across several); otherwise
+    ``run(inputs) -> (rows, results)`` runs once.
+    """
+
+    pairwise: bool  # compares two algorithms (--pair)
+    per_measure: Callable | None = None
+    run: Callable | None = None
+    random: bool = False  # draws resamples (--n-resamples, --seed)
+    two_sided_only: bool = False  # no --alternative less/greater
+    pooling: bool = False  # takes the folds as independent (refused over repetitions)
+
+
+def _alternative(args):
+    return args.alternative or "two-sided"
+
+
+def _pair_values(inp, m, a, b):
+    x = inp.table.measure(m)
+    return x[inp.table.algorithms.index(a)], x[inp.table.algorithms.index(b)]
+
+
+def _pair_values_5x2(inp, m, a, b, test):
+    order = _check_5x2(inp.table, test)
+    xa, xb = _pair_values(inp, m, a, b)
+    return xa[order].reshape(5, 2), xb[order].reshape(5, 2)
+
+
+# ------------------------------------------------------------ one test per measure
+
+
+def _t(inp, m, a, b):
+    xa, xb = _pair_values(inp, m, a, b)
+    return ttest_paired(xa, xb, alternative=_alternative(inp.args)), "t"
+
+
+def _t_5x2cv(inp, m, a, b):
+    xa, xb = _pair_values_5x2(inp, m, a, b, "5x2cv-t")
+    return ttest_5x2cv(xa, xb, alternative=_alternative(inp.args)), "5x2cv-t"
+
+
+def _f_5x2cv(inp, m, a, b):
+    xa, xb = _pair_values_5x2(inp, m, a, b, "5x2cv-f")
+    return ftest_5x2cv(xa, xb), "5x2cv-f"
+
+
+def _corrected_t(inp, m, a, b):
+    xa, xb = _pair_values(inp, m, a, b)
+    args = inp.args
+    res = ttest_corrected(
+        xa, xb, n_train=args.n_train, n_test=args.n_test, alternative=_alternative(args)
+    )
+    return res, "corrected-t"
+
+
+def _anova(inp, m, a, b):
+    return anova(inp.table.measure(m), blocked=inp.args.blocked), "anova"
+
+
+def _signflip(inp, m, a, b):
+    args = inp.args
+    d, unit = _signflip_data(inp.table, inp.data, args, a, b, m)
+    res = signflip_test(
+        d,
+        alternative=_alternative(args),
+        n_resamples=args.n_resamples or 100_000,
+        key=args.seed,
+        progress=inp.bar,
+    )
+    what = f"the sign-flip test of the {d.size} {unit.replace(' ', '-')} differences"
+    _resamples_used(res, args, what)
+    return res, f"signflip ({unit}, {res.method})"
+
+
+def _per_measure(test, spec, inp):
+    """``test`` on each measure; several measures get p-values adjusted with --correction."""
+    table, args = inp.table, inp.args
+    alpha = args.alpha
+    a, b = _pair(table, args) if spec.pairwise else (None, None)
+    comparison = f"{a} vs {b}" if spec.pairwise else " / ".join(table.algorithms)
+    ms = _measure_names(table, args, multi=False) if args.measures else None
+    if ms is None:  # the first measure (per-instance files: the first per-instance loss)
+        ms = [table.measures[0]]
+        _check_defined(table, ms, args)
+    rows, results = [], {}
+    for m in ms:
+        try:
+            res, notes = _quiet_call(spec.per_measure, inp, m, a, b)
+        except BadInput:
+            raise
+        except ValueError as exc:
+            raise BadInput(f"{args.file}: --test {test} on {m!r}: {exc}") from None
+        res, label = res
+        rows.append(_row(label, comparison, m, res, alpha, notes))
+        results[m] = res
+    if len(ms) > 1:
+        corr = args.correction or "holm"
+        raw = np.array([r["pvalue"] for r in rows])
+        ok = np.isfinite(raw)
+        adj = raw.copy()
+        if ok.any():
+            adj[ok] = np.asarray(adjust_pvalues(raw[ok], corr))
+        for r, p in zip(rows, adj, strict=True):
+            r["test"] = f"{r['test']} ({corr}, {len(ms)} measures)"
+            r["raw_pvalue"], r["pvalue"] = r["pvalue"], float(p)
+            if np.isfinite(p):
+                r["decision"] = "reject" if p <= alpha else "accept"
+        return rows, {test: results}
+    return rows, {test: results[ms[0]]}
+
+
+# ------------------------------------------------------------- one test of all measures
+
+
+def _hotelling(inp):
+    table, args = inp.table, inp.args
+    a, b = _pair(table, args)
+    ms = _measure_names(table, args, multi=True)
+    sel = [table.measures.index(m) for m in ms]
+    ia, ib = table.algorithms.index(a), table.algorithms.index(b)
+    res, notes = _quiet_call(
+        hotelling_t2, table.values[ia][:, sel], table.values[ib][:, sel], names=ms
+    )
+    row = _row("hotelling", f"{a} vs {b}", ", ".join(ms), res, args.alpha, notes)
+    return [row], {"hotelling": res}
+
+
+def _manova(inp):
+    table, args = inp.table, inp.args
+    ms = _measure_names(table, args, multi=True)
+    sel = [table.measures.index(m) for m in ms]
+    res, notes = _quiet_call(manova, table.values[:, :, sel], names=ms)
+    comparison = " / ".join(table.algorithms)
+    return [_row("manova", comparison, ", ".join(ms), res, args.alpha, notes)], {"manova": res}
+
+
+def _posthoc(inp):
+    table, args = inp.table, inp.args
+    alpha = args.alpha
+    ms = _measure_names(table, args, multi=bool(args.measures and len(args.measures) > 1))
+    sel = [table.measures.index(m) for m in ms]
+    x = table.values[:, :, sel[0]] if len(ms) == 1 else table.values[:, :, sel]
+    corr = args.correction or "holm"
+    res, notes = _quiet_call(
+        posthoc,
+        x,
+        test="t" if len(ms) == 1 else "hotelling",
+        correction=corr,
+        alpha=alpha,
+        names=table.algorithms,
+    )
+    adj = np.asarray(res.pvalue_adjusted)
+    raw = np.asarray(res.pvalue)
+    stat = np.asarray(res.statistic)
+    L = len(table.algorithms)
+    rows = []
+    for i in range(L):
+        for j in range(i + 1, L):
+            row = {
+                "test": f"posthoc ({corr})",
+                "comparison": f"{table.algorithms[i]} vs {table.algorithms[j]}",
+                "measure": ", ".join(ms),
+                "statistic": float(stat[i, j]),
+                "df": None,
+                "pvalue": float(adj[i, j]),
+                "raw_pvalue": float(raw[i, j]),
+                "decision": "reject" if adj[i, j] <= alpha else "accept",
+            }
+            if notes:
+                row["notes"] = notes
+            rows.append(row)
+    return rows, {"posthoc": res, "posthoc_text": res.text()}
+
+
+def _swap(inp):
+    data, args = inp.data, inp.args
+    a, b = _pair(inp.table, args)
+    ia, ib = data.algorithms.index(a), data.algorithms.index(b)
+    pa, pb = data.scores[ia], data.scores[ib]
+    measure = {"roc_auc": "auc"}.get(args.swap_measure, args.swap_measure or "f1")
+    if measure != "auc":
+        pa, pb = np.where(pa > 0, 1.0, -1.0), np.where(pb > 0, 1.0, -1.0)
+    try:
+        res, notes = _quiet_call(
+            swap_test,
+            data.y_true,
+            pa,
+            pb,
+            measure=measure,
+            alternative=_alternative(args),
+            n_resamples=args.n_resamples or 100_000,
+            key=args.seed,
+            progress=inp.bar,
+        )
+    except ValueError as exc:
+        raise BadInput(f"{args.file}: --test swap on {measure!r}: {exc}") from None
+    _resamples_used(res, args, f"the swap test of {data.y_true.size} instances")
+    return [_row("swap", f"{a} vs {b}", measure, res, args.alpha, notes)], {"swap": res}
+
+
+# In the order of --test's choices.
+TESTS = {
+    "t": Test(pairwise=True, per_measure=_t, pooling=True),
+    "5x2cv-t": Test(pairwise=True, per_measure=_t_5x2cv),
+    "5x2cv-f": Test(pairwise=True, per_measure=_f_5x2cv, two_sided_only=True),
+    "corrected-t": Test(pairwise=True, per_measure=_corrected_t),
+    "hotelling": Test(pairwise=True, run=_hotelling, two_sided_only=True, pooling=True),
+    "anova": Test(pairwise=False, per_measure=_anova, two_sided_only=True, pooling=True),
+    "manova": Test(pairwise=False, run=_manova, two_sided_only=True, pooling=True),
+    "posthoc": Test(pairwise=False, run=_posthoc, two_sided_only=True, pooling=True),
+    "signflip": Test(pairwise=True, per_measure=_signflip, random=True, pooling=True),
+    "swap": Test(pairwise=True, run=_swap, random=True),
+}
+
+
+def run_test(test, inp):
+    """Rows of the result table and results (by test name) of ``--test test``."""
+    spec = TESTS[test]
+    if spec.per_measure is not None:
+        return _per_measure(test, spec, inp)
+    return spec.run(inp)

@@ -1,0 +1,225 @@
+"""``jaxtests compare``: tests on per-fold or per-instance results read from a file."""
+
+import sys
+
+import numpy as np
+
+from jaxtests._cli._common import (
+    ALPHA,
+    ALTERNATIVES,
+    NONNEGATIVE,
+    POSITIVE,
+    POSITIVE_INT,
+    SEED,
+    BadInput,
+    _given_twice,
+)
+from jaxtests._cli._compare_data import _fold_measures, _losses_of, _task
+from jaxtests._cli._compare_tests import TESTS, Inputs, run_test
+from jaxtests._report import Progress, dumps, markdown_table, text_table
+from jaxtests._tidy import PerInstance, read_tidy
+
+SWAP_MEASURES = ("f1", "precision", "recall", "accuracy", "auc", "roc_auc")
+CORRECTIONS = ("holm", "bonferroni", "hochberg", "hommel", "bh", "by")
+
+
+def add_parser(subparsers):
+    c = subparsers.add_parser("compare", help="test per-fold or per-instance results from a file")
+    c.add_argument(
+        "file",
+        help="tidy CSV or JSON: algorithm,fold,<measures...> or "
+        "algorithm,fold,instance,y_true,score (optionally a repetition column)",
+    )
+    c.add_argument(
+        "--test",
+        action="append",
+        choices=tuple(TESTS),
+        help="test(s) to run (repeatable); default t for two algorithms, "
+        "anova and posthoc for more",
+    )
+    c.add_argument("--pair", nargs=2, metavar=("A", "B"), help="the two algorithms to compare")
+    c.add_argument(
+        "--measures",
+        nargs="+",
+        help="measure column(s) to test; a univariate test runs on each, its p-values "
+        "adjusted with --correction",
+    )
+    c.add_argument("--alpha", type=ALPHA, default=0.05, help="level in (0, 1)")
+    c.add_argument("--alternative", default=None, choices=ALTERNATIVES, help="default two-sided")
+    c.add_argument(
+        "--correction",
+        default=None,
+        choices=CORRECTIONS,
+        help="multiple-comparison correction of posthoc and of several --measures (default holm)",
+    )
+    c.add_argument(
+        "--n-resamples",
+        type=POSITIVE_INT,
+        default=None,
+        help="Monte Carlo draws of signflip/swap (default 10^5); refused if the p-value is exact",
+    )
+    c.add_argument("--seed", type=SEED, default=None, help="seed for permutation tests")
+    c.add_argument("--n-train", type=POSITIVE_INT, help="training-set size (corrected-t)")
+    c.add_argument("--n-test", type=POSITIVE_INT, help="test-set size (corrected-t)")
+    c.add_argument("--blocked", action="store_true", help="ANOVA with folds as blocks")
+    c.add_argument(
+        "--pool-repetitions",
+        action="store_true",
+        help="pool the folds of several repetitions in t/anova/... (not independent)",
+    )
+    c.add_argument(
+        "--swap-measure", default=None, choices=SWAP_MEASURES, help="measure of the swap test (f1)"
+    )
+    c.add_argument(
+        "--epsilon", type=NONNEGATIVE, default=None, help="epsilon-insensitive loss tube"
+    )
+    c.add_argument("--p", type=POSITIVE, default=None, help="exponent of the |error|^p loss")
+    c.add_argument("--quiet", action="store_true", help="no progress bar")
+    fmt = c.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="machine-readable output")
+    fmt.add_argument("--markdown", action="store_true", help="markdown table for papers")
+    c.set_defaults(func=run)
+
+
+def _check_options(args, tests, data, task):
+    """Every option is used by a selected test or refused (issue 13: none silently ignored)."""
+    per_instance = isinstance(data, PerInstance)
+    _given_twice(args.test, "--test")
+    _given_twice(args.measures, "--measures")
+    if args.pair and args.pair[0] == args.pair[1]:
+        raise BadInput(f"--pair: the two algorithms must differ, got {args.pair[0]!r} twice.")
+
+    def unused(option, why):
+        raise BadInput(f"{option} is not used by --test {' '.join(tests)}: {why}.")
+
+    if args.pair and not any(TESTS[t].pairwise for t in tests):
+        unused("--pair", "those tests compare all algorithms at once")
+    if (args.n_train is not None or args.n_test is not None) and "corrected-t" not in tests:
+        unused("--n-train/--n-test", "only --test corrected-t uses them")
+    if "corrected-t" in tests and (args.n_train is None or args.n_test is None):
+        raise BadInput("--test corrected-t needs --n-train and --n-test.")
+    if args.blocked and "anova" not in tests:
+        unused("--blocked", "only --test anova uses it")
+    if args.swap_measure is not None and "swap" not in tests:
+        unused("--swap-measure", "only --test swap uses it")
+    if args.measures and all(t == "swap" for t in tests):
+        unused("--measures", "the swap test's measure is --swap-measure")
+    random = [t for t in tests if TESTS[t].random]
+    if args.n_resamples is not None and not random:
+        unused("--n-resamples", "only the permutation tests signflip and swap draw resamples")
+    if args.seed is not None and not random:
+        unused("--seed", "only the permutation tests signflip and swap draw random numbers")
+    if args.alternative not in (None, "two-sided"):
+        fixed = [t for t in tests if TESTS[t].two_sided_only]
+        if fixed:
+            raise BadInput(
+                f"--alternative {args.alternative}: --test {fixed[0]} has no one-sided version."
+            )
+    multi = bool(args.measures and len(args.measures) > 1)
+    if args.correction is not None and "posthoc" not in tests:
+        if not (multi and any(TESTS[t].per_measure is not None for t in tests)):
+            unused(
+                "--correction",
+                "it adjusts the p-values of posthoc, or of a test run on several --measures",
+            )
+    for opt, name, loss in (("--epsilon", "epsilon", "epsilon_insensitive"), ("--p", "p", "power")):
+        if getattr(args, name) is None:
+            continue
+        if task != "regression":
+            raise BadInput(
+                f"{opt} is not used: it sets the {loss} loss of a per-instance regression file."
+            )
+        if loss not in (args.measures or ()):
+            unused(opt, f"add --measures {loss} to test the {loss} loss")
+    if not per_instance:
+        if "swap" in tests:
+            raise BadInput(
+                "--test swap needs a per-instance file (algorithm, fold, instance, y_true, score)."
+            )
+        return
+    if data.repetitions is not None and "swap" in tests:
+        raise BadInput(
+            "--test swap needs each instance once; the file has repetitions (swap on one "
+            "repetition's rows)."
+        )
+    if "swap" in tests and task != "classification":
+        raise BadInput("--test swap compares classifiers; y_true is not -1/+1 or 0/1 labels.")
+    if "signflip" in tests:
+        allowed = _losses_of(task, args)
+        for m in args.measures or ():
+            if m not in allowed:
+                raise BadInput(
+                    f"--test signflip on a per-instance file tests per-instance loss differences; "
+                    f"{m!r} is not a per-instance loss. Choose from {list(allowed)} (or "
+                    "--test swap --swap-measure for f1, precision, recall, accuracy, auc)."
+                )
+
+
+def _check_pooling(args, tests, table, per_instance):
+    reps = table.repetitions
+    if reps is None or len(set(reps)) == 1 or args.pool_repetitions:
+        return
+    pooled = [t for t in tests if TESTS[t].pooling]
+    if "signflip" in pooled and per_instance:
+        pooled.remove("signflip")  # per-instance differences are averaged over repetitions
+    if pooled:
+        R = len(set(reps))
+        raise BadInput(
+            f"--test {pooled[0]} would pool the {len(reps)} folds of {R} repetitions as if "
+            "they were independent, but the repetitions reuse the same instances, so its "
+            "p-value is far too small. Use --test corrected-t (or 5x2cv-t/5x2cv-f for 5x2 "
+            "cv), or pass --pool-repetitions to pool anyway."
+        )
+
+
+def run(args):
+    data = read_tidy(args.file)
+    per_instance = isinstance(data, PerInstance)
+    task = _task(data, args.file) if per_instance else None
+    tests = list(args.test or [])
+    if not tests:
+        tests = ["t"] if len(data.algorithms) == 2 or args.pair else ["anova", "posthoc"]
+    _check_options(args, tests, data, task)
+    table = _fold_measures(data, args, task) if per_instance else data
+    if not table.values.shape[1] >= 2:
+        raise BadInput(f"{args.file}: need at least 2 folds, got {table.values.shape[1]}.")
+    _check_pooling(args, tests, table, per_instance)
+    rows, results = [], {}
+    with Progress("resamples", disable=args.quiet) as bar:
+        inp = Inputs(table, data, args, bar)
+        for t in tests:
+            try:
+                r, res = run_test(t, inp)
+            except BadInput:
+                raise
+            except ValueError as exc:
+                raise BadInput(f"{args.file}: --test {t}: {exc}") from None
+            rows += r
+            results.update(res)
+    notes = [f"{r['test']}, {r['measure']}: {n}" for r in rows for n in r.get("notes", ())]
+    adjusted = sorted({r["test"] for r in rows if "measures)" in r["test"]})
+    columns = ["test", "comparison", "measure", "statistic", "df", "pvalue", "decision"]
+    if args.json:
+        for r in rows:
+            if not (np.isfinite(r["statistic"]) and np.isfinite(r["pvalue"])):
+                r["reason"] = "; ".join(r.get("notes", ())) or "the statistic is undefined"
+        payload = {
+            "file": str(args.file),
+            "algorithms": list(table.algorithms),
+            "folds": list(table.folds),
+            "alpha": args.alpha,
+            "rows": rows,
+            "results": results,
+        }
+        print(dumps(payload))
+        return 0
+    render = markdown_table if args.markdown else text_table
+    print(render(rows, columns))
+    for t in adjusted:
+        print(f"{t}: p-values adjusted across the measures; raw p-values with --json.")
+    if "posthoc_text" in results:
+        print()
+        print(results["posthoc_text"])
+    for n in dict.fromkeys(notes):
+        print(f"jaxtests: note: {n}", file=sys.stderr)
+    return 0

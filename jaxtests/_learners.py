@@ -1,0 +1,138 @@
+"""The learner table: one row per built-in learner (``Model.kind``).
+
+A row binds the public constructor, the decision function (fit on the
+training rows, decision values at all rows; the kernels are in
+``jaxtests.kernels.learners``), the number of label vectors fitted per
+``vmap`` in the label-permutation test, and the name of the CLI's
+``sanity --model`` choice. Adding a learner means a kernel pair in
+``kernels/learners.py``, a constructor in ``_models.py`` and one row here.
+"""
+
+import dataclasses
+import functools
+from collections.abc import Callable
+
+import jax
+
+from jaxtests import _models
+from jaxtests.kernels import learners as klearners
+
+
+@dataclasses.dataclass(frozen=True)
+class Learner:
+    """One built-in learner.
+
+    ``decision(params, X, y, w) -> (n,)`` fits on the rows with ``w > 0`` and
+    returns decision values at all rows of ``X`` (pure jnp; ``params`` is
+    ``Model.hyper``). ``fit_chunk`` is the number of label vectors per vmapped
+    fit in the label-permutation test; ``cli_name`` the CLI's ``--model``
+    choice (``None``: not offered).
+    """
+
+    kind: str
+    task: str
+    make: Callable[..., _models.Model]
+    decision: Callable
+    fit_chunk: int = 64
+    cli_name: str | None = None
+
+
+def _ridge(p, X, y, w):
+    return klearners.linear_decision(klearners.ridge_fit(X, y, w, p["alpha"]), X)
+
+
+def _lda(p, X, y, w):
+    return klearners.linear_decision(klearners.lda_fit(X, y, w, p["reg"]), X)
+
+
+def _qda(p, X, y, w):
+    return klearners.qda_decision(klearners.qda_fit(X, y, w, p["reg_param"]), X)
+
+
+def _centroid(p, X, y, w):
+    return klearners.linear_decision(klearners.nearest_centroid_fit(X, y, w), X)
+
+
+def _knn(p, X, y, w):
+    return klearners.knn_decision(klearners.knn_fit(X, y, w), X, p["k"])
+
+
+def _logistic(p, X, y, w):
+    return klearners.linear_decision(klearners.logistic_fit(X, y, w, p["C"], p["n_iter"]), X)
+
+
+def _kernel_machine(fit):
+    """Decision function of a kernel machine: optional standardisation, ``fit``, decision."""
+
+    def decision(p, X, y, w):
+        gamma = p["gamma"] if p["gamma"] is not None else 1.0 / X.shape[1]
+        kargs = (p["kernel"], p["degree"], gamma, p["coef0"], p["normalize"])
+        if p["standardize"]:  # scaling fitted on the training rows (w > 0) only
+            mean, scale = klearners.standardize_fit(X, w)
+            X = (X - mean[None, :]) / scale[None, :]
+        return klearners.svm_decision(fit(p, X, y, w, kargs), X, *kargs)
+
+    return decision
+
+
+def _svc_fit(p, X, y, w, kargs):
+    return klearners.svc_fit(X, y, w, p["C"], *kargs, p["tol"], p["max_iter"])
+
+
+def _svr_fit(p, X, y, w, kargs):
+    return klearners.svr_fit(X, y, w, p["C"], p["epsilon"], *kargs, p["tol"], p["max_iter"])
+
+
+_C, _R = "classification", "regression"
+
+# Order: the CLI's ``sanity --model`` choices first, in the order it lists them.
+LEARNERS = {
+    row.kind: row
+    for row in (
+        Learner("ridge_classifier", _C, _models.ridge_classifier, _ridge, 1024, "ridge"),
+        Learner("lda", _C, _models.lda, _lda, 64, "lda"),
+        Learner("logistic", _C, _models.logistic, _logistic, 128, "logistic"),
+        Learner("nearest_centroid", _C, _models.nearest_centroid, _centroid, 64, "centroid"),
+        Learner("knn", _C, _models.knn, _knn, 64, "knn"),
+        Learner("qda", _C, _models.qda, _qda, 64),
+        Learner("svc", _C, _models.svc, _kernel_machine(_svc_fit), 16),
+        Learner("ridge", _R, _models.ridge, _ridge, 1024),
+        Learner("svr", _R, _models.svr, _kernel_machine(_svr_fit), 16),
+    )
+}
+
+
+def learner(kind):
+    """The table row of ``kind`` (a ``Model.kind``)."""
+    try:
+        return LEARNERS[kind]
+    except KeyError:
+        raise ValueError(f"Unknown learner {kind!r}; expected one of {tuple(LEARNERS)}.") from None
+
+
+def cli_models(task="classification"):
+    """CLI ``--model`` choices of ``task``: ``cli_name -> zero-argument constructor``."""
+    return {r.cli_name: r.make for r in LEARNERS.values() if r.task == task and r.cli_name}
+
+
+def fit_decision(model, X, y, w):
+    """Fit ``model`` with training weights ``w`` and return decision values at all of ``X``.
+
+    ``X : (n, d)``, ``y, w : (n,)`` -> ``(n,)``. Pure given the static ``model``;
+    vmap it over ``(y, w)``.
+    """
+    return learner(model.kind).decision(model.hyper, X, y, w)
+
+
+@functools.partial(jax.jit, static_argnames=("model",))
+def fold_decisions(model, X, Y, W):
+    """Decision values ``(B, F, n)`` for label vectors ``Y : (B, n)`` and folds ``W : (F, n)``."""
+    per_fold = jax.vmap(lambda y, w: fit_decision(model, X, y, w), in_axes=(None, 0))
+    return jax.vmap(per_fold, in_axes=(0, None))(Y, W)
+
+
+@functools.partial(jax.jit, static_argnames=("model",))
+def fold_decisions_per_fold_labels(model, X, Y, W):
+    """As :func:`fold_decisions` with fold-specific labels ``Y : (B, F, n)``."""
+    per_fold = jax.vmap(lambda y, w: fit_decision(model, X, y, w))
+    return jax.vmap(per_fold, in_axes=(0, None))(Y, W)

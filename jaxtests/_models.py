@@ -1,0 +1,347 @@
+"""Model specifications (``Model``) and their validating constructors.
+
+The public names are re-exported by ``jaxtests.models``; the learner table
+(kind -> decision function, chunking, CLI name) is ``jaxtests._learners``.
+"""
+
+import dataclasses
+import numbers
+
+_KERNELS = ("linear", "poly", "rbf")
+
+
+@dataclasses.dataclass(frozen=True)
+class Model:
+    """A built-in learner: ``kind`` names the kernel pair, ``params`` its hyper-parameters.
+
+    Build it with the constructors of ``jaxtests.models`` (``ridge_classifier()``,
+    ``svc(kernel="rbf")``...), not directly.
+    """
+
+    kind: str
+    task: str
+    params: tuple
+
+    @property
+    def hyper(self):
+        """Hyper-parameters as a dict."""
+        return dict(self.params)
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params)
+        return f"{self.kind}({args})"
+
+
+def _positive(value, name, *, allow_zero=False):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a real number, got {type(value).__name__}.")
+    v = float(value)
+    if not (v >= 0 if allow_zero else v > 0) or v != v or v == float("inf"):
+        bound = "non-negative" if allow_zero else "positive"
+        raise ValueError(f"`{name}` must be a finite {bound} number, got {value!r}.")
+    return v
+
+
+def _count(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"`{name}` must be an int, got {type(value).__name__}.")
+    if value < minimum:
+        raise ValueError(f"`{name}` must be at least {minimum}, got {value}.")
+    return int(value)
+
+
+def ridge_classifier(alpha=1.0):
+    """Ridge classifier on ±1 labels (scikit-learn ``RidgeClassifier``); closed form.
+
+    The intercept is not penalised. Decision value: the ridge fit of the ±1 labels.
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        L2 penalty, ``>= 0``.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.ridge_classifier(alpha=0.5)
+    ridge_classifier(alpha=0.5)
+    """
+    return Model(
+        "ridge_classifier",
+        "classification",
+        (("alpha", _positive(alpha, "alpha", allow_zero=True)),),
+    )
+
+
+def ridge(alpha=1.0):
+    """Ridge regression (scikit-learn ``Ridge``); closed form, unpenalised intercept.
+
+    Parameters
+    ----------
+    alpha : float, default 1.0
+        L2 penalty, ``>= 0``.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.ridge()
+    ridge(alpha=1.0)
+    """
+    return Model("ridge", "regression", (("alpha", _positive(alpha, "alpha", allow_zero=True)),))
+
+
+def lda(reg=0.0):
+    """Linear discriminant (scikit-learn ``LinearDiscriminantAnalysis(solver="lsqr")``).
+
+    ``reg`` is added to the pooled covariance's diagonal. Decision: log posterior ratio.
+
+    Parameters
+    ----------
+    reg : float, default 0.0
+        Ridge added to the pooled covariance's diagonal, ``>= 0``.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.lda()
+    lda(reg=0.0)
+    """
+    return Model("lda", "classification", (("reg", _positive(reg, "reg", allow_zero=True)),))
+
+
+def qda(reg_param=1e-3):
+    """Quadratic discriminant (scikit-learn ``QuadraticDiscriminantAnalysis(reg_param)``).
+
+    Parameters
+    ----------
+    reg_param : float, default 1e-3
+        Shrinkage of each class covariance towards the identity, in [0, 1].
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.qda()
+    qda(reg_param=0.001)
+    """
+    r = _positive(reg_param, "reg_param", allow_zero=True)
+    if r > 1:
+        raise ValueError(f"`reg_param` must lie in [0, 1], got {reg_param!r}.")
+    return Model("qda", "classification", (("reg_param", r),))
+
+
+def nearest_centroid():
+    """Nearest class centroid; decision ``|z - mu-|^2 - |z - mu+|^2``.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.nearest_centroid()
+    nearest_centroid()
+    """
+    return Model("nearest_centroid", "classification", ())
+
+
+def knn(k=5):
+    """k-nearest neighbours (Euclidean, uniform weights); decision = mean neighbour label.
+
+    Parameters
+    ----------
+    k : int, default 5
+        Number of neighbours.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.knn(k=3)
+    knn(k=3)
+    """
+    return Model("knn", "classification", (("k", _count(k, "k")),))
+
+
+def logistic(C=1.0, n_iter=25):
+    """L2 logistic regression (``LogisticRegression(C=C)``) by Newton steps from zero.
+
+    At most ``n_iter`` steps; a fit stops once a step moves no coefficient by
+    more than ``1e-10 (1 + max|coef|)`` (converged to round-off).
+
+    Parameters
+    ----------
+    C : float, default 1.0
+        Inverse L2 penalty, ``> 0``.
+    n_iter : int, default 25
+        Maximum number of Newton steps.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.logistic(C=10.0)
+    logistic(C=10.0, n_iter=25)
+    """
+    return Model(
+        "logistic",
+        "classification",
+        (("C", _positive(C, "C")), ("n_iter", _count(n_iter, "n_iter"))),
+    )
+
+
+def _flag(value, name):
+    if not isinstance(value, bool):
+        raise TypeError(f"`{name}` must be a bool, got {type(value).__name__}.")
+    return value
+
+
+def _kernel_params(kernel, degree, gamma, coef0, normalize, tol, max_iter, standardize):
+    if kernel not in _KERNELS:
+        raise ValueError(f"`kernel` must be one of {_KERNELS}; got {kernel!r}.")
+    return (
+        ("kernel", kernel),
+        ("degree", _count(degree, "degree")),
+        ("gamma", None if gamma is None else _positive(gamma, "gamma")),
+        ("coef0", _positive(coef0, "coef0", allow_zero=True)),
+        ("normalize", _flag(normalize, "normalize")),
+        ("tol", _positive(tol, "tol")),
+        ("max_iter", _count(max_iter, "max_iter")),
+        ("standardize", _flag(standardize, "standardize")),
+    )
+
+
+def svc(
+    kernel="rbf",
+    C=1.0,
+    *,
+    degree=2,
+    gamma=None,
+    coef0=1.0,
+    normalize=True,
+    tol=1e-3,
+    max_iter=100_000,
+    standardize=True,
+):
+    """Support vector classifier on the hinge loss (LIBSVM's C-SVC dual, solved by SMO).
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf"}
+        ``a'b``, ``(gamma a'b + coef0)^degree`` (quadratic: degree=2, cubic: 3)
+        or ``exp(-gamma |a - b|^2)``.
+    C : float
+        Box constraint (hinge-loss weight).
+    degree, gamma, coef0 : kernel parameters; ``gamma=None`` means ``1 / n_features``.
+    normalize : bool
+        Use ``k(a, b) / sqrt(k(a, a) k(b, b))`` so the discriminants of all
+        kernels have the same scale (Yildiz & Alpaydin).
+    tol, max_iter : SMO stopping rule (KKT gap, as LIBSVM's ``tol``) and step cap.
+    standardize : bool
+        Centre and scale each feature to unit variance with the mean and
+        standard deviation of the training fold only (scikit-learn's
+        ``make_pipeline(StandardScaler(), SVC())``), then fit; the test rows
+        are scaled with the training statistics. Kernel machines depend on the
+        feature scales (one large-valued feature dominates ``|a - b|^2``), so
+        this is the default; ``False`` fits the raw features.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    References
+    ----------
+    Chang, C.-C., & Lin, C.-J. (2011). LIBSVM: a library for support vector machines.
+    ACM TIST 2, 27:1-27:27. Yildiz, O. T., & Alpaydin, E., "Statistical Tests using
+    Hinge/epsilon-Sensitive Loss".
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.svc(kernel="linear", C=0.5).hyper["C"]
+    0.5
+    """
+    return Model(
+        "svc",
+        "classification",
+        (
+            ("C", _positive(C, "C")),
+            *_kernel_params(kernel, degree, gamma, coef0, normalize, tol, max_iter, standardize),
+        ),
+    )
+
+
+def svr(
+    kernel="rbf",
+    C=1.0,
+    epsilon=0.1,
+    *,
+    degree=2,
+    gamma=None,
+    coef0=1.0,
+    normalize=True,
+    tol=1e-3,
+    max_iter=100_000,
+    standardize=True,
+):
+    """Support vector regression on the epsilon-insensitive loss (LIBSVM's eps-SVR dual).
+
+    Parameters as for :func:`svc` (features standardised on the training fold
+    by default; the targets are not scaled), plus ``epsilon``, the half-width of
+    the tube.
+
+    Returns
+    -------
+    Model
+        The specification, for ``cross_validate`` or ``permutation_test_score``.
+
+    References
+    ----------
+    Chang, C.-C., & Lin, C.-J. (2011). LIBSVM: a library for support vector machines.
+    ACM TIST 2, 27:1-27:27.
+
+    Examples
+    --------
+    >>> from jaxtests import models
+    >>> models.svr(kernel="linear", epsilon=0.2).hyper["epsilon"]
+    0.2
+    """
+    return Model(
+        "svr",
+        "regression",
+        (
+            ("C", _positive(C, "C")),
+            ("epsilon", _positive(epsilon, "epsilon", allow_zero=True)),
+            *_kernel_params(kernel, degree, gamma, coef0, normalize, tol, max_iter, standardize),
+        ),
+    )

@@ -108,7 +108,16 @@ def run_demo(args):
     """Run the demo; returns the exit status."""
     _step("jaxtests demo: loading JAX and the dataset...", args.quiet)
     _compilation_cache()
-    from jaxtests import _cv, _multivariate, _permutation, _posthoc, _sanity, _ttests, datasets
+    from jaxtests import (
+        anova,
+        cross_validate,
+        datasets,
+        manova,
+        permutation_test_score,
+        posthoc,
+        signflip_test,
+        ttest_paired,
+    )
 
     t0 = time.perf_counter()
     alpha = 0.05
@@ -145,7 +154,7 @@ def run_demo(args):
     with Progress(
         "cross-validation (compiling and fitting)", disable=args.quiet, elapsed_only=True
     ):
-        cv = _cv.cross_validate(learners, X, y, cv=k, key=args.seed)
+        cv = cross_validate(learners, X, y, cv=k, key=args.seed)
     names = list(cv.names)
     rows = []
     per_fold = {}
@@ -231,8 +240,8 @@ def run_demo(args):
     say(f"\n4. ANOVA on error, MANOVA on (tpr, fpr), post hoc analysis ({MULTI})")
     err = np.stack([per_fold[n]["error"] for n in names])
     tf = np.stack([np.stack([per_fold[n]["tpr"], per_fold[n]["fpr"]], -1) for n in names])
-    an = _multivariate.anova(err, blocked=True)
-    ma = _multivariate.manova(tf, names=("tpr", "fpr"))
+    an = anova(err, blocked=True)
+    ma = manova(tf, names=("tpr", "fpr"))
     say(f"   ANOVA (folds as blocks) on error: F = {float(an.statistic):.4g}, p = {_p(an):.4g}")
     say(
         f"   MANOVA on (tpr, fpr): Wilks' Lambda = {float(ma.statistic):.4g}, "
@@ -244,14 +253,14 @@ def run_demo(args):
         f"   learned measure M1 = {w[0]:+.3f} tpr {w[1]:+.3f} fpr "
         f"({100 * float(np.asarray(ma.share)[0]):.0f}% of the eigenvalue sum)"
     )
-    ph_err = _posthoc.posthoc(err, test="t", correction="holm", alpha=alpha, names=names)
+    ph_err = posthoc(err, test="t", correction="holm", alpha=alpha, names=names)
     say("   post hoc t on error (Holm):")
     say("   " + ph_err.text().replace("\n", "\n   "))
     report["anova"] = jsonable(an)
     report["manova"] = jsonable(ma)
     report["posthoc_error"] = jsonable(ph_err)
     try:
-        ph_mv = _posthoc.posthoc(tf, test="hotelling", correction="holm", alpha=alpha, names=names)
+        ph_mv = posthoc(tf, test="hotelling", correction="holm", alpha=alpha, names=names)
         say("   post hoc Hotelling on (tpr, fpr) (Holm):")
         say("   " + ph_mv.text().replace("\n", "\n   "))
         report["posthoc_tpr_fpr"] = jsonable(ph_mv)
@@ -272,13 +281,13 @@ def run_demo(args):
     valid = np.asarray(cv.valid)
     d_inst = (la - lb)[valid]
     with Progress("sign flips", disable=args.quiet) as bar:
-        kw = {"progress": bar} if _accepts(_permutation.signflip_test, "progress") else {}
-        sf = _permutation.signflip_test(
+        kw = {"progress": bar} if _accepts(signflip_test, "progress") else {}
+        sf = signflip_test(
             d_inst, statistic="mean", n_resamples=n_resamples, key=args.seed, return_null=True, **kw
         )
     d_fold = per_fold[a]["hinge"] - per_fold[b]["hinge"]
-    sf_exact = _permutation.signflip_test(d_fold, statistic="t", method="exact")
-    tt_inst = _ttests.ttest_paired(la[valid], lb[valid])
+    sf_exact = signflip_test(d_fold, statistic="t", method="exact")
+    tt_inst = ttest_paired(la[valid], lb[valid])
     say(
         f"   per-instance hinge differences (m = {d_inst.size}), {sf.method}, "
         f"{sf.n_resamples} draws: p = {_p(sf):.4g}, 99% interval "
@@ -313,7 +322,7 @@ def run_demo(args):
             f"{n_perm} permutations"
         )
         with Progress("label permutations", unit="perm", disable=args.quiet) as bar:
-            sc = _sanity.permutation_test_score(
+            sc = permutation_test_score(
                 models.ridge_classifier(),
                 X,
                 y,

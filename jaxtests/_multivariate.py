@@ -26,8 +26,8 @@ from jaxtests._validation import (
     scale_back,
 )
 from jaxtests._validation import check_rcond as _check_rcond
-from jaxtests.kernels import multitest as MT
-from jaxtests.kernels import statistics as S
+from jaxtests.kernels import multitest as kmultitest
+from jaxtests.kernels import statistics as kstatistics
 
 __all__ = [
     "AnovaResult",
@@ -119,27 +119,31 @@ def _scale(x, axis):
 def _hotelling_paired(a, b, correction):
     d = a - b
     k, p = d.shape[-2], d.shape[-1]
-    parts = S.hotelling_parts(d)
+    parts = kstatistics.hotelling_parts(d)
     f = parts.statistic * (k - p) / (p * (k - 1))
-    ut = S.t_statistic(jnp.swapaxes(d, -1, -2))
-    pval, up = S.betainc_stacked(S.f_sf_args(f[..., None], p, k - p), S.t_two_sided_args(ut, k - 1))
+    ut = kstatistics.t_statistic(jnp.swapaxes(d, -1, -2))
+    pval, up = kstatistics.betainc_stacked(
+        kstatistics.f_sf_args(f[..., None], p, k - p), kstatistics.t_two_sided_args(ut, k - 1)
+    )
     pval = pval[..., 0]
-    rcond = S.correlation_rcond(parts.covariance, _scale(d, -2))
-    return parts, f, pval, ut, up, MT.adjust(up, correction), rcond
+    rcond = kstatistics.correlation_rcond(parts.covariance, _scale(d, -2))
+    return parts, f, pval, ut, up, kmultitest.adjust(up, correction), rcond
 
 
 @functools.partial(jax.jit, static_argnames=("correction",))
 def _hotelling_unpaired(a, b, correction):
     n1, n2, p = a.shape[-2], b.shape[-2], a.shape[-1]
-    parts = S.hotelling_parts_two_sample(a, b)
+    parts = kstatistics.hotelling_parts_two_sample(a, b)
     m = n1 + n2 - 2
     f = parts.statistic * (m - p + 1) / (p * m)
-    ut = S.pooled_t_statistic(jnp.swapaxes(a, -1, -2), jnp.swapaxes(b, -1, -2))
-    pval, up = S.betainc_stacked(S.f_sf_args(f[..., None], p, m - p + 1), S.t_two_sided_args(ut, m))
+    ut = kstatistics.pooled_t_statistic(jnp.swapaxes(a, -1, -2), jnp.swapaxes(b, -1, -2))
+    pval, up = kstatistics.betainc_stacked(
+        kstatistics.f_sf_args(f[..., None], p, m - p + 1), kstatistics.t_two_sided_args(ut, m)
+    )
     pval = pval[..., 0]
     scale = jnp.maximum(_scale(a, -2), _scale(b, -2))
-    rcond = S.correlation_rcond(parts.covariance, scale)
-    return parts, f, pval, ut, up, MT.adjust(up, correction), rcond
+    rcond = kstatistics.correlation_rcond(parts.covariance, scale)
+    return parts, f, pval, ut, up, kmultitest.adjust(up, correction), rcond
 
 
 @x64
@@ -220,7 +224,7 @@ def hotelling_t2(
     >>> perm.permutation_method, float(perm.pvalue)  # only +d and -d reach T²
     ('exact', 0.0625)
     """
-    check_choice(correction, "correction", MT.ADJUSTMENTS)
+    check_choice(correction, "correction", kmultitest.ADJUSTMENTS)
     if not isinstance(paired, bool | np.bool_):
         raise TypeError(f"`paired` must be a bool, got {type(paired).__name__}.")
     a = as_float_array(a, "a", min_ndim=2)
@@ -336,17 +340,23 @@ class AnovaResult:
 @jax.jit
 def _anova_oneway(x):
     n_groups, k = x.shape[-2], x.shape[-1]
-    ss = S.anova_sums(x)
-    f = S.anova_f(x)
-    return f, S.f_sf(f, n_groups - 1, n_groups * (k - 1)), ss.between, ss.within
+    ss = kstatistics.anova_sums(x)
+    f = kstatistics.anova_f(x)
+    return f, kstatistics.f_sf(f, n_groups - 1, n_groups * (k - 1)), ss.between, ss.within
 
 
 @jax.jit
 def _anova_blocked(x):
     n_groups, k = x.shape[-2], x.shape[-1]
-    ss = S.blocked_anova_sums(x)
-    f = S.blocked_anova_f(x)
-    return f, S.f_sf(f, n_groups - 1, (n_groups - 1) * (k - 1)), ss.treatment, ss.error, ss.block
+    ss = kstatistics.blocked_anova_sums(x)
+    f = kstatistics.blocked_anova_f(x)
+    return (
+        f,
+        kstatistics.f_sf(f, n_groups - 1, (n_groups - 1) * (k - 1)),
+        ss.treatment,
+        ss.error,
+        ss.block,
+    )
 
 
 def _ranked_f(f):
@@ -358,12 +368,12 @@ def _ranked_f(f):
 
 def _oneway_f_by_fold(xb):
     """One-way F of fold-major ``xb : (k, L)``, ranked for the permutation engine."""
-    return _ranked_f(S.anova_f(xb.T))
+    return _ranked_f(kstatistics.anova_f(xb.T))
 
 
 def _blocked_f_by_fold(xb):
     """Blocked F of fold-major ``xb : (k, L)``, ranked for the permutation engine."""
-    return _ranked_f(S.blocked_anova_f(xb.T))
+    return _ranked_f(kstatistics.blocked_anova_f(xb.T))
 
 
 def _groups_iv(x, name, ndim):
@@ -617,8 +627,8 @@ class ManovaResult:
 def _manova(x):
     n_groups, k, p = x.shape[-3], x.shape[-2], x.shape[-1]
     q, v = n_groups - 1, n_groups * (k - 1)
-    h, e = S.manova_he(x)
-    lam, vec = S.manova_eigen(h, e)
+    h, e = kstatistics.manova_he(x)
+    lam, vec = kstatistics.manova_eigen(h, e)
     s = min(p, q)
     lam, vec = lam[..., :s], vec[..., :s]
     (w1, w2, t), (p1, p2), (h1, h2, hc), (r1, r2) = _manova_dfs(p, q, v)
@@ -634,18 +644,18 @@ def _manova(x):
     bart = -(v - (p - q + 1) / 2) * jnp.log(wilks)
     share = lam / jnp.sum(lam, axis=-1, keepdims=True)
     scale = jnp.max(jnp.abs(x - jnp.mean(x, axis=-2, keepdims=True)), axis=(-3, -2))
-    rcond = S.correlation_rcond(e, scale)
+    rcond = kstatistics.correlation_rcond(e, scale)
     # The four F tails in one betainc call (compile time).
     fs = jnp.stack([wf, pf, hf, rf], axis=-1)
     dfn = jnp.broadcast_to(jnp.asarray([w1, p1, h1, r1], fs.dtype), fs.shape)
     dfd = jnp.broadcast_to(jnp.asarray([w2, p2, h2, r2], fs.dtype), fs.shape)
-    pv = S.f_sf(fs, dfn, dfd)
+    pv = kstatistics.f_sf(fs, dfn, dfd)
     return dict(
         statistic=wilks,
         pvalue=pv[..., 0],
         f_statistic=wf,
         bartlett_statistic=bart,
-        bartlett_pvalue=S.chi2_sf(bart, p * q),
+        bartlett_pvalue=kstatistics.chi2_sf(bart, p * q),
         pillai=pillai,
         pillai_f=pf,
         pillai_pvalue=pv[..., 1],
@@ -665,7 +675,7 @@ def _manova(x):
 
 def _neg_wilks_by_fold(xb):
     """``-Lambda`` of fold-major ``xb : (k, L, p)``: larger is more extreme."""
-    return -S.wilks_lambda(jnp.swapaxes(xb, 0, 1))
+    return -kstatistics.wilks_lambda(jnp.swapaxes(xb, 0, 1))
 
 
 @x64
@@ -802,13 +812,13 @@ class MardiaResult:
 @jax.jit
 def _mardia(x):
     n, p = x.shape[-2], x.shape[-1]
-    mom = S.mardia_moments(x)
+    mom = kstatistics.mardia_moments(x)
     skew = n * mom.skewness / 6
     df = p * (p + 1) * (p + 2) // 6
     z = (mom.kurtosis - p * (p + 2)) / math.sqrt(8 * p * (p + 2) / n)
     xc = x - jnp.mean(x, axis=-2, keepdims=True)
-    rcond = S.correlation_rcond(S.covariance(x), jnp.max(jnp.abs(xc), axis=-2))
-    return skew, S.chi2_sf(skew, df), z, 2 * S.norm_sf(jnp.abs(z)), mom, rcond
+    rcond = kstatistics.correlation_rcond(kstatistics.covariance(x), jnp.max(jnp.abs(xc), axis=-2))
+    return skew, kstatistics.chi2_sf(skew, df), z, 2 * kstatistics.norm_sf(jnp.abs(z)), mom, rcond
 
 
 @x64

@@ -23,8 +23,8 @@ from jaxtests._validation import (
     rescale_pow2,
     scale_back,
 )
-from jaxtests.kernels import multitest as MT
-from jaxtests.kernels import statistics as S
+from jaxtests.kernels import multitest as kmultitest
+from jaxtests.kernels import statistics as kstatistics
 
 __all__ = ["Ordering", "PosthocResult", "adjust_pvalues", "cliques", "ordering", "posthoc"]
 
@@ -40,7 +40,7 @@ _ADJUST_ALIASES = {"fdr_bh": "bh", "fdr_by": "by", "simes-hochberg": "hochberg"}
 
 @functools.partial(jax.jit, static_argnames=("method",))
 def _adjust(p, method):
-    return MT.adjust(p, method)
+    return kmultitest.adjust(p, method)
 
 
 @x64
@@ -87,7 +87,7 @@ def adjust_pvalues(p, method="holm", *, axis=-1):
     [0.03, 0.06, 0.06]
     """
     method = _ADJUST_ALIASES.get(method, method)
-    check_choice(method, "method", MT.ADJUSTMENTS)
+    check_choice(method, "method", kmultitest.ADJUSTMENTS)
     p = as_float_array(p, "p", min_ndim=1)
     arr = np.asarray(p)
     if ((arr < 0) | (arr > 1)).any():
@@ -355,12 +355,12 @@ def _pairwise_t(x, paired, correction):
     i, j = _pairs(x.shape[0])
     k = x.shape[1]
     if paired:
-        t = S.t_statistic(x[i] - x[j])
-        p = S.t_pvalue(t, k - 1, "two-sided")
+        t = kstatistics.t_statistic(x[i] - x[j])
+        p = kstatistics.t_pvalue(t, k - 1, "two-sided")
     else:
-        t = S.pooled_t_statistic(x[i], x[j])
-        p = S.t_pvalue(t, 2 * k - 2, "two-sided")
-    return t, p, MT.adjust(p, correction), jnp.mean(x, axis=-1)
+        t = kstatistics.pooled_t_statistic(x[i], x[j])
+        p = kstatistics.t_pvalue(t, 2 * k - 2, "two-sided")
+    return t, p, kmultitest.adjust(p, correction), jnp.mean(x, axis=-1)
 
 
 @functools.partial(jax.jit, static_argnames=("paired", "correction"))
@@ -369,18 +369,18 @@ def _pairwise_hotelling(x, paired, correction):
     k, p = x.shape[1], x.shape[2]
     if paired:
         d = x[i] - x[j]
-        parts = S.hotelling_parts(d)
+        parts = kstatistics.hotelling_parts(d)
         f = parts.statistic * (k - p) / (p * (k - 1))
-        pv = S.f_sf(f, p, k - p)
+        pv = kstatistics.f_sf(f, p, k - p)
         scale = jnp.max(jnp.abs(d), axis=-2)
     else:
-        parts = S.hotelling_parts_two_sample(x[i], x[j])
+        parts = kstatistics.hotelling_parts_two_sample(x[i], x[j])
         m = 2 * k - 2
         f = parts.statistic * (m - p + 1) / (p * m)
-        pv = S.f_sf(f, p, m - p + 1)
+        pv = kstatistics.f_sf(f, p, m - p + 1)
         scale = jnp.maximum(jnp.max(jnp.abs(x[i]), axis=-2), jnp.max(jnp.abs(x[j]), axis=-2))
-    rcond = S.correlation_rcond(parts.covariance, scale)
-    return parts.statistic, pv, MT.adjust(pv, correction), jnp.mean(x, axis=-2), rcond
+    rcond = kstatistics.correlation_rcond(parts.covariance, scale)
+    return parts.statistic, pv, kmultitest.adjust(pv, correction), jnp.mean(x, axis=-2), rcond
 
 
 def _square(vals, n, diag, antisym=False):
@@ -493,7 +493,7 @@ def posthoc(
     if test == "permutation":
         test, method = "t", "permutation"
     correction = _ADJUST_ALIASES.get(correction, correction)
-    check_choice(correction, "correction", (*MT.ADJUSTMENTS, "maxT"))
+    check_choice(correction, "correction", (*kmultitest.ADJUSTMENTS, "maxT"))
     if correction == "maxT" and method != "permutation":
         raise ValueError(
             "`correction`='maxT' adjusts with the permutation draws: use "

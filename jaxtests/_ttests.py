@@ -32,7 +32,7 @@ from jaxtests._validation import (
     rescale_pow2,
     scale_back,
 )
-from jaxtests.kernels import statistics as S
+from jaxtests.kernels import statistics as kstatistics
 
 __all__ = [
     "ConfidenceInterval",
@@ -196,15 +196,15 @@ def _warn_zero_variance(se, what):
 
 @functools.partial(jax.jit, static_argnames=("alternative",))
 def _ttest_paired(a, b, alternative):
-    mom = S.paired_moments(a - b)
-    p = S.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
+    mom = kstatistics.paired_moments(a - b)
+    p = kstatistics.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
     return mom, p
 
 
 @jax.jit
 def _paired_moments(a, b):
     # The permutation method needs no t tail (and no compile of betainc).
-    return S.paired_moments(a - b)
+    return kstatistics.paired_moments(a - b)
 
 
 @x64
@@ -340,15 +340,15 @@ def _5x2_iv(a, b, method):
 @functools.partial(jax.jit, static_argnames=("alternative",))
 def _ttest_5x2cv(a, b, alternative):
     d = a - b
-    t = S.ttest_5x2cv_statistic(d)
-    return t, S.t_pvalue(t, 5, alternative), S.within_replication_ss(d)
+    t = kstatistics.ttest_5x2cv_statistic(d)
+    return t, kstatistics.t_pvalue(t, 5, alternative), kstatistics.within_replication_ss(d)
 
 
 @jax.jit
 def _ftest_5x2cv(a, b):
     d = a - b
-    f = S.ftest_5x2cv_statistic(d)
-    return f, S.f_sf(f, 10, 5), S.within_replication_ss(d)
+    f = kstatistics.ftest_5x2cv_statistic(d)
+    return f, kstatistics.f_sf(f, 10, 5), kstatistics.within_replication_ss(d)
 
 
 @x64
@@ -452,8 +452,8 @@ def ftest_5x2cv(a, b, *, method="parametric"):
 
 @functools.partial(jax.jit, static_argnames=("alternative",))
 def _ttest_corrected(a, b, ratio, alternative):
-    mom = S.corrected_t_statistic(a - b, ratio)
-    return mom, S.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
+    mom = kstatistics.corrected_t_statistic(a - b, ratio)
+    return mom, kstatistics.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
 
 
 @x64
@@ -526,7 +526,7 @@ MCNEMAR_METHODS = ("exact", "midp", "chi2")
 
 @functools.partial(jax.jit, static_argnames=("method", "correction"))
 def _mcnemar(y_true, pred_a, pred_b, method, correction):
-    n01, n10 = S.mcnemar_counts(pred_a == y_true, pred_b == y_true)
+    n01, n10 = kstatistics.mcnemar_counts(pred_a == y_true, pred_b == y_true)
     n01 = n01.astype(jnp.float64)
     n10 = n10.astype(jnp.float64)
     n = n01 + n10
@@ -538,15 +538,15 @@ def _mcnemar(y_true, pred_a, pred_b, method, correction):
             # a tie gives statistic 0 rather than 1/n.
             diff = jnp.where(diff >= 1, diff - 1, diff)
         stat = jnp.where(n > 0, diff**2 / jnp.where(n > 0, n, 1), 0.0)
-        p = S.chi2_sf(stat, 1)
+        p = kstatistics.chi2_sf(stat, 1)
     else:
         stat = small
-        cdf = S.binom_cdf(small, n, 0.5)
+        cdf = kstatistics.binom_cdf(small, n, 0.5)
         if method == "exact":
             p = 2 * cdf
         else:
             # Mid-p: half the probability of the observed count (Fagerland et al. 2013).
-            p = 2 * cdf - S.binom_pmf(small, n, 0.5)
+            p = 2 * cdf - kstatistics.binom_pmf(small, n, 0.5)
         p = jnp.where(n > 0, jnp.minimum(p, 1.0), 1.0)
     return stat, p, n01, n10
 

@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests.kernels import statistics as S
+from jaxtests.kernels import statistics as kstatistics
 
 __all__ = [
     "as_float_array",
@@ -279,7 +279,7 @@ def check_rcond(rcond, what, names, remedy):
 
 @jax.jit
 def _paired_rcond(d):
-    return S.correlation_rcond(S.covariance(d), jnp.max(jnp.abs(d), axis=-2))
+    return kstatistics.correlation_rcond(kstatistics.covariance(d), jnp.max(jnp.abs(d), axis=-2))
 
 
 def check_covariance(d, name, remedy="Drop a redundant measure or use more rows."):

@@ -87,9 +87,9 @@ def test_confusion_matrix_batched_matches_sklearn(rng):
         for j in range(2):
             ref = skm.confusion_matrix(yt[i, j], yp[i, j], labels=np.arange(6))
             np.testing.assert_array_equal(cm[i, j], ref)
-    from jaxtests.kernels import measures as K
+    from jaxtests.kernels import measures as kmeasures
 
-    out = K.confusion_matrix(jnp.asarray([0, 1, 3]), jnp.asarray([1, 3, 1]), 2)
+    out = kmeasures.confusion_matrix(jnp.asarray([0, 1, 3]), jnp.asarray([1, 3, 1]), 2)
     np.testing.assert_array_equal(out, [[0, 1], [0, 0]])
 
 

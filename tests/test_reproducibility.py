@@ -12,7 +12,7 @@ def compute():
     import jax
     import numpy as np
 
-    from jaxtests._permutation import permutation_test, signflip_test
+    from jaxtests import permutation_test, signflip_test
 
     rng = np.random.default_rng(0)
     d = rng.normal(0.1, 1, (2, 300))

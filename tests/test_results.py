@@ -13,9 +13,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from jaxtests import signflip_test
 from jaxtests._intervals import clopper_pearson
 from jaxtests._multivariate import anova, hotelling_t2
-from jaxtests._permutation import signflip_test
 from jaxtests._ttests import ttest_corrected, ttest_paired
 
 RNG = np.random.default_rng(17)

@@ -22,6 +22,7 @@ import numpy as np
 from scipy import stats
 
 from jaxtests import study
+from jaxtests._studies.generators import _simulate
 
 
 def _mean_stat(x, axis):
@@ -42,7 +43,7 @@ def _check_correctness():
     )
     with jax.enable_x64(True):
         d = np.asarray(
-            study._simulate(
+            _simulate(
                 study.generator("normal"), jax.random.fold_in(jax.random.key(seed), 0), 0.5, n, m
             )
         )

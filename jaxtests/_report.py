@@ -122,8 +122,15 @@ def _cell(v):
 
 
 def text_table(rows, columns):
-    """Fixed-width text table of ``rows`` (dicts) over ``columns``."""
-    cells = [[_cell(r.get(c)) for c in columns] for r in rows]
+    """Fixed-width text table of ``rows`` over ``columns``.
+
+    A row is a dict keyed by column or a sequence of cells in column order (so that
+    columns may share a label).
+    """
+    cells = [
+        [_cell(r.get(c)) for c in columns] if isinstance(r, dict) else [_cell(x) for x in r]
+        for r in rows
+    ]
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     line = "  ".join(c.ljust(w) for c, w in zip(columns, widths))
     out = [line, "  ".join("-" * w for w in widths)]

@@ -12,7 +12,7 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jaxtests.kernels import statistics as S
+from jaxtests.kernels import statistics as kstatistics
 
 __all__ = [
     "NOISE_KINDS",
@@ -103,7 +103,7 @@ def two_sided_or_tail(p_greater, p_less, alternative):
 
 def ttest_pvalue(d, alternative):
     """Paired (one-sample) t test p-value of ``d : (..., m)``; NaN when ``sd = 0 = mean``."""
-    return S.t_pvalue(S.t_statistic(d), d.shape[-1] - 1, alternative)
+    return kstatistics.t_pvalue(kstatistics.t_statistic(d), d.shape[-1] - 1, alternative)
 
 
 def sign_pvalue(d, alternative):
@@ -115,8 +115,8 @@ def sign_pvalue(d, alternative):
     pos = jnp.sum(d > 0, axis=-1).astype(d.dtype)
     nz = jnp.sum(d != 0, axis=-1).astype(d.dtype)
     half = jnp.asarray(0.5, d.dtype)
-    p_less = S.binom_cdf(pos, nz, half)
-    p_greater = 1 - S.binom_cdf(pos - 1, nz, half)
+    p_less = kstatistics.binom_cdf(pos, nz, half)
+    p_greater = 1 - kstatistics.binom_cdf(pos - 1, nz, half)
     p = two_sided_or_tail(p_greater, p_less, alternative)
     return jnp.where(nz > 0, p, jnp.ones_like(p))
 
@@ -183,7 +183,7 @@ def wilcoxon_pvalue(d, alternative, exact_max=50):
     mean = n * (n + 1) / 4
     se = jnp.sqrt((n * (n + 1) * (2 * n + 1) - tie_term / 2) / 24)
     z = (r_plus - mean) / se
-    p_asym = two_sided_or_tail(S.norm_sf(z), S.norm_sf(-z), alternative)
+    p_asym = two_sided_or_tail(kstatistics.norm_sf(z), kstatistics.norm_sf(-z), alternative)
     if m > exact_max:
         return p_asym
     cdf, sf = signed_rank_table(m)
@@ -199,5 +199,5 @@ def wilcoxon_pvalue(d, alternative, exact_max=50):
 def hotelling_pvalue(d):
     """Paired Hotelling T^2 p-value of ``d : (..., m, p)``, ``F(p, m - p)`` (Yildiz & Alpaydin)."""
     m, p = d.shape[-2], d.shape[-1]
-    t2 = S.hotelling_t2(d)
-    return S.f_sf(t2 * (m - p) / (p * (m - 1)), p, m - p)
+    t2 = kstatistics.hotelling_t2(d)
+    return kstatistics.f_sf(t2 * (m - p) / (p * (m - 1)), p, m - p)

@@ -59,3 +59,35 @@ def test_readme_python_blocks_run(index):
     code = _python_blocks(README.read_text(encoding="utf-8"))[index]
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, f"README python block {index} failed:\n{out.stderr[-3000:]}"
+
+
+PUBLIC_MODULES = ("jaxtests", "jaxtests.models", "jaxtests.losses", "jaxtests.measures")
+PUBLIC_MODULES += ("jaxtests.study", "jaxtests.plot", "jaxtests.datasets")
+
+
+def _public_callables():
+    seen = {}
+    for modname in PUBLIC_MODULES:
+        module = importlib.import_module(modname)
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if inspect.isfunction(obj) and id(obj) not in seen:
+                seen[id(obj)] = (f"{modname}.{name}", obj)
+    cv = jaxtests.CVResult
+    for name, obj in vars(cv).items():
+        if (
+            inspect.isfunction(obj)
+            and not name.startswith("_")
+            and name not in ("to_dict", "to_json")
+        ):
+            seen[id(obj)] = (f"CVResult.{name}", obj)
+    return sorted(seen.values(), key=lambda kv: kv[0])
+
+
+@pytest.mark.parametrize(
+    "name, obj", _public_callables(), ids=lambda x: x if isinstance(x, str) else ""
+)
+def test_public_functions_have_examples(name, obj):
+    # Issue 17: every public function and CVResult method shows how it is called.
+    doc = inspect.getdoc(obj) or ""
+    assert "Examples\n--------" in doc and ">>> " in doc, f"{name}: no Examples section"

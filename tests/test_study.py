@@ -13,18 +13,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from jaxtests.kernels import study as K
+from jaxtests.kernels import study as kstudy
 from scipy import stats
 
 from jaxtests import datasets, models, study
 from jaxtests._cv import cross_validate
 from jaxtests._multivariate import hotelling_t2
+from jaxtests._studies.calibration import _uniform_distances
+from jaxtests._studies.generators import _simulate
 
 ALTS = ("two-sided", "less", "greater")
 # Jitted once per module: op-by-op dispatch of the rank kernel costs seconds per shape.
-_wilcoxon = jax.jit(K.wilcoxon_pvalue, static_argnums=1)
-_sign = jax.jit(K.sign_pvalue, static_argnums=1)
-_ttest = jax.jit(K.ttest_pvalue, static_argnums=1)
+_wilcoxon = jax.jit(kstudy.wilcoxon_pvalue, static_argnums=1)
+_sign = jax.jit(kstudy.sign_pvalue, static_argnums=1)
+_ttest = jax.jit(kstudy.ttest_pvalue, static_argnums=1)
 
 
 def _rows(rng, n, m, ties=False):
@@ -97,7 +99,7 @@ def test_ttest_matches_scipy(rng, alternative):
 
 def test_hotelling_pvalue_matches_package_and_f_formula(rng):
     d = rng.standard_normal((6, 12, 2)) + np.array([0.3, -0.2])
-    got = np.asarray(K.hotelling_pvalue(jnp.asarray(d)))
+    got = np.asarray(kstudy.hotelling_pvalue(jnp.asarray(d)))
     pkg = np.asarray(hotelling_t2(d, np.zeros_like(d)).pvalue)
     np.testing.assert_allclose(got, pkg, rtol=1e-10)
     # Independent formula: T² = k dbar' S^-1 dbar, (k-p)/(p(k-1)) T² ~ F(p, k-p) (seed 004)
@@ -111,22 +113,22 @@ def test_hotelling_pvalue_matches_package_and_f_formula(rng):
 def test_kernels_jit_parity_and_batched_equals_looped(rng):
     d = jnp.asarray(_rows(rng, 6, 14, ties=True).reshape(2, 3, 14))
     for fn, jitted_fn in (
-        (K.wilcoxon_pvalue, _wilcoxon),
-        (K.sign_pvalue, _sign),
-        (K.ttest_pvalue, _ttest),
+        (kstudy.wilcoxon_pvalue, _wilcoxon),
+        (kstudy.sign_pvalue, _sign),
+        (kstudy.ttest_pvalue, _ttest),
     ):
         jitted = np.asarray(jitted_fn(d, "two-sided"))
         looped = np.array(
             [[float(jitted_fn(d[i, j], "two-sided")) for j in range(3)] for i in range(2)]
         )
         np.testing.assert_allclose(looped, jitted, rtol=1e-12)
-        if fn is not K.wilcoxon_pvalue:  # op-by-op dispatch of the rank kernel is slow
+        if fn is not kstudy.wilcoxon_pvalue:  # op-by-op dispatch of the rank kernel is slow
             np.testing.assert_allclose(np.asarray(fn(d, "two-sided")), jitted, rtol=1e-12)
 
 
 def test_signed_rank_table_literals():
     # Exact null of W+ for m = 3: sums 0..6 with counts 1,1,1,2,1,1,1 over 8 patterns.
-    cdf, sf = K.signed_rank_table(3)
+    cdf, sf = kstudy.signed_rank_table(3)
     np.testing.assert_allclose(cdf, np.cumsum([1, 1, 1, 2, 1, 1, 1]) / 8)
     assert sf[0] == 1.0 and sf[6] == 1 / 8
 
@@ -172,7 +174,7 @@ def test_power_decisions_match_scipy():
     data_key = jax.random.fold_in(jax.random.key(seed), 0)
     with jax.enable_x64(True):
         for j, e in enumerate(res.effects):
-            d = np.asarray(study._simulate(gen, data_key, e, n, m))
+            d = np.asarray(_simulate(gen, data_key, e, n, m))
             ref = _decisions_scipy(d, alpha)
             p = np.asarray(res.pvalues[:, j])
             for i, name in enumerate(res.tests):
@@ -278,7 +280,7 @@ def test_calibration_flags_symmetry_tests_under_skewed_null():
 
 def test_uniform_distances_literal():
     # p = (0.1, 0.2, 0.9): F_n - u peaks at 2/3 - 0.2; u - F_n at 0.9 - 2/3.
-    ks, mx = study._uniform_distances(np.array([[0.1, 0.2, 0.9]]))
+    ks, mx = _uniform_distances(np.array([[0.1, 0.2, 0.9]]))
     assert ks[0] == pytest.approx(2 / 3 - 0.2)
     assert mx[0] == pytest.approx(2 / 3 - 0.2)
 
@@ -311,7 +313,7 @@ def test_loss_distribution_matches_seed_density():
     # Seed 001 eq. (3): the density of E = |e|^(1/2) is (4/pi) E / (1 + E^4), whose CDF
     # is (2/pi) arctan(E^2).
     with jax.enable_x64(True):
-        e = np.asarray(K.noise(jax.random.key(3), (20000,), "cauchy", 0.0, jnp.float64))
+        e = np.asarray(kstudy.noise(jax.random.key(3), (20000,), "cauchy", 0.0, jnp.float64))
     loss = np.abs(e) ** 0.5
     ks = stats.kstest(loss, lambda x: 2 / np.pi * np.arctan(x**2))
     assert ks.pvalue > 1e-3

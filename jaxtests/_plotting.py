@@ -1,0 +1,650 @@
+"""All of jaxtests' figures (matplotlib, imported when a figure is drawn).
+
+The figures of the seeds (re-exported by :mod:`jaxtests.plot`) and those of the
+studies (re-exported by :mod:`jaxtests.study`). Every function draws on ``ax`` when
+given, else on a new figure, and returns the figure; nothing is shown or saved here.
+"""
+
+import math
+
+import numpy as np
+
+from jaxtests._studies.agreement import AgreementResult
+from jaxtests._studies.calibration import CalibrationResult
+from jaxtests._studies.power import PowerResult
+
+# Overlays stay readable up to this many algorithms; more get one panel each.
+_MAX_OVERLAY = 3
+
+
+def _plt():
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError:  # pragma: no cover - exercised only without matplotlib
+        raise ImportError("jaxtests.plot needs matplotlib: pip install matplotlib") from None
+    return plt
+
+
+def _axes(ax, figsize=(6.0, 4.0)):
+    plt = _plt()
+    if ax is None:
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax.figure, ax
+
+
+def _panels(ax, n, ncols, panel_size, **subplots_kw):
+    """A grid of ``n`` panels: a new figure, or a subfigure in place of ``ax``.
+
+    Returns ``(figure, container, axes)``; ``container`` (figure or subfigure) takes
+    the suptitle and shared axis labels, ``axes`` is a flat list of ``n`` axes.
+    """
+    plt = _plt()
+    ncols = max(1, min(ncols, n))
+    nrows = math.ceil(n / ncols)
+    if ax is None:
+        w, h = panel_size
+        fig = plt.figure(figsize=(1.2 + w * ncols, 1.0 + h * nrows), layout="constrained")
+        container = fig
+    else:
+        fig = ax.figure
+        spec = ax.get_subplotspec()
+        if spec is None:
+            raise ValueError("`ax` must be a subplot (from plt.subplots) to hold small multiples.")
+        ax.remove()
+        container = fig.add_subfigure(spec)
+    grid = container.subplots(nrows, ncols, squeeze=False, **subplots_kw)
+    axes = list(grid.ravel())
+    for extra in axes[n:]:  # unused cells: keep the x tick labels of the panel above
+        extra.set_visible(False)
+        above = grid.ravel()[axes.index(extra) - ncols]
+        above.xaxis.set_tick_params(labelbottom=True)
+    return fig, container, axes[:n]
+
+
+def _integer_counts(axis):
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=2, nbins="auto"))
+
+
+def _legend_outside(ax, **kw):
+    """Legend to the right of the axes, never over the data."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+
+
+def _as_dict(values, name):
+    if not isinstance(values, dict) or len(values) < 1:
+        raise TypeError(f"`{name}` must be a non-empty dict of algorithm name -> values.")
+    out = {}
+    for k, v in values.items():
+        a = np.asarray(v, dtype=float)
+        if not np.isfinite(a).all():
+            raise ValueError(f"`{name}[{k!r}]` contains NaN or inf.")
+        out[str(k)] = a
+    return out
+
+
+def _bins(pooled, n_bins=10):
+    lo, hi = pooled.min(), pooled.max()
+    pad = 0.05 * (hi - lo) if hi > lo else 0.5 * max(abs(lo), 1e-3)
+    return np.linspace(lo - pad, hi + pad, n_bins + 1)
+
+
+def fold_histograms(values, *, measure="error", bins=None, ax=None, title=None):
+    """Per-fold histograms of one measure for two or more algorithms.
+
+    Yildiz & Alpaydin, "Statistical Tests using Hinge/epsilon-Sensitive Loss", Figs. 4
+    and 5, and "Multivariate Comparison of Classification Algorithms", Fig. 1a: histograms
+    that overlap explain why a test does not reject. Up to three algorithms share one
+    axes (bars side by side in each bin); more get one panel each, stacked on a shared
+    x axis with the mean marked, so no algorithm hides another.
+
+    Parameters
+    ----------
+    values : dict of str -> array_like, shape (n_folds,)
+        Per-fold values of the measure for each algorithm.
+    measure : str
+        Label of the x axis.
+    bins : int or sequence, optional
+        Histogram bins shared by all algorithms (default: 10 over the pooled range).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on; with more than three algorithms its place in the grid holds the
+        panels.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from jaxtests import plot
+    >>> fig = plot.fold_histograms(
+    ...     {"lda": [0.21, 0.25, 0.23, 0.22, 0.26], "knn": [0.27, 0.30, 0.26, 0.29, 0.31]}
+    ... )
+    >>> fig.axes[0].get_ylabel()
+    'folds'
+    >>> plt.close(fig)
+    """
+    values = _as_dict(values, "values")
+    pooled = np.concatenate([v.ravel() for v in values.values()])
+    if bins is None:
+        bins = _bins(pooled)
+    elif np.ndim(bins) == 0:
+        bins = _bins(pooled, int(bins))
+    bins = np.asarray(bins, dtype=float)
+    title = title or f"Per-fold {measure}"
+    if len(values) <= _MAX_OVERLAY:
+        fig, ax = _axes(ax, figsize=(7.0, 3.8))
+        width = np.diff(bins)
+        k = len(values)
+        for i, (name, v) in enumerate(values.items()):
+            counts, _ = np.histogram(v.ravel(), bins=bins)
+            ax.bar(
+                bins[:-1] + width * i / k,
+                counts,
+                width=width / k,
+                align="edge",
+                color=f"C{i}",
+                edgecolor="white",
+                linewidth=0.5,
+                label=f"{name} (mean {v.mean():.4g})",
+            )
+        ax.set_xlim(bins[0], bins[-1])
+        ax.set_xlabel(measure)
+        ax.set_ylabel("folds")
+        _integer_counts(ax.yaxis)
+        ax.set_title(title)
+        _legend_outside(ax, fontsize="small")
+        return fig
+    fig, container, axes = _panels(
+        ax, len(values), 1, (5.5, 0.62), sharex=True, sharey=True, gridspec_kw={"hspace": 0}
+    )
+    top = 1
+    for i, (name, v) in enumerate(values.items()):
+        a = axes[i]
+        counts, _, _ = a.hist(
+            v.ravel(), bins=bins, color=f"C{i % 10}", edgecolor="white", linewidth=0.5
+        )
+        top = max(top, int(counts.max()))
+        a.axvline(v.mean(), color="k", lw=1.2)
+        a.set_ylabel(
+            f"{name}\nmean {v.mean():.4g}", rotation=0, ha="right", va="center", fontsize="small"
+        )
+        a.tick_params(axis="y", labelsize="x-small")
+    # Short panels: two integer ticks, 0 and the largest count, keep the labels apart.
+    for a in axes:
+        a.set_yticks([0, top])
+        a.set_ylim(0, 1.3 * top)
+    axes[-1].set_xlabel(measure)
+    container.suptitle(f"{title}\n(folds per bin; black line: mean)", fontsize="medium")
+    return fig
+
+
+def _ellipse(mean, cov, level):
+    vals, vecs = np.linalg.eigh(cov)
+    vals = np.clip(vals, 0, None)
+    t = np.linspace(0, 2 * np.pi, 120)
+    circle = np.stack([np.cos(t), np.sin(t)])
+    r = np.sqrt(level)  # Mahalanobis radius
+    pts = vecs @ (np.sqrt(vals)[:, None] * circle) * r
+    return mean[:, None] + pts
+
+
+def _scatter_one(ax, p, color, levels, label=None):
+    ax.plot(p[:, 0], p[:, 1], "o", ms=4, color=color, label=label, zorder=3)
+    if len(p) > 2:
+        mean, cov = p.mean(0), np.cov(p, rowvar=False)
+        for lev in levels:
+            e = _ellipse(mean, cov, lev)
+            ax.plot(e[0], e[1], "-", color=color, lw=1, alpha=0.8)
+        ax.plot(*mean, "+", color=color, ms=8, mew=1.5, zorder=3)
+
+
+def scatter_gaussian(points, *, labels=("fpr", "tpr"), ax=None, title=None, levels=(1.0, 4.0)):
+    """Scatter of two measures per fold with fitted bivariate Gaussian contours.
+
+    Yildiz & Alpaydin, "Multivariate Comparison of Classification Algorithms", Figs.
+    1b-4b: per-fold (tpr, fpr) or (precision, recall) points of each algorithm and the
+    ellipses of constant Mahalanobis distance of the Gaussian fitted to them (radius 1
+    and 2 by default; + marks the mean). Up to three algorithms share one axes; more
+    get one panel each (shared axes, the other algorithms' points in grey behind).
+
+    Parameters
+    ----------
+    points : dict of str -> array_like, shape (n_folds, 2)
+    labels : (str, str)
+        Names of the two columns (x, y).
+    ax : matplotlib.axes.Axes, optional
+    title : str, optional
+    levels : sequence of float
+        Squared Mahalanobis radii of the contours.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from jaxtests import plot
+    >>> rng = np.random.default_rng(0)
+    >>> points = {
+    ...     "lda": rng.normal([0.2, 0.8], 0.03, size=(10, 2)),
+    ...     "knn": rng.normal([0.3, 0.7], 0.03, size=(10, 2)),
+    ... }
+    >>> fig = plot.scatter_gaussian(points)
+    >>> fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()
+    ('fpr', 'tpr')
+    >>> plt.close(fig)
+    """
+    points = _as_dict(points, "points")
+    for name, p in points.items():
+        if p.ndim != 2 or p.shape[1] != 2:
+            raise ValueError(f"`points[{name!r}]` must have shape (n_folds, 2), got {p.shape}.")
+    title = title or f"({labels[0]}, {labels[1]}) per fold with Gaussian contours"
+    if len(points) <= _MAX_OVERLAY:
+        fig, ax = _axes(ax, figsize=(6.5, 4.5))
+        for i, (name, p) in enumerate(points.items()):
+            _scatter_one(ax, p, f"C{i}", levels, label=name)
+        ax.set_xlabel(labels[0])
+        ax.set_ylabel(labels[1])
+        ax.set_title(title)
+        _legend_outside(ax, fontsize="small")
+        return fig
+    fig, container, axes = _panels(ax, len(points), 3, (2.6, 2.3), sharex=True, sharey=True)
+    everything = np.concatenate(list(points.values()))
+    for i, (name, p) in enumerate(points.items()):
+        a = axes[i]
+        a.plot(everything[:, 0], everything[:, 1], "o", ms=3, color="0.85", zorder=1)
+        _scatter_one(a, p, f"C{i % 10}", levels)
+        a.set_title(name, fontsize="small")
+        a.tick_params(labelsize="x-small")
+    container.supxlabel(labels[0])
+    container.supylabel(labels[1])
+    container.suptitle(f"{title}\n(grey: the other algorithms' folds)", fontsize="medium")
+    return fig
+
+
+def _null_iv(null, observed, pvalue):
+    """Arrays from a result object (``null_distribution`` or ``permutation_scores``)."""
+    if hasattr(null, "null_distribution") or hasattr(null, "permutation_scores"):
+        res = null
+        if observed is not None:
+            raise TypeError("`observed` comes from the result; pass the result alone.")
+        null = getattr(res, "null_distribution", None)
+        if null is None:
+            null = getattr(res, "permutation_scores", None)
+        if null is None:
+            raise ValueError(
+                "the result carries no null distribution: run the test with return_null=True."
+            )
+        observed = res.statistic
+        pvalue = res.pvalue if pvalue is None else pvalue
+    elif observed is None:
+        raise TypeError("`observed` is required when `null` is an array.")
+    null = np.asarray(null, dtype=float)
+    observed = np.asarray(observed, dtype=float)
+    if observed.size != 1 or (null.ndim > 1 and null.shape[1:] != (1,) * (null.ndim - 1)):
+        raise ValueError(
+            f"one hypothesis per plot: `null` has shape {null.shape}, `observed` {observed.shape}."
+        )
+    return null.ravel(), float(observed.ravel()[0]), pvalue
+
+
+def null_distribution(
+    null, observed=None, pvalue=None, *, ax=None, title=None, statistic="statistic"
+):
+    """Histogram of a permutation null distribution with the observed statistic marked.
+
+    Parameters
+    ----------
+    null : array_like, shape (n_resamples,), or a result
+        Resampled statistics, or a result that carries them: a permutation test run
+        with ``return_null=True`` (``null_distribution``) or a label-permutation sanity
+        check (``permutation_scores``); its statistic and p-value are used.
+    observed : float, optional
+        The observed statistic (required with an array).
+    pvalue : float, optional
+        Shown in the legend.
+    ax : matplotlib.axes.Axes, optional
+    title : str, optional
+    statistic : str
+        Label of the x axis.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from jaxtests import plot
+    >>> null = np.random.default_rng(0).normal(size=1000)
+    >>> fig = plot.null_distribution(null, observed=2.1, pvalue=0.04)
+    >>> print(fig.axes[0].get_legend().get_texts()[0].get_text())
+    observed = 2.1
+    p = 0.04
+    >>> plt.close(fig)
+    """
+    null, observed, pvalue = _null_iv(null, observed, pvalue)
+    if null.size == 0 or not np.isfinite(null).all():
+        raise ValueError("`null` must be a non-empty array of finite values.")
+    fig, ax = _axes(ax, figsize=(7.5, 3.8))
+    ax.hist(null, bins=min(100, max(10, int(np.sqrt(null.size)))), color="0.6", density=True)
+    label = f"observed = {observed:.4g}"
+    if pvalue is not None:
+        label += f"\np = {float(np.asarray(pvalue)):.3g}"
+    ax.axvline(observed, color="C3", lw=2, label=label)
+    ax.set_xlabel(statistic)
+    ax.set_ylabel("density")
+    ax.set_title(title or f"Permutation null distribution ({null.size} resamples)")
+    _legend_outside(ax, fontsize="small")
+    return fig
+
+
+def _ordering_iv(means, groups):
+    """``(names sorted by mean, sorted means, groups as names)`` from dicts or results."""
+    from jaxtests._posthoc import Ordering
+
+    if hasattr(means, "ordering") and hasattr(means, "cliques"):  # a PosthocResult
+        if groups is not None:
+            raise TypeError("`groups` comes from the post hoc result; pass the result alone.")
+        if means.ordering is None:
+            raise ValueError(
+                "this post hoc result has no ordering (several measures): plot a "
+                "univariate post hoc result, or pass means and groups."
+            )
+        means = means.ordering
+    if isinstance(means, Ordering):
+        if groups is not None:
+            raise TypeError("`groups` comes from the ordering; pass the ordering alone.")
+        labels = [str(s) for s in means.labels]
+        groups = [[labels[i] for i in g] for g in means.groups]
+        means = dict(zip(labels, (float(m) for m in means.means)))
+    if not isinstance(means, dict):
+        raise TypeError(
+            "`means` must be a dict of algorithm name -> mean, a PosthocResult or an Ordering."
+        )
+    means = {str(k): float(v) for k, v in means.items()}
+    out = []
+    for g in groups or ():
+        g = [str(n) for n in g]
+        unknown = [n for n in g if n not in means]
+        if unknown:
+            raise ValueError(f"`groups` names unknown algorithm(s) {unknown}.")
+        out.append(g)
+    return means, out
+
+
+def ordering(means, groups=None, *, measure="error", ax=None, title=None):
+    """Algorithms sorted by mean, with the groups no post hoc test separates.
+
+    The underlined display of Yildiz & Alpaydin, "Multivariate Comparison of
+    Classification Algorithms" ("rf lda qda knn c4.5" with underlines), turned on its
+    side so that any number of names stays legible: one row per algorithm (best first),
+    its mean on the x axis, and to the right one bar per group joining the algorithms
+    that are not significantly different (a dot on each member).
+
+    Parameters
+    ----------
+    means : dict of str -> float, PosthocResult or Ordering
+        Mean of the measure per algorithm, or a post hoc result (its ordering and
+        groups are used).
+    groups : sequence of sequence of str, optional
+        Sets of algorithms not significantly different (e.g. a post hoc result's
+        cliques); singletons are not drawn.
+    measure : str
+    ax : matplotlib.axes.Axes, optional
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from jaxtests import plot
+    >>> fig = plot.ordering({"knn": 0.20, "rf": 0.12, "lda": 0.15}, [("rf", "lda")])
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['rf', 'lda', 'knn']
+    >>> plt.close(fig)
+    """
+    means, groups = _ordering_iv(means, groups)
+    names = sorted(means, key=means.get)
+    row = {n: i for i, n in enumerate(names)}
+    groups = [g for g in groups if len(g) >= 2]
+    fig, ax = _axes(ax, figsize=(6.5, 1.4 + 0.32 * len(names)))
+    xs = np.array([means[n] for n in names])
+    ys = np.arange(len(names))
+    ax.plot(xs, ys, "o", color="k", zorder=3)
+    ax.set_yticks(ys, names)
+    ax.set_ylim(len(names) - 0.5, -0.5)  # best at the top
+    ax.grid(axis="y", color="0.9", lw=0.8)
+    ax.set_axisbelow(True)
+    # Group bars to the right of the data, in axes coordinates (x) and rows (y).
+    trans = ax.get_yaxis_transform()
+    for k, g in enumerate(groups):
+        x = 1.04 + 0.045 * k
+        rows = sorted(row[n] for n in g)
+        ax.plot(
+            [x, x],
+            [rows[0], rows[-1]],
+            "-",
+            lw=3,
+            color=f"C{k % 10}",
+            transform=trans,
+            clip_on=False,
+            solid_capstyle="round",
+        )
+        ax.plot(
+            [x] * len(rows), rows, "o", ms=4, color=f"C{k % 10}", transform=trans, clip_on=False
+        )
+    ax.set_xlabel(f"mean {measure}")
+    ax.set_title(
+        title or f"Ordering by mean {measure}\n(bars: not significantly different)",
+        fontsize="medium",
+    )
+    return fig
+
+
+def projection(x, direction, names, *, measure_names=None, ax=None, title=None, label="M1"):
+    """Histograms of per-fold results projected on a learned measure.
+
+    Yildiz & Alpaydin, "Multivariate Comparison of Classification Algorithms", Fig. 5c:
+    the MANOVA's first eigenvector of ``E^-1 H`` as a new performance measure.
+
+    Parameters
+    ----------
+    x : array_like, shape (n_algorithms, n_folds, p)
+        Per-fold measure vectors of each algorithm.
+    direction : array_like, shape (p,), or ManovaResult
+        An eigenvector of ``E^-1 H``, or a MANOVA result (its eigenvector number
+        ``label``'s digits, ``M1`` the first, and its measure names are used).
+    names : sequence of str
+        Algorithm names.
+    measure_names : sequence of str, optional
+        Names of the p input measures, shown as the formula of the projection.
+    ax : matplotlib.axes.Axes, optional
+    title : str, optional
+    label : str
+        Name of the learned measure.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> import numpy as np
+    >>> from jaxtests import plot
+    >>> x = np.random.default_rng(0).uniform(size=(2, 10, 2))  # 2 algorithms, 10 folds
+    >>> fig = plot.projection(x, [0.6, 0.8], ["lda", "knn"], measure_names=["tpr", "fpr"])
+    >>> fig.axes[0].get_xlabel()
+    'M1 = +0.600·tpr +0.800·fpr'
+    >>> plt.close(fig)
+    """
+    if hasattr(direction, "eigenvectors"):  # a ManovaResult
+        k = int("".join(c for c in label if c.isdigit()) or 1) - 1
+        if measure_names is None and getattr(direction, "names", None) is not None:
+            measure_names = direction.names
+        direction = np.asarray(direction.eigenvectors)[:, k]  # columns are eigenvectors
+    x = np.asarray(x, dtype=float)
+    w = np.asarray(direction, dtype=float).ravel()
+    if x.ndim != 3 or x.shape[-1] != w.size:
+        raise ValueError(f"`x` must have shape (n_algorithms, n_folds, {w.size}), got {x.shape}.")
+    if len(names) != x.shape[0]:
+        raise ValueError(f"`names` has {len(names)} entries for {x.shape[0]} algorithms.")
+    proj = x @ w
+    formula = label
+    if measure_names is not None:
+        formula += " = " + " ".join(f"{c:+.3f}·{m}" for c, m in zip(w, measure_names))
+    return fold_histograms(
+        dict(zip(names, proj)),
+        measure=formula,
+        ax=ax,
+        title=title or f"Projection on the learned measure {label}",
+    )
+
+
+# Figures of the studies
+
+
+def plot_power(res, *, ax=None, title=None, confidence_level=0.95):
+    """Power curves (rejection rate against effect) with Clopper-Pearson bars.
+
+    Parameters
+    ----------
+    res : PowerResult
+        From :func:`jaxtests.study.power`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    title : str, optional
+    confidence_level : float
+        Level of the intervals drawn as error bars.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from jaxtests import study
+    >>> res = study.power(["t", "sign"], n_experiments=200, m=10, effect=[0.0, 0.5], key=0)
+    >>> fig = study.plot_power(res)
+    >>> fig.axes[0].get_title()
+    'Power: normal(), m = 10'
+    >>> plt.close(fig)
+    """
+    if not isinstance(res, PowerResult):
+        raise TypeError(f"`res` must be a PowerResult, got {type(res).__name__}.")
+    fig, ax = _axes(ax)
+    lo, hi = (np.asarray(a) for a in res.confidence_interval(confidence_level))
+    r = np.asarray(res.rejection_rate)
+    x = np.asarray(res.effects)
+    for i, t in enumerate(res.tests):
+        ax.errorbar(x, r[i], yerr=[r[i] - lo[i], hi[i] - r[i]], marker="o", capsize=3, label=t)
+    ax.axhline(res.alpha, color="grey", linestyle=":", label=f"alpha = {res.alpha:g}")
+    ax.set_xlabel("effect")
+    ax.set_ylabel("rejection rate")
+    ax.set_ylim(0, 1.02)
+    _legend_outside(ax, fontsize="small")
+    ax.set_title(title or f"Power: {res.generator}, m = {res.m}")
+    return fig
+
+
+def plot_calibration(res, *, ax=None, title=None):
+    """QQ plot of each test's null p-values against U(0, 1).
+
+    Parameters
+    ----------
+    res : CalibrationResult
+        From :func:`jaxtests.study.calibration`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from jaxtests import study
+    >>> res = study.calibration(["t"], n_experiments=200, m=10, key=0)
+    >>> fig = study.plot_calibration(res)
+    >>> fig.axes[0].get_title()
+    'p-value QQ plot under H0: normal(), m = 10'
+    >>> plt.close(fig)
+    """
+    if not isinstance(res, CalibrationResult):
+        raise TypeError(f"`res` must be a CalibrationResult, got {type(res).__name__}.")
+    fig, ax = _axes(ax, figsize=(5.0, 5.0))
+    for t in res.tests:
+        u, p = res.qq(t)
+        ax.plot(u, p, label=t, linewidth=1.2)
+    ax.plot([0, 1], [0, 1], color="black", linestyle="--", linewidth=0.8, label="uniform")
+    ax.axvline(res.alpha, color="grey", linestyle=":")
+    ax.set_xlabel("uniform quantile")
+    ax.set_ylabel("p-value quantile")
+    _legend_outside(ax, fontsize="small")
+    ax.set_title(title or f"p-value QQ plot under H0: {res.generator}, m = {res.m}")
+    return fig
+
+
+def plot_agreement(res, *, ax=None, title=None):
+    """Heatmap of the 2x2 agreement table in percent.
+
+    Parameters
+    ----------
+    res : AgreementResult
+        From :func:`jaxtests.study.agreement`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw on (default: a new figure).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from jaxtests import cross_validate, datasets, models, study
+    >>> X, y = datasets.load_pima()
+    >>> learners = {"lda": models.lda(), "centroid": models.nearest_centroid()}
+    >>> cv = cross_validate(learners, X[:200], y[:200], cv=5, repeats=3, key=0)
+    >>> fig = study.plot_agreement(study.agreement(cv, "error_hinge"))
+    >>> fig.axes[0].get_title()
+    'Agreement: zero_one vs hinge'
+    >>> plt.close(fig)
+    """
+    if not isinstance(res, AgreementResult):
+        raise TypeError(f"`res` must be an AgreementResult, got {type(res).__name__}.")
+    fig, ax = _axes(ax, figsize=(4.5, 4.0))
+    pc = np.asarray(res.percentages())
+    im = ax.imshow(pc, cmap="Blues", vmin=0, vmax=100)
+    for i in range(2):
+        for j in range(2):
+            ax.text(
+                j,
+                i,
+                f"{pc[i, j]:.1f}%",
+                ha="center",
+                va="center",
+                color="white" if pc[i, j] > 50 else "black",
+            )
+    ax.set_xticks([0, 1], ["accept", "reject"])
+    ax.set_yticks([0, 1], ["accept", "reject"])
+    ax.set_xlabel(f"test on {res.tests[1]}")
+    ax.set_ylabel(f"test on {res.tests[0]}")
+    fig.colorbar(im, ax=ax, label="percent of comparisons")
+    ax.set_title(title or f"Agreement: {res.tests[0]} vs {res.tests[1]}")
+    return fig

@@ -20,8 +20,7 @@ import time
 import jax
 import numpy as np
 
-from jaxtests import models
-from jaxtests._sanity import permutation_test_score
+from jaxtests import models, permutation_test_score
 
 
 def _data(n, d, k):

@@ -17,17 +17,18 @@ decisions the bound cannot settle) inside a ``lax.fori_loop`` over blocks:
 memory does not grow with the number of permutations.
 """
 
+import dataclasses
 import functools
 import numbers
 import warnings
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-import scipy.stats
 from jax import lax
 
-from jaxtests import models as _models
+from jaxtests import _learners
 from jaxtests._cv import (
     KFold,
     RandomSplits,
@@ -40,10 +41,11 @@ from jaxtests._cv import (
 )
 from jaxtests._precision import x64
 from jaxtests._progress import as_progress
+from jaxtests._pvalues import CI_LEVEL, clopper_pearson, tie_tol
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
 from jaxtests._validation import as_float_array, as_int_scalar, as_label_array, check_choice
-from jaxtests.kernels import learners as _L
+from jaxtests.kernels import learners as klearners
 
 __all__ = ["PermutationTestScoreResult", "permutation_test_score"]
 
@@ -60,9 +62,7 @@ _CLF_SCORES = (
     "roc_auc",
 )
 _REG_SCORES = ("r2", "neg_mean_squared_error", "neg_mean_absolute_error")
-_TIE_RTOL = 1e-12  # scores equal up to round-off count as ties (scipy's permutation_test idea)
 _BLOCK_BYTES = 2**23  # a block of permuted labels: about 8 MB as float64
-_FIT_CHUNK = {"ridge": 1024, "ridge_classifier": 1024, "logistic": 128, "svc": 16, "svr": 16}
 _CALL_BLOCKS = 16  # label blocks per call of the compiled ridge stream
 _SORTED_CHUNK = 16  # fits per chunk on the sort-based paths (groups, permute="train", regression)
 
@@ -157,11 +157,11 @@ def fold_scores(f, yt, valid, scoring, classification):
 def _decisions(model, X, Y, train, test_index, per_fold):
     """``(B, K, m)`` test-set decisions for label vectors ``Y`` (``(B, n)`` or ``(B, K, n)``)."""
     if model.kind in ("ridge", "ridge_classifier"):
-        return _L.ridge_fold_decisions(X, Y, train, test_index, model.hyper["alpha"])
+        return klearners.ridge_fold_decisions(X, Y, train, test_index, model.hyper["alpha"])
     if per_fold:
-        full = _models.fold_decisions_per_fold_labels(model, X, Y, train)
+        full = _learners.fold_decisions_per_fold_labels(model, X, Y, train)
     else:
-        full = _models.fold_decisions(model, X, Y, train)
+        full = _learners.fold_decisions(model, X, Y, train)
     return jnp.take_along_axis(
         full, jnp.broadcast_to(test_index, full.shape[:2] + test_index.shape[-1:]), axis=-1
     )
@@ -178,6 +178,50 @@ def _score_labels(model, X, Y, y, train, test_index, valid, *, scoring, classifi
 
 
 _score_labels_jit = jax.jit(_score_labels, static_argnames=("model", "scoring", "classification"))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Fit:
+    """Static part of the compiled fits: hashable and compared by value (a jit static)."""
+
+    model: object  # a jaxtests.models.Model
+    scoring: tuple
+    classification: bool
+
+    @property
+    def chunk(self):
+        """Label vectors per vmapped fit (the learner table's ``fit_chunk``)."""
+        return _learners.learner(self.model.kind).fit_chunk
+
+
+class _Data(NamedTuple):
+    """Device arrays of a run, passed to the compiled fits as one pytree.
+
+    ``X (n, d)``, ``y (n,)``, training weights ``train (F, n)``, padded test
+    indices ``index, valid (F, m)``, permutation ``strata (n,)``.
+    """
+
+    X: jax.Array
+    y: jax.Array
+    train: jax.Array
+    index: jax.Array
+    valid: jax.Array
+    strata: jax.Array
+
+
+def _data_scores(fit, data, Y):
+    """Scores ``(B, S)`` of label vectors ``Y`` (``(B, n)``, or ``(B, F, n)`` per fold)."""
+    return _score_labels_jit(
+        fit.model,
+        data.X,
+        Y,
+        data.y,
+        data.train,
+        data.index,
+        data.valid,
+        scoring=fit.scoring,
+        classification=fit.classification,
+    )
 
 
 def _permute_within_strata(keys, y, train, strata, mode):
@@ -205,35 +249,19 @@ def _permute_within_strata(keys, y, train, strata, mode):
     return jax.vmap(one)(keys)
 
 
-@functools.partial(jax.jit, static_argnames=("model", "scoring", "classification", "mode", "size"))
-def _sorted_block(
-    model,
-    X,
-    y,
-    train,
-    test_index,
-    valid,
-    strata,
-    key,
-    start,
-    *,
-    scoring,
-    classification,
-    mode,
-    size,
-):
+@functools.partial(jax.jit, static_argnames=("fit", "mode", "size"))
+def _sorted_block(data, key, start, *, fit, mode, size):
+    """Scores ``(size, S)`` of sort-based permutations ``start .. start + size - 1``."""
     # one key per permutation index: draws do not depend on the block size
-    chunk = min(_FIT_CHUNK.get(model.kind, 64), _SORTED_CHUNK)
+    chunk = min(fit.chunk, _SORTED_CHUNK)
     n_chunks = -(-size // chunk)
     keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(
         start + jnp.arange(n_chunks * chunk, dtype=start.dtype)
     )
 
     def scores(ks):
-        Y = _permute_within_strata(ks, y, train, strata, mode)
-        return _score_labels(
-            model, X, Y, y, train, test_index, valid, scoring=scoring, classification=classification
-        )
+        Y = _permute_within_strata(ks, data.y, data.train, data.strata, mode)
+        return _data_scores(fit, data, Y)
 
     # fits in fixed-size chunks (the last padded): batched products round
     # differently for different batch shapes, and a permutation's score must
@@ -242,45 +270,62 @@ def _sorted_block(
     return out.reshape(n_chunks * chunk, -1)[:size]
 
 
-_ridge_partition = jax.jit(_L.ridge_partition, static_argnames=("sizes", "alpha"))
+_ridge_partition = jax.jit(klearners.ridge_partition, static_argnames=("sizes", "alpha"))
 
 
 @functools.partial(jax.jit, static_argnames=("rows", "n_pos", "sizes"))
 def _binary_labels(key, block, inverse, *, rows, n_pos, sizes):
     """``(rows, n)`` ±1 label vectors of block ``block`` in instance order."""
-    words = _L.draw_binary_labels(jax.random.fold_in(key, block), rows, n_pos, sizes)
-    pos = _L.unpack_labels(words, jnp.float64)[inverse]  # slot order -> instance order
+    words = klearners.draw_binary_labels(jax.random.fold_in(key, block), rows, n_pos, sizes)
+    pos = klearners.unpack_labels(words, jnp.float64)[inverse]  # slot order -> instance order
     return (2 * pos - 1).T
 
 
-@functools.partial(jax.jit, static_argnames=("sizes", "rows", "n_pos", "scoring", "max_blocks"))
-def _ridge_binary_stream(part, key, start, n_blocks, *, sizes, rows, n_pos, scoring, max_blocks):
+@dataclasses.dataclass(frozen=True)
+class _RidgeStream:
+    """Static layout of the ridge label stream (a jit static: hashable, compared by value).
+
+    ``sizes``: fold sizes; ``rows``: label vectors per block; ``n_pos``: positives
+    (an int, or one per fold when the folds keep theirs); ``max_blocks``: blocks
+    per compiled call.
+    """
+
+    sizes: tuple
+    rows: int
+    n_pos: object
+    scoring: tuple
+    max_blocks: int = _CALL_BLOCKS
+
+
+@functools.partial(jax.jit, static_argnames="stream")
+def _ridge_binary_stream(part, key, start, n_blocks, *, stream):
     """Scores ``(max_blocks * rows, S)`` of label blocks ``start .. start + n_blocks - 1``.
 
     Rows past ``n_blocks * rows`` are left zero. The block count is traced, so
     the loop body is the same code for any number of blocks.
     """
-    K, m = len(sizes), _L.label_slots(sizes)
+    sizes, rows, n_pos = stream.sizes, stream.rows, stream.n_pos
+    K, m = len(sizes), klearners.label_slots(sizes)
     used = min(m, 8 * -(-max(sizes) // 8))  # slots past every fold's size are padding
     size = jnp.asarray(sizes, jnp.float64)[:, None]
 
     def body(i, out):
-        words = _L.draw_binary_labels(jax.random.fold_in(key, start + i), rows, n_pos, sizes)
+        words = klearners.draw_binary_labels(jax.random.fold_in(key, start + i), rows, n_pos, sizes)
         # a conditional on a traced (always true) predicate stores the labels
         # once: XLA would otherwise re-derive them inside each consumer
         labels = lax.cond(
             i >= 0,
-            lambda w: _L.unpack_labels(w).reshape(K, m, rows)[:, :used],
+            lambda w: klearners.unpack_labels(w).reshape(K, m, rows)[:, :used],
             lambda w: jnp.zeros((K, used, rows), jnp.float32),
             words,
         )
-        tp, pp, p = _L.ridge_partition_counts(part, labels)
+        tp, pp, p = klearners.ridge_partition_counts(part, labels)
         tp, pp, p = (c.astype(jnp.float64) for c in (tp, pp, p))
         fn, fp = p - tp, pp - tp
-        s = count_scores(tp.T, fn.T, fp.T, (size - p - fp).T, scoring)
+        s = count_scores(tp.T, fn.T, fp.T, (size - p - fp).T, stream.scoring)
         return lax.dynamic_update_slice_in_dim(out, s, i * rows, axis=0)
 
-    out = jnp.zeros((max_blocks * rows, len(scoring)), jnp.float64)
+    out = jnp.zeros((stream.max_blocks * rows, len(stream.scoring)), jnp.float64)
     return lax.fori_loop(0, n_blocks, body, out)
 
 
@@ -319,22 +364,58 @@ class PermutationTestScoreResult:
         return self.statistic
 
 
-def _pvalues(obs, perm, confidence=0.99):
+def _pvalues(obs, perm):
+    """p-values ``(C + 1) / (B + 1)`` ``(S,)`` and intervals ``(S, 2)`` of scores ``(S,), (B, S)``.
+
+    ``C`` counts the permuted scores at least the observed one, ties within
+    ``tie_tol(observed, 1)`` included: the scores are O(1) (accuracies, AUCs,
+    r2), so round-off is relative to ``max(|score|, 1)``.
+    """
     obs = np.asarray(obs, np.float64)
     perm = np.asarray(perm, np.float64)
-    tol = _TIE_RTOL * np.maximum(1.0, np.abs(obs))
+    tol = np.asarray(tie_tol(obs, 1.0))
     C = np.sum(perm >= obs[None] - tol[None], axis=0)
     B = perm.shape[0]
-    p = (C + 1) / (B + 1)
-    a = (1 - confidence) / 2
-    lo = np.where(C > 0, scipy.stats.beta.ppf(a, np.maximum(C, 1), B - C + 1), 0.0)
-    hi = np.where(C < B, scipy.stats.beta.ppf(1 - a, C + 1, np.maximum(B - C, 1)), 1.0)
-    return p, np.stack([lo, hi], axis=-1)
+    lo, hi = clopper_pearson(C, B, CI_LEVEL)
+    return (C + 1) / (B + 1), np.stack([lo, hi], axis=-1)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class _Plan:
+    """A validated run of :func:`permutation_test_score` (``_permutation_test_score_iv``).
+
+    Arrays are numpy. ``train, test : (F, n)`` are the folds of all repetitions
+    (``F = R K``), ``index, valid : (F, m)`` their padded test indices;
+    ``strata : (n,)`` the cells that permutations keep (groups, and folds when
+    ``by_fold``); ``perms`` the explicit ``(B, n)`` permutations or None;
+    ``key`` the permutation key.
+    """
+
+    model: object
+    classification: bool
+    X: np.ndarray
+    y: np.ndarray
+    train: np.ndarray
+    test: np.ndarray
+    index: np.ndarray
+    valid: np.ndarray
+    scoring: tuple
+    single: bool
+    permute: str
+    grouped: bool
+    by_fold: bool
+    strata: np.ndarray
+    perms: object
+    n_permutations: int
+    batch_size: object
+    key: jax.Array
+    seed: object
 
 
 def _permutation_test_score_iv(
     model, X, y, cv, n_permutations, scoring, key, permute, groups, permutations, batch_size
 ):
+    """Validate the arguments of :func:`permutation_test_score`; return the :class:`_Plan`."""
     [(_, model)] = _normalise_models({"model": model})
     task = model_task(model, "model")
     classification = task == "classification"
@@ -381,10 +462,10 @@ def _permutation_test_score_iv(
             raise ValueError(
                 f"`permutations` row {b} moves instance {perms[b, i]} to {i}, across `groups`."
             )
-        n_permutations = perms.shape[0]
+        B = perms.shape[0]
     else:
         perms = None
-        n_permutations = as_int_scalar(
+        B = as_int_scalar(
             1000 if n_permutations is None else n_permutations, "n_permutations", minimum=1
         )
     if batch_size is not None:
@@ -424,22 +505,30 @@ def _permutation_test_score_iv(
         K = splits.shape[1]
         fold = np.argmax(splits.test[0], axis=0)
         strata = np.unique(strata * K + fold, return_inverse=True)[1].astype(np.int64)
-    return (
-        model,
-        classification,
-        X,
-        y,
-        splits,
-        scoring,
-        single,
-        permute,
-        strata,
-        perms,
-        n_permutations,
-        batch_size,
-        perm_key,
-        seed,
-        by_fold,
+    R, K = splits.shape
+    train = splits.train.reshape(R * K, -1)
+    test = splits.test.reshape(R * K, -1)
+    index, valid = padded_test_index(test[None])
+    return _Plan(
+        model=model,
+        classification=classification,
+        X=X,
+        y=y,
+        train=train,
+        test=test,
+        index=index[0],
+        valid=valid[0],
+        scoring=scoring,
+        single=single,
+        permute=permute,
+        grouped=groups is not None,
+        by_fold=by_fold,
+        strata=strata,
+        perms=perms,
+        n_permutations=B,
+        batch_size=batch_size,
+        key=perm_key,
+        seed=seed,
     )
 
 
@@ -554,133 +643,66 @@ def permutation_test_score(
     >>> float(res.pvalue)
     0.01
     """
-    (
-        model,
-        classification,
-        X,
-        y,
-        splits,
-        scoring,
-        single,
-        permute,
-        strata,
-        perms,
-        B,
-        batch_size,
-        perm_key,
-        seed,
-        by_fold,
-    ) = _permutation_test_score_iv(
+    plan = _permutation_test_score_iv(
         model, X, y, cv, n_permutations, scoring, key, permute, groups, permutations, batch_size
     )
     # None, True (a tqdm.auto bar), a tqdm bar or progress(done, total); else TypeError
     progress = as_progress(progress, desc="label permutations", unit="perm")
     # options that the chosen path would not use are refused, not ignored
-    if is_builtin(model) and n_jobs is not None:
+    if is_builtin(plan.model) and n_jobs is not None:
         raise ValueError(
             "`n_jobs` applies to scikit-learn estimators (joblib workers); built-in "
             "models run as compiled JAX programs: leave `n_jobs` as None."
         )
-    if not is_builtin(model) and batch_size is not None:
+    if not is_builtin(plan.model) and batch_size is not None:
         raise ValueError(
             "`batch_size` applies to built-in models; scikit-learn estimators are "
             "refitted one permutation at a time (use `n_jobs`)."
         )
+    B = plan.n_permutations
     if permutations is not None and n_permutations is not None and n_permutations != B:
         raise ValueError(
             f"`n_permutations` ({n_permutations}) disagrees with the {B} rows of "
             "`permutations`; give one of them."
         )
-    R, K = splits.shape
-    train = splits.train.reshape(R * K, -1)
-    test = splits.test.reshape(R * K, -1)
-    index, valid = padded_test_index(test[None])
-    index, valid = index[0], valid[0]
-    if is_builtin(model):
-        obs, null = _builtin_scores(
-            model,
-            X,
-            y,
-            train,
-            test,
-            index,
-            valid,
-            scoring,
-            classification,
-            permute,
-            groups is not None,
-            by_fold,
-            strata,
-            perms,
-            B,
-            batch_size,
-            perm_key,
-            progress,
-        )
+    if is_builtin(plan.model):
+        obs, null = _builtin_scores(plan, progress)
     else:
-        obs, null = _sklearn_permutation_scores(
-            model,
-            X,
-            y,
-            train,
-            index,
-            valid,
-            scoring,
-            classification,
-            permute,
-            strata,
-            perms,
-            B,
-            perm_key,
-            n_jobs,
-            progress,
-        )
+        obs, null = _sklearn_permutation_scores(plan, n_jobs, progress)
     pval, interval = _pvalues(obs, null)
     obs = jnp.asarray(obs, jnp.float64)
     null = jnp.asarray(null, jnp.float64)
     pval = jnp.asarray(pval)
     interval = jnp.asarray(interval)
-    if single:
+    if plan.single:
         obs, pval, null, interval = obs[0], pval[0], null[:, 0], interval[0]
     return PermutationTestScoreResult(
         statistic=obs,
         pvalue=pval,
         permutation_scores=null,
         pvalue_interval=interval,
-        scoring=scoring[0] if single else scoring,
-        n_permutations=B,
-        permute=permute,
-        seed=seed,
+        scoring=plan.scoring[0] if plan.single else plan.scoring,
+        n_permutations=plan.n_permutations,
+        permute=plan.permute,
+        seed=plan.seed,
     )
 
 
-def _builtin_scores(
-    model,
-    X,
-    y,
-    train,
-    test,
-    index,
-    valid,
-    scoring,
-    classification,
-    permute,
-    grouped,
-    by_fold,
-    strata,
-    perms,
-    B,
-    batch_size,
-    key,
-    progress,
-):
+def _builtin_scores(plan, progress):
     """Observed and permuted scores of a built-in learner (``(S,)`` and ``(B, S)``)."""
+    y, B, key = plan.y, plan.n_permutations, plan.key
     n = y.shape[0]
-    Xj, yj = jnp.asarray(X), jnp.asarray(y)
-    tr, idx, va = jnp.asarray(train, jnp.float64), jnp.asarray(index), jnp.asarray(valid)
-    common = dict(scoring=scoring, classification=classification)
-    obs = _score_labels_jit(model, Xj, yj[None], yj, tr, idx, va, **common)[0]
-    chunk = _FIT_CHUNK.get(model.kind, 64)
+    fit = _Fit(plan.model, plan.scoring, plan.classification)
+    data = _Data(
+        X=jnp.asarray(plan.X),
+        y=jnp.asarray(y),
+        train=jnp.asarray(plan.train, jnp.float64),
+        index=jnp.asarray(plan.index),
+        valid=jnp.asarray(plan.valid),
+        strata=jnp.asarray(plan.strata),
+    )
+    obs = _data_scores(fit, data, data.y[None])[0]
+    chunk = fit.chunk
     done = 0
 
     def report(k):
@@ -697,72 +719,49 @@ def _builtin_scores(
             m = part.shape[0]
             if m < chunk and Y.shape[0] > chunk:
                 part = jnp.concatenate([part, jnp.broadcast_to(part[-1:], (chunk - m, n))])
-            out.append(_score_labels_jit(model, Xj, part, yj, tr, idx, va, **common)[:m])
+            out.append(_data_scores(fit, data, part)[:m])
         return jnp.concatenate(out)
 
-    if perms is not None:
+    if plan.perms is not None:
         chunks = []
-        step = batch_size or chunk
+        step = plan.batch_size or chunk
         for s in range(0, B, step):
-            chunks.append(fit_chunks(yj[jnp.asarray(perms[s : s + step])]))
+            chunks.append(fit_chunks(data.y[jnp.asarray(plan.perms[s : s + step])]))
             report(min(step, B - s))
         return obs, jnp.concatenate(chunks)
 
-    if not (classification and permute == "all" and not grouped):
-        mode = permute if permute == "train" else "all"
-        step = batch_size or chunk
-
-        def sorted_block(s):
-            return _sorted_block(
-                model,
-                Xj,
-                yj,
-                tr,
-                idx,
-                va,
-                jnp.asarray(strata),
-                key,
-                jnp.asarray(s, jnp.int32),
-                mode=mode,
-                size=min(step, B - s),
-                **common,
-            )
-
+    if not (plan.classification and plan.permute == "all" and not plan.grouped):
+        mode = plan.permute if plan.permute == "train" else "all"
+        step = plan.batch_size or chunk
         chunks = []
         for s in range(0, B, step):
-            chunks.append(sorted_block(s))
+            start, size = jnp.asarray(s, jnp.int32), min(step, B - s)
+            chunks.append(_sorted_block(data, key, start, fit=fit, mode=mode, size=size))
             report(chunks[-1].shape[0])
         return obs, jnp.concatenate(chunks)
 
     # binary labels, permuted over all instances: sort-free blocks
     rows = block_rows(n)
     n_blocks = -(-B // rows)
-    split = _partition(train, test)  # always a partition when by_fold
+    split = _partition(plan.train, plan.test)  # always a partition when by_fold
     order = split[0] if split is not None else np.arange(n)
-    if by_fold:  # each fold keeps its number of positives
-        n_pos = tuple(int(np.sum(y[t] > 0)) for t in test)
+    if plan.by_fold:  # each fold keeps its number of positives
+        n_pos = tuple(int(np.sum(y[t] > 0)) for t in plan.test)
     else:
         n_pos = int(np.sum(y > 0))
     # blocks per call: the compiled stream always holds _CALL_BLOCKS blocks and
     # runs a traced number of them, so no batch size triggers a compilation
-    per_call = min(_CALL_BLOCKS, -(-(batch_size or _CALL_BLOCKS * rows) // rows))
-    if split is not None and model.kind == "ridge_classifier" and "roc_auc" not in scoring:
+    per_call = min(_CALL_BLOCKS, -(-(plan.batch_size or _CALL_BLOCKS * rows) // rows))
+    model = plan.model
+    if split is not None and model.kind == "ridge_classifier" and "roc_auc" not in fit.scoring:
         sizes = split[1]
-        part = _ridge_partition(Xj[jnp.asarray(order)], sizes, model.hyper["alpha"])
+        part = _ridge_partition(data.X[jnp.asarray(order)], sizes, model.hyper["alpha"])
+        layout = _RidgeStream(sizes=sizes, rows=rows, n_pos=n_pos, scoring=fit.scoring)
 
         def stream(b0):
             nb = min(per_call, n_blocks - b0)
-            out = _ridge_binary_stream(
-                part,
-                key,
-                jnp.asarray(b0, jnp.int32),
-                jnp.asarray(nb, jnp.int32),
-                sizes=sizes,
-                rows=rows,
-                n_pos=n_pos,
-                scoring=scoring,
-                max_blocks=_CALL_BLOCKS,
-            )
+            b0_, nb_ = jnp.asarray(b0, jnp.int32), jnp.asarray(nb, jnp.int32)
+            out = _ridge_binary_stream(part, key, b0_, nb_, stream=layout)
             return out[: min(nb * rows, B - b0 * rows)]
 
         chunks = []
@@ -773,7 +772,7 @@ def _builtin_scores(
 
     # instance order[offs[k] + j] sits in slot k m + j of the label draws
     sizes = split[1] if split is not None else (n,)
-    m = _L.label_slots(sizes)
+    m = klearners.label_slots(sizes)
     slot = np.concatenate([k * m + np.arange(s) for k, s in enumerate(sizes)])
     inverse = jnp.asarray(slot[np.argsort(order)])
 
@@ -790,26 +789,11 @@ def _builtin_scores(
     return obs, jnp.concatenate(chunks)
 
 
-def _sklearn_permutation_scores(
-    est,
-    X,
-    y,
-    train,
-    index,
-    valid,
-    scoring,
-    classification,
-    permute,
-    strata,
-    perms,
-    B,
-    key,
-    n_jobs,
-    progress,
-):
-    """joblib fallback: refit a clone of ``est`` per fold for each permuted label vector."""
+def _sklearn_permutation_scores(plan, n_jobs, progress):
+    """joblib fallback: refit a clone of the estimator per fold for each permuted label vector."""
     from joblib import Parallel, delayed
 
+    y, train, index, valid, B = plan.y, plan.train, plan.index, plan.valid, plan.n_permutations
     K = train.shape[0]
 
     def run(yy):
@@ -823,28 +807,32 @@ def _sklearn_permutation_scores(
         for k in range(K):
             yk = yy if yy.ndim == 1 else yy[k]
             v = valid[k]
-            f[k, v] = sklearn_outputs(est, X, yk, train[k], index[k, v])
+            f[k, v] = sklearn_outputs(plan.model, plan.X, yk, train[k], index[k, v])
         yt = (yy[index] if yy.ndim == 1 else y[index])[None]
         return np.asarray(
             fold_scores(
-                jnp.asarray(f[None]), jnp.asarray(yt), jnp.asarray(valid), scoring, classification
+                jnp.asarray(f[None]),
+                jnp.asarray(yt),
+                jnp.asarray(valid),
+                plan.scoring,
+                plan.classification,
             )
         )[0]
 
     def labels(b):
-        if perms is not None:
-            return y[perms[b]]
-        k = jax.random.fold_in(key, b)
-        if permute == "train":
+        if plan.perms is not None:
+            return y[plan.perms[b]]
+        k = jax.random.fold_in(plan.key, b)
+        if plan.permute == "train":
             out = np.empty((K, y.shape[0]))
             for j in range(K):
                 out[j] = _permute_within(
                     jax.random.fold_in(k, j),
                     y,
-                    np.where(train[j], strata, -1 - np.arange(y.shape[0])),
+                    np.where(train[j], plan.strata, -1 - np.arange(y.shape[0])),
                 )
             return out
-        return _permute_within(k, y, strata)
+        return _permute_within(k, y, plan.strata)
 
     obs = run(y)
     results = []

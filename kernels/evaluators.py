@@ -380,10 +380,15 @@ class WithinBlockEval:
             # One 64-bit value (53 bits used) per uniform, from the draw's own words:
             # every swap of every draw has its own randomness, keyed by the draw's index.
             keys, local = krandom.draw_keys(key, b.astype(jnp.int64) * self.draws, self.draws)
-            w = krandom.word_grid(keys[:, 0], keys[:, 1], local, 2 * n_u)  # (2 n_u, R)
-            w = w.T.reshape(self.draws, n_u, 2).astype(jnp.uint64)
-            u64 = (w[..., 0] << 32) | w[..., 1]
-            u = (u64 >> 11).astype(jnp.float64) * (2.0**-53)
+            k0, k1 = keys[:, :1], keys[:, 1:2]
+            j = 2 * jnp.arange(n_u, dtype=jnp.uint32)
+            c = local[:, None] * jnp.uint32(2 * n_u) + j[None, :]
+            hi = krandom.keyed_words(k0, k1, c)  # (R, n_u): words 2i and 2i + 1 of the draw
+            lo = krandom.keyed_words(k0, k1, c + 1)
+            # (hi 2^32 + lo) >> 11, scaled by 2^-53: exact in float64.
+            u = hi.astype(jnp.float64) * 2.0**-32 + (lo >> 11).astype(jnp.float64) * 2.0**-53
+            # Stored once: XLA:CPU would recompute the hashes inside every consumer.
+            u = kresampling.stored(u, b >= 0)
             u = u.reshape(self.draws, self.n_blocks, self.k - 1)
             perm = kresampling.uniform_permutations(u, self.k)  # (R, n_blocks, k)
             xp = jax.vmap(lambda p: jnp.take_along_axis(x, _expand(p, x.ndim), axis=1))(perm)

@@ -36,6 +36,7 @@ __all__ = [
     "fix_subset_size",
     "lut_sums",
     "mitm_signflip_counts",
+    "stored",
     "subset_corrections",
     "subset_sums",
     "uniform_permutations",
@@ -212,7 +213,7 @@ def _register_chunk(lane_keys, r, need, want, z, *, n, n_words, mode, rows, t_ca
     batch and is not the bucket of a trial ``i < j`` taken in the batch, and
     the lane still needs a position. All of a batch's decisions are one
     elementwise pass (the bucket words read by a tree of selects), stored once
-    (:func:`_stored`), and the bits are set by one pass: a handful of XLA:CPU
+    (:func:`stored`), and the bits are set by one pass: a handful of XLA:CPU
     kernels per batch instead of a gather and a scatter per trial. The next
     batch's trials are computed at the end of each step and carried, packed,
     so XLA keeps them instead of recomputing the hashes in every consumer.
@@ -240,21 +241,21 @@ def _register_chunk(lane_keys, r, need, want, z, *, n, n_words, mode, rows, t_ca
         # Trial j is taken iff it is free, no earlier free trial of the batch
         # has its bucket (that one, or an earlier copy, is taken first, or the
         # lane is full), and fewer than ``rem`` such candidates precede it.
-        free = _stored(elig & ((level[0] & bit) == 0), t >= 0)
+        free = stored(elig & ((level[0] & bit) == 0), t >= 0)
         cand = []
         for j in range(unroll):
             c = free[j]
             for i in range(j):
                 c = c & ~(free[i] & (bucket[i] == bucket[j]))
             cand.append(c)
-        cand = _stored(jnp.stack(cand), t >= 0)
+        cand = stored(jnp.stack(cand), t >= 0)
         sel = []
         before = jnp.zeros_like(rem)
         for j in range(unroll):
             sel.append(jnp.where(cand[j] & (before < rem), bucket[j] + 1, jnp.uint32(0)))
             before = before + cand[j].astype(jnp.int32)
         # taken bucket + 1 (0: none), stored once for the consumers below
-        sel = _stored(jnp.stack(sel), t >= 0)
+        sel = stored(jnp.stack(sel), t >= 0)
         taken = sel > 0
         b1 = sel - 1
         set_bits = jnp.where(taken, jnp.uint32(1) << (b1 & 31), jnp.uint32(0))
@@ -289,7 +290,7 @@ def _tree_or(xs):
     return xs[0]
 
 
-def _stored(x, always):
+def stored(x, always):
     """``x``, materialised: ``always`` is a traced predicate that is always true.
 
     XLA:CPU fuses a cheap producer into every consumer and recomputes it there

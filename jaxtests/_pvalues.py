@@ -19,14 +19,12 @@ __all__ = [
     "combine_tails",
     "counts_to_pvalues",
     "sign_test",
-    "tie_band",
     "tie_tol",
 ]
 
 EPS = kexceedance.EPS
 CI_LEVEL = 0.99  # level of the Monte Carlo intervals of p-values
 tie_tol = kexceedance.tie_tol  # one tie rule for every test (see its docstring)
-tie_band = kexceedance.tie_band
 
 
 def combine_tails(p_ge, p_le, alternative):

@@ -153,11 +153,11 @@ def _linear(d2, statistic, opts):
     nz_cols = np.flatnonzero(np.any(np.asarray(d2) != 0, axis=0))
     m_eff = int(nz_cols.size)
     method = opts.method
+    ok, pos, nz = _ternary(d2)
     if method == "auto":
-        ternary = opts.correction is None and not opts.return_null and _ternary(d2)[0]
+        ternary = opts.correction is None and not opts.return_null and ok
         method = "binomial" if ternary else choose_method("auto", 2**m_eff, opts.n_resamples)
     if method == "binomial":
-        ok, pos, nz = _ternary(d2)
         if not ok:
             raise ValueError(
                 "`method`='binomial' needs differences taking only the values "
@@ -170,8 +170,10 @@ def _linear(d2, statistic, opts):
     mk = dk.shape[1]
     mean_obs, tol, sd = _signflip_linear_prep(d2)
     total = jnp.sum(d2, axis=-1)
-    q = np.asarray(jnp.sum(d2 * d2, axis=-1))
-    null_map = (lambda t: _t_from_mean(t, m, q)) if statistic == "t" else None
+    null_map = None
+    if statistic == "t" and opts.return_null:  # the sum of squares is sign-invariant
+        q = np.asarray(jnp.sum(d2 * d2, axis=-1))
+        null_map = lambda t: _t_from_mean(t, m, q)  # noqa: E731
     if exact and m_eff > MAX_MITM:
         raise ValueError(
             f"`method`='exact' supports at most {MAX_MITM} nonzero instances "

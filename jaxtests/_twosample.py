@@ -49,9 +49,8 @@ def _twosample_prep(x, y):
     n1, n2 = x.shape[-1], y.shape[-1]
     z = jnp.concatenate([x, y], axis=-1)
     total = jnp.sum(z, axis=-1)
-    obs = kstatistics.mean(x) - kstatistics.mean(
-        y
-    )  # the shared kernel's mean, as the parametric tests
+    # The shared kernel's mean, as the parametric tests.
+    obs = kstatistics.mean(x) - kstatistics.mean(y)
     abs_sum = jnp.sum(jnp.abs(z), axis=-1)
     scale = 1.0 / n1 + 1.0 / n2
     tol = kexceedance.tie_tol(obs, abs_sum * scale) + 4 * (n1 + n2 + 32) * EPS * abs_sum * scale
@@ -236,7 +235,12 @@ def _twosample(x, y, statistic, opts):
         n_total = opts.n_resamples
         words = kevaluators.Words("random", n_words, draws, n, n1)
     if not linear:
-        return _generic(x2, y2, z, statistic, words, n_total, draws, exact, batch_shape, opts)
+        observed, tol_g = _generic_observed(x2, y2, z, statistic)
+        evaluator = kevaluators.GenericEval(words, "twosample", statistic, n)
+        data = {"z": z, "n1": jnp.zeros((n1,))}
+        ones = jnp.ones_like(observed)
+        plan = Plan(evaluator, data, observed, tol_g, ones, n_total, draws, exact)
+        return wrap(observed, batch_shape, drive(plan, opts), opts.alternative, opts.correction)
     # mean(x*) - mean(y*) = P (1/n1 + 1/n2) - Z / n2 with P the group-1 sum.
     data = {"a": jnp.full((n_h,), 1.0 / n1 + 1.0 / n2), "c": -total / n2}
     if exact:
@@ -253,7 +257,9 @@ def _twosample(x, y, statistic, opts):
             data["err"] = kevaluators.float32_err(z, n_words, data["a"], data["c"])
     observed = obs_md if statistic == "mean_difference" else kstatistics.pooled_t_statistic(x2, y2)
     res = drive(Plan(evaluator, data, obs_md, tol, sd, n_total, draws, exact), opts)
-    null_map = _t_from_mean_difference(z, total, n1, n2) if statistic == "t" else None
+    null_map = None
+    if statistic == "t" and opts.return_null:
+        null_map = _t_from_mean_difference(z, total, n1, n2)
     return wrap(observed, batch_shape, res, opts.alternative, opts.correction, null_map)
 
 
@@ -275,8 +281,8 @@ def _t_from_mean_difference(z, total, n1, n2):
     return null_map
 
 
-def _generic(x2, y2, z, statistic, words, n_total, draws, exact, batch_shape, opts):
-    """User statistics: the pooled sample rearranged per block."""
+def _generic_observed(x2, y2, z, statistic):
+    """A user statistic's observed values and tie tolerances."""
     n1, n = x2.shape[1], z.shape[1]
     observed = vmapped(statistic)(x2, y2)
     # Size of the statistic's values: its value on the splits that put the n1
@@ -284,9 +290,4 @@ def _generic(x2, y2, z, statistic, words, n_total, draws, exact, batch_shape, op
     zs = jnp.sort(z, axis=-1)
     lo_hi = vmapped(statistic)(zs[:, n - n1 :], zs[:, : n - n1])
     hi_lo = vmapped(statistic)(zs[:, :n1], zs[:, n1:])
-    tol = kexceedance.tie_tol(observed, jnp.maximum(jnp.abs(lo_hi), jnp.abs(hi_lo)))
-    evaluator = kevaluators.GenericEval(words, "twosample", statistic, n)
-    data = {"z": z, "n1": jnp.zeros((n1,))}
-    plan = Plan(evaluator, data, observed, tol, jnp.ones_like(observed), n_total, draws, exact)
-    res = drive(plan, opts)
-    return wrap(observed, batch_shape, res, opts.alternative, opts.correction)
+    return observed, kexceedance.tie_tol(observed, jnp.maximum(jnp.abs(lo_hi), jnp.abs(hi_lo)))

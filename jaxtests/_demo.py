@@ -87,27 +87,12 @@ def _step(msg, quiet=False):
         print(msg, file=sys.stderr, flush=True)
 
 
-def _compilation_cache():
-    """Keep compiled kernels between runs (a warm demo skips most of its compile time).
-
-    The demo owns its process, so it may set JAX's persistent cache; the library never
-    does. ``JAXTESTS_CACHE_DIR`` overrides the folder; an empty value turns it off.
-    """
-    import jax
-
-    default = os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "jaxtests", "jax"
-    )
-    folder = os.environ.get("JAXTESTS_CACHE_DIR", default)
-    if folder and jax.config.jax_compilation_cache_dir is None:
-        jax.config.update("jax_compilation_cache_dir", folder)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.2)
-
-
 def run_demo(args):
     """Run the demo; returns the exit status."""
     _step("jaxtests demo: loading JAX and the dataset...", args.quiet)
-    _compilation_cache()
+    from jaxtests import _cache
+
+    _cache.ensure()  # before the first compilation: the demo's own programs are cached too
     from jaxtests import (
         anova,
         cross_validate,

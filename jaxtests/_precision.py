@@ -1,8 +1,14 @@
-"""Scoped float64: public functions compute in float64 without touching global config."""
+"""Scoped float64: public functions compute in float64 without touching global config.
+
+The wrapper is also where the first public call turns on the persistent compilation cache
+(:mod:`jaxtests._cache`), the one JAX setting jaxtests may change.
+"""
 
 import functools
 
 import jax
+
+from jaxtests import _cache
 
 __all__ = ["x64"]
 
@@ -39,6 +45,8 @@ def x64(fn):
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if not _cache._done:  # the persistent compilation cache, set at the first public call
+            _cache.ensure()
         try:
             if jax.config.jax_enable_x64 or not _under_jit(args, kwargs):
                 with jax.enable_x64(True):

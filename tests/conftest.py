@@ -1,5 +1,7 @@
 """Strict numerics for the whole suite: float64, no implicit rank or dtype promotion."""
 
+import os
+
 import jax
 import numpy as np
 import pytest
@@ -7,6 +9,11 @@ import pytest
 jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_numpy_rank_promotion", "raise")
 jax.config.update("jax_numpy_dtype_promotion", "strict")
+
+# No persistent compilation cache for the suite (the CLI's subprocesses inherit this): tests
+# never write into the user's ~/.cache, and every run compiles as a first run does.
+# tests/test_cache.py sets its own environment for the cache.
+os.environ["JAXTESTS_CACHE_DIR"] = ""
 
 
 @pytest.fixture

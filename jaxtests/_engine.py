@@ -155,7 +155,6 @@ _COMPILER_OPTIONS = {"xla_cpu_prefer_vector_width": 512}
     compiler_options=_COMPILER_OPTIONS,
     static_argnames=(
         "evaluator",
-        "n_total",
         "draws",
         "per_step",
         "null_steps",
@@ -172,9 +171,9 @@ def _run_counts(
     scale,
     first_step,
     n_run,
+    n_total,
     *,
     evaluator,
-    n_total,
     draws,
     per_step,
     null_steps,
@@ -188,14 +187,15 @@ def _run_counts(
     step ``s`` evaluates blocks ``s per_step, ..., (s + 1) per_step - 1``, and
     draws past ``n_total`` are masked, so calls over consecutive step ranges
     add up to the counts of one call over all of them. ``first_step`` and
-    ``n_run`` are traced: one compilation serves every chunk size. With
+    ``n_run`` are traced: one compilation serves every chunk size, and
+    ``n_total`` too: every number of draws with the same block size. With
     ``null_steps > 0`` (a static capacity, ``n_run <= null_steps``) each
     device also fills the first ``n_run`` steps of its part of the null,
     ``(H, n_dev null_steps per_step draws)``; otherwise the null is None.
     """
     lanes = per_step * draws
 
-    def local(key, data, t_obs, tol, scale, first_step, n_run):
+    def local(key, data, t_obs, tol, scale, first_step, n_run, n_total):
         base = first_step + (lax.axis_index("d") * n_run if n_dev > 1 else 0)
         h = t_obs.shape[0]
 
@@ -221,26 +221,26 @@ def _run_counts(
         return counts, null
 
     if n_dev == 1:
-        return local(key, data, t_obs, tol, scale, first_step, n_run)
+        return local(key, data, t_obs, tol, scale, first_step, n_run, n_total)
     mesh = Mesh(np.array(jax.local_devices()[:n_dev]), ("d",))
     rep = PartitionSpec()
     f = jax.shard_map(
         local,
         mesh=mesh,
-        in_specs=(rep,) * 7,
+        in_specs=(rep,) * 8,
         out_specs=(rep, PartitionSpec(None, "d")),
         check_vma=False,
     )
-    return f(key, data, t_obs, tol, scale, first_step, n_run)
+    return f(key, data, t_obs, tol, scale, first_step, n_run, n_total)
 
 
 @functools.partial(
     jax.jit,
     compiler_options=_COMPILER_OPTIONS,
-    static_argnames=("evaluator", "n_total", "draws", "per_step", "alternative", "h"),
+    static_argnames=("evaluator", "draws", "per_step", "alternative", "h"),
 )
 def _run_sequential(
-    key, data, t_obs, tol, state, n_steps, *, evaluator, n_total, draws, per_step, alternative, h
+    key, data, t_obs, tol, state, n_steps, n_total, *, evaluator, draws, per_step, alternative, h
 ):
     """Besag-Clifford: per hypothesis, the draw at which ``h`` extreme values were seen.
 
@@ -443,10 +443,10 @@ def drive(plan, opts):
                 t_cmp,
                 plan.tol,
                 plan.scale,
-                jnp.int32(first),
-                jnp.int32(n_run),
+                np.int32(first),
+                np.int32(n_run),
+                np.int64(n_total),
                 evaluator=plan.evaluator,
-                n_total=n_total,
                 draws=draws,
                 per_step=per_step,
                 null_steps=null_steps,
@@ -497,9 +497,9 @@ def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
             plan.t_cmp,
             plan.tol,
             state,
-            jnp.int32(n_run),
+            np.int32(n_run),
+            np.int64(n_total),
             evaluator=plan.evaluator,
-            n_total=n_total,
             draws=plan.draws,
             per_step=per_step,
             alternative=tail,

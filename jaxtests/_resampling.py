@@ -173,9 +173,12 @@ def wrap(statistic, batch_shape, res, alternative, correction, null_map=None):
         undefined = np.zeros(np.size(res.pvalue), bool)
     undefined = np.asarray(undefined).reshape(-1)
 
-    def shape(a):
+    def host(a):
         a = np.where(undefined, np.nan, np.asarray(a, dtype=np.float64).reshape(-1))
-        return jnp.asarray(a.reshape(batch_shape))
+        return a.reshape(batch_shape)
+
+    def shape(a):
+        return jnp.asarray(host(a))
 
     null = res.null
     if null is not None:
@@ -187,7 +190,7 @@ def wrap(statistic, batch_shape, res, alternative, correction, null_map=None):
     return PermutationTestResult(
         statistic=jnp.asarray(np.asarray(statistic, dtype=np.float64).reshape(batch_shape)),
         pvalue=shape(res.pvalue),
-        pvalue_interval=jnp.stack([shape(lo), shape(hi)], axis=-1),
+        pvalue_interval=jnp.asarray(np.stack([host(lo), host(hi)], axis=-1)),
         n_extreme=jnp.asarray(n_extreme.reshape(batch_shape)),
         pvalue_adjusted=shape(res.adjusted) if res.adjusted is not None else None,
         n_draws=(

@@ -1,6 +1,7 @@
 """Sign-flip (paired randomization) tests of zero-centred differences."""
 
 import dataclasses
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -8,6 +9,7 @@ import numpy as np
 
 from jaxtests import _pvalues
 from jaxtests import _validation as v
+from jaxtests._buckets import bucket, pad_axis
 from jaxtests._engine import (
     MAX_MITM,
     Plan,
@@ -46,10 +48,11 @@ def _signflip_iv(d, statistic, axis, opts):
                 "(..., m, p) with instances on axis -2 and measures last."
             )
         v.check_covariance(d, "d")  # as hotelling_t2: no T² of a singular covariance
-        d = jnp.moveaxis(d, -2, -1)  # instances last for the shared reshaping below
+        d = np.moveaxis(np.asarray(d), -2, -1)  # instances last for the shared reshaping below
     else:
         axis = v.normalize_axis(axis, d.ndim)
-        d = jnp.moveaxis(d, axis, -1)
+        # numpy: the host path runs no eager jnp operation (each would compile per shape).
+        d = np.moveaxis(np.asarray(d), axis, -1)
     m = d.shape[-1]
     if m < 2:
         raise ValueError(f"`d` needs at least 2 instances along the instance axis, got {m}.")
@@ -104,17 +107,35 @@ def _ternary(d2):
     return ok, pos, nz
 
 
-@jax.jit
-def _signflip_linear_prep(d2):
-    m = d2.shape[-1]
-    total = jnp.sum(d2, axis=-1)
+@functools.partial(jax.jit, static_argnames=("statistic",))
+def _signflip_linear_prep(dp, where, statistic):
+    """Everything "mean"/"t" needs from ``dp : (H, 32 W)``, zero-padded to a shape bucket.
+
+    One program per bucket: the observed statistic (the shared kernel, padding
+    masked by ``where``), the mean and its tie band, the null sd, and the
+    fused Monte Carlo sums' data (padded zeros add nothing to a sum).
+    """
+    m = kstatistics.count(dp, where)
+    stat = kstatistics.mean if statistic == "mean" else kstatistics.t_statistic
+    observed = stat(dp, where)
+    total = jnp.sum(dp, axis=-1)
     mean_obs = total / m
-    abs_sum = jnp.sum(jnp.abs(d2), axis=-1)
+    abs_sum = jnp.sum(jnp.abs(dp), axis=-1)
     # scipy's relative tie tolerance, plus a bound on the rounding of the
     # table sums (Wilkinson: gamma_n sum |d|), so ties are never missed.
     tol = kexceedance.tie_tol(mean_obs, abs_sum / m) + 4 * (m + 32) * EPS * abs_sum / m
-    sd = jnp.sqrt(jnp.sum(d2 * d2, axis=-1)) / m  # exact null sd of the mean
-    return mean_obs, tol, sd
+    sd = jnp.sqrt(jnp.sum(dp * dp, axis=-1)) / m  # exact null sd of the mean
+    n_words = dp.shape[-1] // 32
+    a = 2.0 / jnp.broadcast_to(m, total.shape)
+    c = -total / m
+    data = {
+        "a": a,
+        "c": c,
+        "d32": kevaluators.pad_words(dp, n_words),
+        "d64": kevaluators.pad_words(dp, n_words, jnp.float64),
+        "err": kevaluators.float32_err(dp, n_words, a, c),
+    }
+    return observed, mean_obs, tol, sd, total, kexceedance.tie_band(mean_obs, tol), data
 
 
 def _t_from_mean(mean, m, q):
@@ -133,11 +154,11 @@ def _signflip(d, statistic, opts):
     else:
         batch_shape = d.shape[:-1]
         d2 = d.reshape(-1, d.shape[-1])
-        stat_fn = {"mean": kstatistics.mean, "t": kstatistics.t_statistic}.get(statistic, statistic)
-    observed = vmapped(stat_fn)(d2) if statistic not in _SIGNFLIP_STATS else stat_fn(d2)
+        stat_fn = statistic
     if statistic in ("mean", "t"):
-        res, null_map = _linear(d2, statistic, opts)
+        observed, res, null_map = _linear(d2, statistic, opts)
     else:
+        observed = vmapped(stat_fn)(d2) if statistic not in _SIGNFLIP_STATS else stat_fn(d2)
         res, null_map = _generic(d2, statistic, stat_fn, observed, opts), None
     return wrap(observed, batch_shape, res, opts.alternative, opts.correction, null_map)
 
@@ -146,11 +167,17 @@ def _linear(d2, statistic, opts):
     """Mean and t: binomial closed form, meet in the middle, byte tables or fused sums.
 
     Zero differences never change a sign-flipped sum: they are left out of
-    the rearrangements (``2^m_eff`` patterns). Returns the engine's result on
-    the mean's scale and the map of its null to the statistic's.
+    the rearrangements (``2^m_eff`` patterns). Returns the observed statistic,
+    the engine's result on the mean's scale and the map of its null to the
+    statistic's. ``d2 : (H, m)`` numpy.
     """
     n_h, m = d2.shape
-    nz_cols = np.flatnonzero(np.any(np.asarray(d2) != 0, axis=0))
+    dp = pad_axis(d2, 32 * bucket(-(-m // 32)))
+    where = np.arange(dp.shape[-1]) < m
+    observed, mean_obs, tol, sd, total, (t_lo, t_hi), fused = _signflip_linear_prep(
+        dp, where, statistic
+    )
+    nz_cols = np.flatnonzero(np.any(d2 != 0, axis=0))
     m_eff = int(nz_cols.size)
     method = opts.method
     ok, pos, nz = _ternary(d2)
@@ -163,16 +190,15 @@ def _linear(d2, statistic, opts):
                 "`method`='binomial' needs differences taking only the values "
                 "{-c, 0, +c} in each hypothesis (e.g. 0/1-loss differences)."
             )
-        return closed_form(_pvalues.sign_test(pos, nz, opts.alternative), pos, "binomial"), None
+        p = _pvalues.sign_test(pos, nz, opts.alternative)
+        return observed, closed_form(p, pos, "binomial"), None
     exact = method == "exact"
     keep = nz_cols if m_eff > 0 else np.array([0])
     dk = d2[:, keep]
     mk = dk.shape[1]
-    mean_obs, tol, sd = _signflip_linear_prep(d2)
-    total = jnp.sum(d2, axis=-1)
     null_map = None
     if statistic == "t" and opts.return_null:  # the sum of squares is sign-invariant
-        q = np.asarray(jnp.sum(d2 * d2, axis=-1))
+        q = np.sum(d2 * d2, axis=-1)
         null_map = lambda t: _t_from_mean(t, m, q)  # noqa: E731
     if exact and m_eff > MAX_MITM:
         raise ValueError(
@@ -181,31 +207,31 @@ def _linear(d2, statistic, opts):
         )
     if exact and opts.correction is None and not opts.return_null:
         # Meet in the middle on P = sum of kept-sign d: T = (2 P - D) / m.
-        t_lo, t_hi = kexceedance.tie_band(mean_obs, tol)
+        t_lo, t_hi, total = np.asarray(t_lo), np.asarray(t_hi), np.asarray(total)
         ge, le = mitm_counts(dk, (m * t_hi + total) / 2, (m * t_lo + total) / 2)
         p, cnt, interval = _pvalues.counts_to_pvalues(ge, le, 2**mk, opts.alternative, True)
         if opts.progress is not None:
             opts.progress(2**mk, 2**mk)
-        return closed_form(p, cnt, "exact", 2**mk, interval), null_map
+        return observed, closed_form(p, cnt, "exact", 2**mk, interval), null_map
     if exact:
         check_enumerable(2**mk, f"2^{mk} sign patterns with `correction` or `return_null`")
-    n_words = -(-mk // 32)
-    data = {"a": jnp.full((n_h,), 2.0 / m), "c": -total / m}
     if exact:
+        n_words = -(-mk // 32)
         n_total = 2**mk
         draws = min(kevaluators.block_draws_linear(n_words), n_total)
-        tables, terms = kevaluators.exact_terms(dk, n_words)
-        data.update(terms)
+        tables, data = kevaluators.exact_terms(dk, n_words)
+        data.update(a=fused["a"], c=fused["c"])
         evaluator = kevaluators.LinearEval(kevaluators.Words("enumerate", n_words, draws), tables)
     else:
+        # Zero differences stay in: they add nothing to a Monte Carlo sum, and the
+        # bucketed program serves every size of its bucket.
+        n_words = dp.shape[-1] // 32
         n_total = opts.n_resamples
         draws = kevaluators.block_draws_fused(n_words, n_h, n_total, opts.sequential is not None)
-        data["d32"] = kevaluators.pad_words(dk, n_words)
-        data["d64"] = kevaluators.pad_words(dk, n_words, jnp.float64)
-        data["err"] = kevaluators.float32_err(dk, n_words, data["a"], data["c"])
+        data = fused
         evaluator = kevaluators.FusedEval(draws)
     plan = Plan(evaluator, data, mean_obs, tol, sd, n_total, draws, exact)
-    return drive(plan, opts), null_map
+    return observed, drive(plan, opts), null_map
 
 
 def _generic(d2, statistic, stat_fn, observed, opts):

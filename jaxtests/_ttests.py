@@ -16,6 +16,7 @@ import numpy as np
 import scipy.special
 
 from jaxtests import _permutation_methods as PM
+from jaxtests._buckets import pad_last
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._validation import (
@@ -165,8 +166,10 @@ def _pair_iv(a, b, axis, min_n, method, methods=METHODS):
     b = as_float_array(b, "b", min_ndim=1)
     check_same_shape(a, b, "a", "b")
     axis = normalize_axis(axis, a.ndim)
-    a = jnp.moveaxis(a, axis, -1)
-    b = jnp.moveaxis(b, axis, -1)
+    # numpy on concrete data: an eager jnp.moveaxis compiles a program per shape.
+    move = jnp.moveaxis if not (is_concrete(a) and is_concrete(b)) else np.moveaxis
+    a = move(a, axis, -1)
+    b = move(b, axis, -1)
     n = a.shape[-1]
     if n < min_n:
         raise ValueError(
@@ -195,16 +198,17 @@ def _warn_zero_variance(se, what):
 
 
 @functools.partial(jax.jit, static_argnames=("alternative",))
-def _ttest_paired(a, b, alternative):
-    mom = kstatistics.paired_moments(a - b)
-    p = kstatistics.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
+def _ttest_paired(a, b, where, alternative):
+    # ``where`` masks a shape bucket's padding (None under the caller's jit).
+    mom = kstatistics.paired_moments(a - b, where)
+    p = kstatistics.t_pvalue(mom.statistic, kstatistics.count(a, where) - 1, alternative)
     return mom, p
 
 
 @jax.jit
-def _paired_moments(a, b):
+def _paired_moments(a, b, where):
     # The permutation method needs no t tail (and no compile of betainc).
-    return kstatistics.paired_moments(a - b)
+    return kstatistics.paired_moments(a - b, where)
 
 
 @x64
@@ -292,11 +296,12 @@ def ttest_paired(
     # Tiny or huge data: an exact power-of-two rescale (t and p are invariant).
     factor, a, b = rescale_pow2(a, b)
     fields = {}
+    ap, bp, where = pad_last(a, b)  # a new size inside a compiled bucket compiles nothing
     if method == "parametric":
-        mom, p = _ttest_paired(a, b, alternative)
+        mom, p = _ttest_paired(ap, bp, where, alternative)
         _warn_zero_variance(mom.standard_error, "`a - b`")
     else:
-        mom = _paired_moments(a, b)
+        mom = _paired_moments(ap, bp, where)
         perm = PM.signflip(
             "t", a - b, alternative=alternative, n_resamples=n_resamples, key=typed_key, seed=seed
         )
@@ -451,9 +456,9 @@ def ftest_5x2cv(a, b, *, method="parametric"):
 
 
 @functools.partial(jax.jit, static_argnames=("alternative",))
-def _ttest_corrected(a, b, ratio, alternative):
-    mom = kstatistics.corrected_t_statistic(a - b, ratio)
-    return mom, kstatistics.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
+def _ttest_corrected(a, b, where, ratio, alternative):
+    mom = kstatistics.corrected_t_statistic(a - b, ratio, where)
+    return mom, kstatistics.t_pvalue(mom.statistic, kstatistics.count(a, where) - 1, alternative)
 
 
 @x64
@@ -504,7 +509,8 @@ def ttest_corrected(
     n_test = as_int_scalar(n_test, "n_test", minimum=1)
     a, b = _pair_iv(a, b, axis, 2, method)
     factor, a, b = rescale_pow2(a, b)
-    mom, p = _ttest_corrected(a, b, jnp.asarray(n_test / n_train), alternative)
+    ap, bp, where = pad_last(a, b)  # a new size inside a compiled bucket compiles nothing
+    mom, p = _ttest_corrected(ap, bp, where, n_test / n_train, alternative)
     _warn_zero_variance(mom.standard_error, "`a - b`")
     return TtestResult(
         statistic=mom.statistic,

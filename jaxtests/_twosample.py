@@ -1,6 +1,7 @@
 """Two-sample label permutation tests (unpaired; "independent" in scipy's terms)."""
 
 import dataclasses
+import functools
 
 import jax
 import jax.numpy as jnp
@@ -8,6 +9,7 @@ import numpy as np
 
 from jaxtests import _pvalues
 from jaxtests import _validation as v
+from jaxtests._buckets import bucket, pad_axis
 from jaxtests._engine import (
     MAX_ENUMERATION,
     Plan,
@@ -44,19 +46,42 @@ def _comb_at_most(n, k, cap):
     return c
 
 
-@jax.jit
-def _twosample_prep(x, y):
-    n1, n2 = x.shape[-1], y.shape[-1]
-    z = jnp.concatenate([x, y], axis=-1)
-    total = jnp.sum(z, axis=-1)
-    # The shared kernel's mean, as the parametric tests.
-    obs = kstatistics.mean(x) - kstatistics.mean(y)
-    abs_sum = jnp.sum(jnp.abs(z), axis=-1)
-    scale = 1.0 / n1 + 1.0 / n2
-    tol = kexceedance.tie_tol(obs, abs_sum * scale) + 4 * (n1 + n2 + 32) * EPS * abs_sum * scale
-    zc = z - (total / (n1 + n2))[:, None]
-    sd = jnp.sqrt(jnp.sum(zc * zc, axis=-1) / (n1 + n2 - 1) * scale)  # exact null sd
-    return z, total, obs, tol, sd
+@functools.partial(jax.jit, static_argnames=("statistic",))
+def _twosample_prep(zp, n1, n, statistic):
+    """What the linear statistics need from ``zp : (H, 32 W)``: ``[x, y]`` zero-padded.
+
+    One program per shape bucket (``n1``, ``n`` traced): the observed statistic
+    (the shared kernels, each sample selected by a mask), the mean difference
+    with its tie tolerance and exact null sd, and the fused Monte Carlo data.
+    """
+    idx = jnp.arange(zp.shape[-1])
+    wx, wy = idx < n1, (idx >= n1) & (idx < n)
+    n1f, nf = n1.astype(zp.dtype), n.astype(zp.dtype)
+    n2f = nf - n1f
+    total = jnp.sum(zp, axis=-1)
+    obs = kstatistics.mean(zp, wx) - kstatistics.mean(zp, wy)
+    abs_sum = jnp.sum(jnp.abs(zp), axis=-1)
+    scale = 1.0 / n1f + 1.0 / n2f
+    tol = kexceedance.tie_tol(obs, abs_sum * scale) + 4 * (nf + 32) * EPS * abs_sum * scale
+    zc = jnp.where(idx < n, zp - (total / nf)[:, None], 0.0)
+    sd = jnp.sqrt(jnp.sum(zc * zc, axis=-1) / (nf - 1) * scale)  # exact null sd
+    if statistic == "t":
+        observed = kstatistics.pooled_t_statistic(zp, zp, wx, wy)
+    else:
+        observed = obs
+    # mean(x*) - mean(y*) = P (1/n1 + 1/n2) - Z / n2 with P the group-1 sum.
+    n_words = zp.shape[-1] // 32
+    a = jnp.broadcast_to(scale, total.shape)
+    c = -total / n2f
+    fused = {
+        "a": a,
+        "c": c,
+        "z": zp,
+        "z32": kevaluators.pad_words(zp, n_words),
+        "d64": kevaluators.pad_words(zp, n_words, jnp.float64),
+        "err": kevaluators.float32_err(zp, n_words, a, c),
+    }
+    return observed, obs, total, tol, sd, fused
 
 
 def _permutation_test_iv(x, y, statistic, axis, opts):
@@ -76,8 +101,9 @@ def _permutation_test_iv(x, y, statistic, axis, opts):
             f"{tuple(x.shape)} and {tuple(y.shape)}."
         )
     ax = v.normalize_axis(axis, x.ndim)
-    x = jnp.moveaxis(x, ax, -1)
-    y = jnp.moveaxis(y, ax, -1)
+    # numpy: the host path runs no eager jnp operation (each would compile per shape).
+    x = np.moveaxis(np.asarray(x), ax, -1)
+    y = np.moveaxis(np.asarray(y), ax, -1)
     if x.shape[:-1] != y.shape[:-1]:
         raise ValueError(
             f"`x` and `y` must agree on every axis but `axis`, got shapes "
@@ -220,46 +246,50 @@ def _twosample(x, y, statistic, opts):
     if exact:
         count = f"= {n_splits}" if n_splits is not None else "> 2^30"
         check_enumerable(n_splits, f"C({n}, {n1}) {count} splits")
-    n_words = -(-n // 32)
     linear = statistic in _TWOSAMPLE_STATS
-    z, total, obs_md, tol, sd = _twosample_prep(x2, y2)
-    if linear:
-        draws = kevaluators.block_draws_linear(n_words)
-    else:
-        draws = kevaluators.block_draws_generic(n)
+    z = np.concatenate([x2, y2], axis=-1)
     if exact:
         n_total = n_splits
-        draws = min(draws, n_total)
-        words = kevaluators.Words("combinations", n_words, draws, n, n1)
     else:
         n_total = opts.n_resamples
-        words = kevaluators.Words("random", n_words, draws, n, n1)
     if not linear:
+        n_words = -(-n // 32)
+        draws = kevaluators.block_draws_generic(n)
+        if exact:
+            draws = min(draws, n_total)
+            words = kevaluators.Words("combinations", n_words, draws, n, n1)
+        else:
+            words = kevaluators.Words("random", n_words, draws, n, n1)
         observed, tol_g = _generic_observed(x2, y2, z, statistic)
         evaluator = kevaluators.GenericEval(words, "twosample", statistic, n)
         data = {"z": z, "n1": jnp.zeros((n1,))}
         ones = jnp.ones_like(observed)
         plan = Plan(evaluator, data, observed, tol_g, ones, n_total, draws, exact)
         return wrap(observed, batch_shape, drive(plan, opts), opts.alternative, opts.correction)
-    # mean(x*) - mean(y*) = P (1/n1 + 1/n2) - Z / n2 with P the group-1 sum.
-    data = {"a": jnp.full((n_h,), 1.0 / n1 + 1.0 / n2), "c": -total / n2}
+    # A shape bucket: zero padding, with the sample sizes traced (one program per bucket).
+    zp = pad_axis(z, 32 * bucket(-(-n // 32)))
+    observed, obs_md, total, tol, sd, fused = _twosample_prep(
+        zp, np.int64(n1), np.int64(n), statistic
+    )
     if exact:
-        tables, terms = kevaluators.exact_terms(z, n_words)
-        data.update(terms)
+        n_words = -(-n // 32)
+        draws = min(kevaluators.block_draws_linear(n_words), n_total)
+        words = kevaluators.Words("combinations", n_words, draws, n, n1)
+        tables, data = kevaluators.exact_terms(z, n_words)
+        data.update(a=fused["a"], c=fused["c"])
         evaluator = kevaluators.LinearEval(words, tables)
     else:
+        n_words = zp.shape[-1] // 32
         draws = kevaluators.block_draws_fused(n_words, n_h, n_total, opts.sequential is not None)
         evaluator, extra = kevaluators.subset_evaluator(n, n1, n_words, draws)
-        data.update(z=z, **extra)
+        data = {k: fused[k] for k in ("a", "c", "z")}
+        data.update(extra)
         if evaluator.mode == "bernoulli":
-            data["z32"] = kevaluators.pad_words(z, n_words)
-            data["d64"] = kevaluators.pad_words(z, n_words, jnp.float64)
-            data["err"] = kevaluators.float32_err(z, n_words, data["a"], data["c"])
-    observed = obs_md if statistic == "mean_difference" else kstatistics.pooled_t_statistic(x2, y2)
+            data.update(z32=fused["z32"], d64=fused["d64"], err=fused["err"])
     res = drive(Plan(evaluator, data, obs_md, tol, sd, n_total, draws, exact), opts)
     null_map = None
     if statistic == "t" and opts.return_null:
-        null_map = _t_from_mean_difference(z, total, n1, n2)
+        null_map = _t_from_mean_difference(z, np.asarray(total), n1, n2)
     return wrap(observed, batch_shape, res, opts.alternative, opts.correction, null_map)
 
 

@@ -247,11 +247,14 @@ class SubsetEval:
     :func:`jaxtests.kernels.resampling.subset_corrections`. ``"empty"`` /
     ``"full"``: start from no item / every item and add ``n1`` / remove ``n2``
     (cheaper when one group is small). Returns ``a S1 + c``.
+
+    ``n`` is the static bound (a shape bucket: ``z`` zero-padded to ``n``
+    columns); the live item count ``data["n_live"]`` and ``data["n1"]`` are
+    traced, so every size of a bucket runs one program.
     """
 
     draws: int
     n: int
-    n1: int
     n_words: int
     mode: str
     tiers: tuple
@@ -282,8 +285,8 @@ class SubsetEval:
             p, k = jnp.zeros((z.shape[0], n_lanes)), jnp.zeros((n_lanes,), jnp.int32)
         else:
             p = jnp.broadcast_to(jnp.sum(z, axis=1)[:, None], (z.shape[0], n_lanes))
-            k = jnp.full((n_lanes,), self.n, jnp.int32)
-        c = k - self.n1
+            k = jnp.broadcast_to(data["n_live"].astype(jnp.int32), (n_lanes,))
+        c = k - data["n1"].astype(jnp.int32)
         corr = kresampling.subset_corrections(
             keys,
             local,
@@ -294,6 +297,7 @@ class SubsetEval:
             n_words=self.n_words,
             mode=self.mode,
             tiers=self.tiers,
+            n_live=data["n_live"],
         )
         delta = jnp.where((c > 0)[None, :], -corr, corr)
         t = data["a"][:, None] * (p + delta) + data["c"][:, None]
@@ -301,8 +305,16 @@ class SubsetEval:
 
 
 def subset_evaluator(n, n1, n_words, draws):
-    """Pick the cheaper start (fair bits, or no/every item) and its correction tiers."""
+    """Pick the cheaper start (fair bits, or no/every item) and its correction tiers.
+
+    ``n`` items of ``z`` zero-padded to ``32 n_words`` columns (a shape
+    bucket). The evaluator depends on ``n`` and ``n1`` only through the
+    bucket, the start mode and the bucketed expected need (tiers are a speed
+    choice; any tiers give exact subsets), so a bucket compiles a handful of
+    programs at most. Returns the evaluator and its traced data.
+    """
     n2 = n - n1
+    n_max = 32 * n_words
     spread = math.sqrt(n) / 2  # sd of K ~ Binomial(n, 1/2)
     need_bern = abs(n / 2 - n1) + 0.8 * spread
     # Costs in units of one trial (~20 ns on XLA:CPU): the fused pass costs about
@@ -311,17 +323,30 @@ def subset_evaluator(n, n1, n_words, draws):
     cost_direct = 2.4 * min(n1, n2) * n / max(n1, n2)
     if cost_direct < cost_bern:
         mode = "empty" if n1 <= n2 else "full"
-        tiers = kresampling.correction_tiers(n, min(n1, n2), 0)
-        extra = {}
+        tiers = kresampling.correction_tiers(n_max, _ladder(min(n1, n2)), 0)
     else:
         mode = "bernoulli"
-        tiers = kresampling.correction_tiers(n, abs(n / 2 - n1) + 0.8 * spread, spread)
-        mask = np.zeros(n_words, np.uint64)
-        for w in range(n_words):
-            bits = min(32, n - 32 * w)
-            mask[w] = (1 << bits) - 1
-        extra = {"mask": jnp.asarray(mask.astype(np.uint32))}
-    return SubsetEval(draws, n, n1, n_words, mode, tiers), extra
+        spread_max = math.sqrt(n_max) / 2
+        tiers = kresampling.correction_tiers(
+            n_max, _ladder(abs(n / 2 - n1) + 0.8 * spread_max), spread_max
+        )
+    mask = np.zeros(n_words, np.uint64)
+    for w in range(n_words):
+        bits = min(32, max(0, n - 32 * w))
+        mask[w] = (1 << bits) - 1
+    extra = {
+        "mask": mask.astype(np.uint32),
+        "n_live": np.uint32(n),
+        "n1": np.int32(n1),
+    }
+    return SubsetEval(draws, n_max, n_words, mode, tiers), extra
+
+
+def _ladder(x):
+    # Powers of two and 1.5 times them (jaxtests._buckets.LADDER), for static tiers.
+    x = max(1, math.ceil(x))
+    p = 1 << (x - 1).bit_length()
+    return 3 * p // 4 if p >= 4 and 3 * p // 4 >= x else p
 
 
 @dataclasses.dataclass(frozen=True)

@@ -166,17 +166,21 @@ def _lemire(word, n):
 
     ``(word * n) >> 32``, rejecting the ``2^32 mod n`` low products that would
     bias it (Lemire 2019, "Fast random integer generation in an interval").
-    ``n`` is a Python int.
+    ``n`` is a Python int or a traced integer scalar (a shape bucket's live size).
     """
+    if not isinstance(n, int):
+        return krandom.uniform_below(word, jnp.asarray(n).astype(jnp.uint32))
     prod = word.astype(jnp.uint64) * jnp.uint64(n)
     low = (prod & jnp.uint64(0xFFFFFFFF)).astype(jnp.uint32)
     return (prod >> 32).astype(jnp.uint32), low >= jnp.uint32((1 << 32) % n)
 
 
-def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream):
+def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream, n_live=None):
     """Trial ``t -> (u, bucket, Lemire-kept, membership bit)`` of each lane.
 
     ``t`` is a scalar (-> ``(q,)``) or a column ``(k, 1)`` of trials (-> ``(k, q)``).
+    ``n`` (static) bounds the positions; ``n_live <= n`` (traced, default ``n``)
+    is the number drawn from, so one program serves a shape bucket.
     """
     k0, k1, k2, k3, k4, k5 = (lane_keys[:, i] for i in range(6))
     direct = rows * 32 >= n
@@ -189,7 +193,7 @@ def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream):
         # Trial t of draw r (r < 4096): counter (r, t mod 2^20), key word changed every 2^20.
         k2t = lift(k2) ^ ((tu >> 20) * jnp.uint32(0x85EBCA6B))
         word = krandom.keyed_words(k2t, lift(k3), (lift(r) << 20) | (tu & jnp.uint32(0xFFFFF)))
-        u, ok = _lemire(word, n)
+        u, ok = _lemire(word, n if n_live is None else n_live)
         if mode == "bernoulli":
             w = krandom.keyed_words(lift(k0), lift(k1), lift(r) * jnp.uint32(n_words) + (u >> 5))
             member = ((w >> (u & 31)) & 1) == 1
@@ -205,7 +209,9 @@ def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream):
     return trial
 
 
-def _register_chunk(lane_keys, r, need, want, z, *, n, n_words, mode, rows, t_cap, unroll=8):
+def _register_chunk(
+    lane_keys, r, need, want, z, *, n, n_words, mode, rows, t_cap, unroll=8, n_live=None
+):
     """:func:`_correction_chunk` with the bucket bits held in a small ``(rows, q)`` carry.
 
     Trials run ``unroll`` at a time with the sequential rule: trial ``j`` of a
@@ -220,7 +226,9 @@ def _register_chunk(lane_keys, r, need, want, z, *, n, n_words, mode, rows, t_ca
     A lane's effective cap is ``t_cap`` rounded up to a multiple of ``unroll``.
     """
     q = r.shape[0]
-    trial = _packed_trials(lane_keys, r, want, n=n, n_words=n_words, mode=mode, rows=rows, stream=0)
+    trial = _packed_trials(
+        lane_keys, r, want, n=n, n_words=n_words, mode=mode, rows=rows, stream=0, n_live=n_live
+    )
     steps = jnp.arange(unroll, dtype=jnp.int32)[:, None]
     row_ids = jnp.arange(rows, dtype=jnp.uint32)[:, None]
     levels = max(rows - 1, 0).bit_length()
@@ -321,7 +329,9 @@ def _unpack_trial(packed):
     return u, bucket, (packed >> 63) == 1
 
 
-def _correction_chunk(lane_keys, r, need, want, z, *, n, n_words, mode, rows, stream, t_cap):
+def _correction_chunk(
+    lane_keys, r, need, want, z, *, n, n_words, mode, rows, stream, t_cap, n_live=None
+):
     """Sums of ``need`` distinct uniform members (``want``) or non-members, one lane per draw.
 
     Trial ``t`` of a lane draws a position ``u`` uniformly (``_lemire``) and
@@ -339,7 +349,15 @@ def _correction_chunk(lane_keys, r, need, want, z, *, n, n_words, mode, rows, st
     """
     q = r.shape[0]
     trial = _packed_trials(
-        lane_keys, r, want, n=n, n_words=n_words, mode=mode, rows=rows, stream=stream
+        lane_keys,
+        r,
+        want,
+        n=n,
+        n_words=n_words,
+        mode=mode,
+        rows=rows,
+        stream=stream,
+        n_live=n_live,
     )
     lane = jnp.arange(q, dtype=jnp.int64)
 
@@ -431,7 +449,9 @@ def correction_tiers(n, expected_need, spread, max_tiers=6):
     return tuple(tiers)
 
 
-def subset_corrections(lane_keys, r, need, want, z, *, n, n_words, mode, tiers, chunk=4096):
+def subset_corrections(
+    lane_keys, r, need, want, z, *, n, n_words, mode, tiers, chunk=4096, n_live=None
+):
     """Exact corrections that turn fair membership bits into uniform ``n1``-subsets.
 
     Lane ``l`` is a draw with key words ``lane_keys[l] : (6,)`` uint32 and
@@ -476,7 +496,10 @@ def subset_corrections(lane_keys, r, need, want, z, *, n, n_words, mode, tiers, 
     ``tiers``: static ``((max_need, bucket_rows), ...)`` in increasing order
     (:func:`correction_tiers`); tiers of at most :data:`REGISTER_ROWS` rows
     keep their bucket bits in registers (:func:`_register_chunk`), larger ones
-    in memory. Pure; no validation.
+    in memory. ``n_live`` (traced, default ``n``): positions are drawn from
+    ``[0, n_live)`` of ``z``'s ``n`` (zero-padded) columns, so a shape bucket
+    runs one program; ``n`` stays the static bound of every decision. Pure; no
+    validation.
     """
     n_lanes = r.shape[0]
     chunk = min(chunk, n_lanes)
@@ -498,11 +521,24 @@ def subset_corrections(lane_keys, r, need, want, z, *, n, n_words, mode, tiers, 
         hi_end = jnp.sum((need <= hi).astype(jnp.int32), dtype=jnp.int32)
         if rows <= REGISTER_ROWS:
             run = functools.partial(
-                _register_chunk, n=n, n_words=n_words, mode=mode, rows=rows, t_cap=cap
+                _register_chunk,
+                n=n,
+                n_words=n_words,
+                mode=mode,
+                rows=rows,
+                t_cap=cap,
+                n_live=n_live,
             )
         else:
             run = functools.partial(
-                _correction_chunk, n=n, n_words=n_words, mode=mode, rows=rows, stream=0, t_cap=cap
+                _correction_chunk,
+                n=n,
+                n_words=n_words,
+                mode=mode,
+                rows=rows,
+                stream=0,
+                t_cap=cap,
+                n_live=n_live,
             )
 
         def tier_body(state, run=run, hi_end=hi_end):
@@ -547,6 +583,7 @@ def subset_corrections(lane_keys, r, need, want, z, *, n, n_words, mode, tiers, 
             rows=rows_exact,
             stream=1,
             t_cap=2**31 - 1,
+            n_live=n_live,
         )
         total = total.at[:, jnp.where(live, ln, n_lanes)].set(tot, mode="drop")
         return start + small, total

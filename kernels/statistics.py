@@ -40,6 +40,7 @@ __all__ = [
     "chi2_sf",
     "corrected_t_statistic",
     "correlation_rcond",
+    "count",
     "covariance",
     "f_sf",
     "f_sf_args",
@@ -89,13 +90,22 @@ def _zero_below(ss, floor):
     return jnp.where(ss <= floor, jnp.zeros_like(ss), ss)
 
 
-def nonzero_variance(d, ddof=1):
+def count(d, where=None):
+    """Entries over the last axis: ``n``, or ``sum(where)`` (``(...)``) for masked data."""
+    if where is None:
+        return d.shape[-1]
+    return jnp.sum(where, axis=-1).astype(d.dtype)
+
+
+def nonzero_variance(d, ddof=1, where=None):
     """``var(d, ddof)`` over the last axis, exactly 0 at or below the rounding floor.
 
     ``d : (..., n)`` -> ``(...)``. Above the floor the value is ``jnp.var``'s, bit for bit.
+    ``where`` (bool, broadcast to ``d``) keeps entries: a shape bucket's padding is
+    masked out (padded entries must be finite; zeros).
     """
-    n = d.shape[-1]
-    v = jnp.var(d, axis=-1, ddof=ddof)
+    n = count(d, where)
+    v = jnp.var(d, axis=-1, ddof=ddof, where=where)
     floor = rounding_floor(jnp.max(jnp.abs(d), axis=-1), n) / (n - ddof)
     return _zero_below(v, floor)
 
@@ -105,21 +115,21 @@ def nonzero_variance(d, ddof=1):
 # ----------------------------------------------------------------------------------------
 
 
-def mean(d):
-    """Mean over the last axis; ``d : (..., n)`` -> ``(...)``."""
-    return jnp.mean(d, axis=-1)
+def mean(d, where=None):
+    """Mean over the last axis; ``d : (..., n)`` -> ``(...)``; ``where`` masks padding."""
+    return jnp.mean(d, axis=-1, where=where)
 
 
-def t_statistic(d):
+def t_statistic(d, where=None):
     """One-sample (paired) t ``sqrt(n) mean / sd`` over the last axis ("Evaluation" lecture notes).
 
     ``d : (..., n)`` -> ``(...)``. Zero variance (at or below :func:`rounding_floor`)
     gives ±inf where the mean is nonzero and NaN where ``d`` is all 0, as
-    ``scipy.stats.ttest_1samp``.
+    ``scipy.stats.ttest_1samp``. ``where`` masks padding (:func:`nonzero_variance`).
     """
-    n = d.shape[-1]
-    m = jnp.mean(d, axis=-1)
-    s = jnp.sqrt(nonzero_variance(d))
+    n = count(d, where)
+    m = jnp.mean(d, axis=-1, where=where)
+    s = jnp.sqrt(nonzero_variance(d, where=where))
     return m * jnp.sqrt(jnp.asarray(n, d.dtype)) / s
 
 
@@ -131,28 +141,31 @@ class PairedMoments(NamedTuple):
     standard_error: jnp.ndarray
 
 
-def paired_moments(d):
+def paired_moments(d, where=None):
     """t, mean and standard error ``sd / sqrt(n)`` of ``d : (..., n)`` ("Evaluation" lecture notes).
 
     Zero variance as :func:`t_statistic`: ``se = 0``, t = ±inf or NaN (``d`` all 0).
+    ``where`` masks padding (:func:`nonzero_variance`).
     """
-    n = d.shape[-1]
-    m = jnp.mean(d, axis=-1)
-    se = jnp.sqrt(nonzero_variance(d)) / jnp.sqrt(jnp.asarray(n, d.dtype))
+    n = count(d, where)
+    m = jnp.mean(d, axis=-1, where=where)
+    se = jnp.sqrt(nonzero_variance(d, where=where)) / jnp.sqrt(jnp.asarray(n, d.dtype))
     return PairedMoments(m / se, m, se)
 
 
-def pooled_t_statistic(a, b):
+def pooled_t_statistic(a, b, where_a=None, where_b=None):
     """Student's two-sample t with pooled variance; ``a : (..., n1)``, ``b : (..., n2)``.
 
     Each sample's variance is 0 at or below its rounding floor: both constant gives
-    ±inf, or NaN when the means are equal, as ``scipy.stats.ttest_ind``.
+    ±inf, or NaN when the means are equal, as ``scipy.stats.ttest_ind``. ``where_a``,
+    ``where_b`` select each sample's entries (padding masked out).
     """
-    n1, n2 = a.shape[-1], b.shape[-1]
-    va = nonzero_variance(a)
-    vb = nonzero_variance(b)
+    n1, n2 = count(a, where_a), count(b, where_b)
+    va = nonzero_variance(a, where=where_a)
+    vb = nonzero_variance(b, where=where_b)
     sp2 = ((n1 - 1) * va + (n2 - 1) * vb) / (n1 + n2 - 2)
-    return (jnp.mean(a, axis=-1) - jnp.mean(b, axis=-1)) / jnp.sqrt(sp2 * (1 / n1 + 1 / n2))
+    diff = jnp.mean(a, axis=-1, where=where_a) - jnp.mean(b, axis=-1, where=where_b)
+    return diff / jnp.sqrt(sp2 * (1 / n1 + 1 / n2))
 
 
 def ttest_5x2cv_statistic(d):
@@ -182,15 +195,15 @@ def ftest_5x2cv_statistic(d):
     return jnp.sum(d**2, axis=(-2, -1)) / (2 * within_replication_ss(d))
 
 
-def corrected_t_statistic(d, test_train_ratio):
+def corrected_t_statistic(d, test_train_ratio, where=None):
     """Nadeau & Bengio (2003) corrected resampled t; ``d : (..., J)`` -> ``PairedMoments``.
 
     The variance of the mean is ``(1/J + n_test/n_train) s^2`` instead of ``s^2/J``.
-    Zero variance as :func:`t_statistic`.
+    Zero variance as :func:`t_statistic`; ``where`` masks padding.
     """
-    n = d.shape[-1]
-    m = jnp.mean(d, axis=-1)
-    se = jnp.sqrt((1 / n + test_train_ratio) * nonzero_variance(d))
+    n = count(d, where)
+    m = jnp.mean(d, axis=-1, where=where)
+    se = jnp.sqrt((1 / n + test_train_ratio) * nonzero_variance(d, where=where))
     return PairedMoments(m / se, m, se)
 
 

@@ -1,0 +1,126 @@
+"""Shape buckets: pad data axes to a short ladder of sizes so new sizes reuse compiled programs.
+
+A jitted program compiles once per input shape. The public tests pad their
+instance, fold and sample axes up to the next size of :data:`LADDER` (powers
+of two and 1.5 times powers of two: at most 1.5x the work) and pass the true
+size, or a mask, as a traced value, so any size inside a compiled bucket runs
+without compiling. Padding never changes a result: padded entries are zeros
+that add nothing to a sum, or are masked out.
+"""
+
+import typing
+
+import numpy as np
+
+__all__ = ["LADDER", "bucket", "pad_axis", "pad_last"]
+
+# 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, ... up to 3 * 2^40.
+LADDER = tuple(sorted({1, *(2**k for k in range(42)), *(3 * 2**k for k in range(41))}))
+
+
+def bucket(n, minimum=1):
+    """The smallest ladder size ``>= max(n, minimum)``."""
+    n = max(int(n), int(minimum))
+    return LADDER[int(np.searchsorted(LADDER, n))]
+
+
+def pad_axis(x, size, axis=-1, value=0):
+    """``x`` (numpy) padded with ``value`` at the end of ``axis`` to ``size`` entries."""
+    x = np.asarray(x)
+    extra = size - x.shape[axis]
+    if extra < 0:
+        raise ValueError(f"cannot pad an axis of {x.shape[axis]} entries to {size}")
+    if extra == 0:
+        return x
+    widths = [(0, 0)] * x.ndim
+    widths[axis] = (0, extra)
+    return np.pad(x, widths, constant_values=value)
+
+
+def pad_last(*arrays, minimum=1):
+    """Arrays padded with zeros on their last axis to ``bucket(n)``, and the mask of real entries.
+
+    Returns ``(*padded, where)`` with ``where : (bucket,)`` bool. Traced arrays
+    (under the caller's ``jit``, which compiles for their shape anyway) come
+    back as they are with ``where=None``.
+    """
+    import jax
+
+    if any(isinstance(a, jax.core.Tracer) for a in arrays):
+        return (*arrays, None)
+    n = np.shape(arrays[0])[-1]
+    size = bucket(n, minimum)
+    return (*(pad_axis(a, size) for a in arrays), np.arange(size) < n)
+
+
+def warmup_plan(max_instances=10_000, n_resamples=(9_999, 100_000)):
+    """The calls ``jaxtests warmup`` makes: ``[(label, thunk), ...]``.
+
+    One call per compiled bucket of the common tests (sign-flip "mean" and
+    two-sample Monte Carlo tests with scipy's and jaxtests' default numbers of
+    resamples, the paired t test on folds), up to ``max_instances``.
+    """
+    import jaxtests
+
+    rng = np.random.default_rng(0)
+    plan = []
+    words = [b for b in LADDER if 32 * b <= max(32, max_instances)]
+    for b in words:
+        m = 32 * b
+        for n in n_resamples:
+            d = rng.normal(size=m)
+            plan.append(
+                (
+                    f"signflip_test m={m} n_resamples={n}",
+                    lambda d=d, n=n: jaxtests.signflip_test(d, n_resamples=n, key=0),
+                )
+            )
+            plan.append(
+                (
+                    f"permutation_test n={m} n_resamples={n}",
+                    lambda d=d, n=n: jaxtests.permutation_test(
+                        d[: len(d) // 2], d[len(d) // 2 :], n_resamples=n, key=0
+                    ),
+                )
+            )
+    for k in [b for b in LADDER if 2 <= b <= 64]:
+        a, c = rng.normal(size=k), rng.normal(size=k)
+        plan.append((f"ttest_paired k={k}", lambda a=a, c=c: jaxtests.ttest_paired(a, c)))
+    return plan
+
+
+class CompileCounter:
+    """Counts JAX's traces and backend compilations while active (``with``).
+
+    ``traces`` counts jaxpr traces (a jit cache miss), ``compiles`` XLA
+    compilations (a miss of the persistent cache too). Uses
+    :mod:`jax.monitoring` events; one listener serves every counter.
+    """
+
+    _active: typing.ClassVar[list] = []
+    _registered = False
+
+    def __init__(self):
+        self.traces = 0
+        self.compiles = 0
+
+    @classmethod
+    def _listen(cls, event, duration, **kwargs):
+        for counter in cls._active:
+            if event == "/jax/core/compile/jaxpr_trace_duration":
+                counter.traces += 1
+            elif event == "/jax/core/compile/backend_compile_duration":
+                counter.compiles += 1
+
+    def __enter__(self):
+        import jax
+
+        if not CompileCounter._registered:
+            jax.monitoring.register_event_duration_secs_listener(CompileCounter._listen)
+            CompileCounter._registered = True
+        CompileCounter._active.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        CompileCounter._active.remove(self)
+        return False

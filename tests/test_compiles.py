@@ -1,0 +1,118 @@
+"""Shape buckets: a second data size inside a compiled bucket traces and compiles nothing."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import jaxtests
+from jaxtests._buckets import LADDER, CompileCounter, bucket, pad_last
+
+RNG = np.random.default_rng(12)
+
+
+def _second_size_compiles(call, sizes):
+    """Traces and compilations of ``call(size)`` for every size after the first."""
+    call(sizes[0])
+    with CompileCounter() as counter:
+        for n in sizes[1:]:
+            call(n)
+    return counter.traces, counter.compiles
+
+
+FAMILIES = {
+    # Sizes share a bucket: 1000..1003 instances are 32 words of 32; 9..11 folds pad to 12.
+    "signflip_test mean": (
+        lambda m: jaxtests.signflip_test(RNG.normal(size=m), n_resamples=999, key=1),
+        (1000, 1003, 1010),
+    ),
+    "signflip_test t, two hypotheses": (
+        lambda m: jaxtests.signflip_test(
+            RNG.normal(size=(2, m)), statistic="t", n_resamples=1500, key=2
+        ),
+        (150, 140, 129),
+    ),
+    "ttest_paired": (
+        lambda k: jaxtests.ttest_paired(RNG.normal(size=k), RNG.normal(size=k)),
+        (10, 11, 9),
+    ),
+    "ttest_paired greater": (
+        lambda k: jaxtests.ttest_paired(
+            RNG.normal(size=(3, k)), RNG.normal(size=(3, k)), alternative="greater"
+        ),
+        (30, 25, 32),
+    ),
+    "ttest_corrected": (
+        lambda k: jaxtests.ttest_corrected(
+            RNG.normal(size=k), RNG.normal(size=k), n_train=90, n_test=10
+        ),
+        (10, 12, 9),
+    ),
+}
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_second_size_in_a_bucket_compiles_nothing(family):
+    call, sizes = FAMILIES[family]
+    assert _second_size_compiles(call, sizes) == (0, 0)
+
+
+def test_a_new_number_of_resamples_compiles_nothing():
+    # n_resamples is a traced argument of the engine (same block size: same program).
+    d = RNG.normal(size=300)
+    jaxtests.signflip_test(d, n_resamples=9_999, key=0)
+    with CompileCounter() as counter:
+        jaxtests.signflip_test(d, n_resamples=9_000, key=0)
+    assert (counter.traces, counter.compiles) == (0, 0)
+
+
+def test_compile_counter_sees_a_new_bucket():
+    # The counter can fail: a size in a new bucket traces its programs.
+    jaxtests.ttest_paired(RNG.normal(size=5), RNG.normal(size=5))
+    with CompileCounter() as counter:
+        jaxtests.ttest_paired(RNG.normal(size=200), RNG.normal(size=200))
+    assert counter.traces >= 1
+
+
+def test_padded_results_match_scipy_at_every_size_of_a_bucket():
+    # Padding is masked out: the statistic and p-value of each size are scipy's.
+    from scipy import stats
+
+    for k in (13, 14, 16):
+        a, b = RNG.normal(size=k), RNG.normal(size=k)
+        r = jaxtests.ttest_paired(a, b)
+        ref = stats.ttest_rel(a, b)
+        np.testing.assert_allclose(float(r.statistic), ref.statistic, rtol=1e-12)
+        np.testing.assert_allclose(float(r.pvalue), ref.pvalue, rtol=1e-10)
+        assert r.df == k - 1
+
+
+def test_monte_carlo_signflip_is_the_exact_count_of_its_draws_after_padding():
+    # The same key on the same data, with the mean statistic and its t: both count
+    # the same sign patterns (t is increasing in the mean), so padding the words
+    # (33 -> 48 instances) changes neither.
+    d = RNG.normal(0.3, 1, size=33)
+    rm = jaxtests.signflip_test(d, n_resamples=4000, method="monte-carlo", key=5)
+    rt = jaxtests.signflip_test(d, statistic="t", n_resamples=4000, method="monte-carlo", key=5)
+    assert int(rm.n_extreme) == int(rt.n_extreme)
+    exact = jaxtests.signflip_test(d, method="exact")
+    # Monte Carlo within its 99.99% band of the exact p-value (4000 draws).
+    p = float(exact.pvalue)
+    assert abs(float(rm.pvalue) - p) < 4 * np.sqrt(p * (1 - p) / 4000) + 1e-3
+
+
+@given(st.integers(1, 10**9))
+def test_bucket_is_the_smallest_ladder_size_and_costs_at_most_one_and_a_half(n):
+    b = bucket(n)
+    assert b >= n and b in LADDER
+    assert b <= max(1.5 * n, 2)
+    smaller = [s for s in LADDER if s < b]
+    assert not smaller or smaller[-1] < n
+
+
+def test_pad_last_pads_with_zeros_and_masks():
+    a, b = np.arange(5.0), np.ones(5)
+    ap, bp, where = pad_last(a, b)
+    assert ap.shape == bp.shape == (6,)
+    np.testing.assert_array_equal(ap, [0, 1, 2, 3, 4, 0])
+    np.testing.assert_array_equal(where, [True] * 5 + [False])

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _permutation_methods as PM
+from jaxtests._buckets import bucket, pad_axis, pad_last
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._validation import (
@@ -111,17 +112,35 @@ def _permutation_fields(perm):
     )
 
 
+def _pad_rows(*arrays):
+    """Arrays ``(..., k, p)`` zero-padded on the row axis to a shape bucket, and the row mask.
+
+    Traced arrays (the caller's jit) come back as they are with mask None.
+    """
+    if not all(is_concrete(a) for a in arrays):
+        return (*arrays, None)
+    k = np.shape(arrays[0])[-2]
+    size = bucket(k)
+    return (*(pad_axis(a, size, axis=-2) for a in arrays), np.arange(size) < k)
+
+
 def _scale(x, axis):
     return jnp.max(jnp.abs(x), axis=axis)
 
 
+def _rows(x, where):
+    """``(k,)`` count of kept rows of ``x : (..., k, p)`` (static, or traced with a mask)."""
+    return x.shape[-2] if where is None else jnp.sum(where).astype(x.dtype)
+
+
 @functools.partial(jax.jit, static_argnames=("correction",))
-def _hotelling_paired(a, b, correction):
+def _hotelling_paired(a, b, where, correction):
+    # ``where`` keeps rows (folds) of a shape bucket; None under the caller's jit.
     d = a - b
-    k, p = d.shape[-2], d.shape[-1]
-    parts = kstatistics.hotelling_parts(d)
+    k, p = _rows(d, where), d.shape[-1]
+    parts = kstatistics.hotelling_parts(d, where)
     f = parts.statistic * (k - p) / (p * (k - 1))
-    ut = kstatistics.t_statistic(jnp.swapaxes(d, -1, -2))
+    ut = kstatistics.t_statistic(jnp.swapaxes(d, -1, -2), where)
     pval, up = kstatistics.betainc_stacked(
         kstatistics.f_sf_args(f[..., None], p, k - p), kstatistics.t_two_sided_args(ut, k - 1)
     )
@@ -131,12 +150,14 @@ def _hotelling_paired(a, b, correction):
 
 
 @functools.partial(jax.jit, static_argnames=("correction",))
-def _hotelling_unpaired(a, b, correction):
-    n1, n2, p = a.shape[-2], b.shape[-2], a.shape[-1]
-    parts = kstatistics.hotelling_parts_two_sample(a, b)
+def _hotelling_unpaired(a, b, where_a, where_b, correction):
+    n1, n2, p = _rows(a, where_a), _rows(b, where_b), a.shape[-1]
+    parts = kstatistics.hotelling_parts_two_sample(a, b, where_a, where_b)
     m = n1 + n2 - 2
     f = parts.statistic * (m - p + 1) / (p * m)
-    ut = kstatistics.pooled_t_statistic(jnp.swapaxes(a, -1, -2), jnp.swapaxes(b, -1, -2))
+    ut = kstatistics.pooled_t_statistic(
+        jnp.swapaxes(a, -1, -2), jnp.swapaxes(b, -1, -2), where_a, where_b
+    )
     pval, up = kstatistics.betainc_stacked(
         kstatistics.f_sf_args(f[..., None], p, m - p + 1), kstatistics.t_two_sided_args(ut, m)
     )
@@ -247,7 +268,8 @@ def hotelling_t2(
                 f"folds than measures (k > p), else the covariance of `a - b` is singular. "
                 "Use more folds or fewer measures."
             )
-        parts, f, pval, ut, up, upa, rcond = _hotelling_paired(a, b, correction)
+        ap, bp, where = _pad_rows(a, b)
+        parts, f, pval, ut, up, upa, rcond = _hotelling_paired(ap, bp, where, correction)
         df = (p, k - p)
         what = "The covariance of `a - b`"
     else:
@@ -263,7 +285,11 @@ def hotelling_t2(
                 "two-sample T² needs n1, n2 >= 2 and n1 + n2 - 2 > p. Use more folds or "
                 "fewer measures."
             )
-        parts, f, pval, ut, up, upa, rcond = _hotelling_unpaired(a, b, correction)
+        ap, where_a = _pad_rows(a)
+        bp, where_b = _pad_rows(b)
+        parts, f, pval, ut, up, upa, rcond = _hotelling_unpaired(
+            ap, bp, where_a, where_b, correction
+        )
         df = (p, n1 + n2 - 1 - p)
         what = "The pooled covariance of `a` and `b`"
     _check_rcond(rcond, what, names, "Drop a redundant measure or use more folds.")
@@ -338,18 +364,19 @@ class AnovaResult:
 
 
 @jax.jit
-def _anova_oneway(x):
-    n_groups, k = x.shape[-2], x.shape[-1]
-    ss = kstatistics.anova_sums(x)
-    f = kstatistics.anova_f(x)
+def _anova_oneway(x, where):
+    # ``where`` keeps observations of a shape bucket; None under the caller's jit.
+    n_groups, k = x.shape[-2], kstatistics.count(x, where)
+    ss = kstatistics.anova_sums(x, where)
+    f = kstatistics.anova_f(x, where)
     return f, kstatistics.f_sf(f, n_groups - 1, n_groups * (k - 1)), ss.between, ss.within
 
 
 @jax.jit
-def _anova_blocked(x):
-    n_groups, k = x.shape[-2], x.shape[-1]
-    ss = kstatistics.blocked_anova_sums(x)
-    f = kstatistics.blocked_anova_f(x)
+def _anova_blocked(x, where):
+    n_groups, k = x.shape[-2], kstatistics.count(x, where)
+    ss = kstatistics.blocked_anova_sums(x, where)
+    f = kstatistics.blocked_anova_f(x, where)
     return (
         f,
         kstatistics.f_sf(f, n_groups - 1, (n_groups - 1) * (k - 1)),
@@ -460,10 +487,10 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
     factor, x = rescale_pow2(x)  # exact; F and p are scale-invariant
     n_groups, k = x.shape[-2], x.shape[-1]
     if blocked:
-        f, p, sse, ssr, ssb = _anova_blocked(x)
+        f, p, sse, ssr, ssb = _anova_blocked(*pad_last(x))
         df = (n_groups - 1, (n_groups - 1) * (k - 1))
     else:
-        f, p, sse, ssr = _anova_oneway(x)
+        f, p, sse, ssr = _anova_oneway(*pad_last(x))
         ssb = None
         df = (n_groups - 1, n_groups * (k - 1))
     if is_concrete(ssr) and np.any(np.asarray(ssr) == 0):

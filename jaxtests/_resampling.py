@@ -178,7 +178,8 @@ def wrap(statistic, batch_shape, res, alternative, correction, null_map=None):
         return a.reshape(batch_shape)
 
     def shape(a):
-        return jnp.asarray(host(a))
+        # With a dtype: jnp.asarray of a numpy array without one compiles per shape (jax 0.10).
+        return jnp.asarray(host(a), dtype=np.float64)
 
     null = res.null
     if null is not None:
@@ -190,7 +191,7 @@ def wrap(statistic, batch_shape, res, alternative, correction, null_map=None):
     return PermutationTestResult(
         statistic=jnp.asarray(np.asarray(statistic, dtype=np.float64).reshape(batch_shape)),
         pvalue=shape(res.pvalue),
-        pvalue_interval=jnp.asarray(np.stack([host(lo), host(hi)], axis=-1)),
+        pvalue_interval=jnp.asarray(np.stack([host(lo), host(hi)], axis=-1), dtype=np.float64),
         n_extreme=jnp.asarray(n_extreme.reshape(batch_shape)),
         pvalue_adjusted=shape(res.adjusted) if res.adjusted is not None else None,
         n_draws=(

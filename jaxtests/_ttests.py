@@ -650,6 +650,8 @@ def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
     if not isinstance(correction, bool | np.bool_):
         raise TypeError(f"`correction` must be a bool, got {type(correction).__name__}.")
     y, pa, pb = _mcnemar_labels_iv(y_true, pred_a, pred_b)
+    # Padded instances are equal in all three arrays: concordant, never counted.
+    y, pa, pb, _ = pad_last(y, pa, pb)
     stat, p, n01, n10 = _mcnemar(y, pa, pb, method, bool(correction))
     return McNemarResult(
         statistic=stat, pvalue=p, n01=n01, n10=n10, method=method, correction=bool(correction)

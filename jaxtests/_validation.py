@@ -112,22 +112,24 @@ def as_label_array(y, name, *, allow_empty=False):
         )
     if not allow_empty and arr.size == 0:
         raise ValueError(f"`{name}` is empty (shape {tuple(arr.shape)}).")
-    out = jnp.asarray(arr, dtype=_float_dtype())
     if is_concrete(arr):
         a = np.asarray(arr)
         check_finite(a.astype(float) if a.dtype.kind == "f" else a, name)
         vals = np.unique(a)
+        # On the host, and jnp.asarray with a dtype: eager jnp arithmetic (and, in
+        # jax 0.10, jnp.asarray of a numpy array without one) compiles a program per shape.
+        dtype = _float_dtype()
         if np.all(np.isin(vals, (-1, 1))):
-            return out
+            return jnp.asarray(a, dtype=dtype)
         if np.all(np.isin(vals, (0, 1))):
-            return 2.0 * out - 1.0
+            return jnp.asarray(2.0 * a.astype(np.float64) - 1.0, dtype=dtype)
         bad = vals[~np.isin(vals, (-1, 0, 1))]
         shown = bad[0].item() if bad.size else vals.tolist()
         raise ValueError(
             f"`{name}` must hold binary labels in {{-1, +1}} or {{0, 1}}; found value {shown!r}"
             f" (all values: {vals.tolist()[:6]}{'...' if vals.size > 6 else ''})."
         )
-    return out
+    return jnp.asarray(arr, dtype=_float_dtype())
 
 
 def check_same_shape(a, b, name_a, name_b):

@@ -212,11 +212,25 @@ def corrected_t_statistic(d, test_train_ratio, where=None):
 # ----------------------------------------------------------------------------------------
 
 
-def covariance(x):
-    """Unbiased covariance of ``x : (..., n, p)`` -> ``(..., p, p)``."""
-    n = x.shape[-2]
-    xc = x - jnp.mean(x, axis=-2, keepdims=True)
+def covariance(x, where=None):
+    """Unbiased covariance of ``x : (..., n, p)`` -> ``(..., p, p)``.
+
+    ``where : (n,)`` keeps rows (a shape bucket's padding masked out).
+    """
+    if where is None:
+        n = x.shape[-2]
+        xc = x - jnp.mean(x, axis=-2, keepdims=True)
+    else:
+        n = jnp.sum(where).astype(x.dtype)
+        xc = jnp.where(where[:, None], x - _row_mean(x, where)[..., None, :], 0.0)
     return jnp.einsum("...ki,...kj->...ij", xc, xc) / (n - 1)
+
+
+def _row_mean(x, where=None):
+    """Mean over rows (axis -2) of ``x : (..., n, p)``, rows selected by ``where : (n,)``."""
+    if where is None:
+        return jnp.mean(x, axis=-2)
+    return jnp.mean(x, axis=-2, where=jnp.broadcast_to(where[:, None], x.shape))
 
 
 def correlation_rcond(s, scale):
@@ -256,23 +270,27 @@ class HotellingParts(NamedTuple):
     direction: jnp.ndarray
 
 
-def hotelling_parts(d):
-    """Paired T^2, dbar, S_d, Fisher's ``w = S_d^-1 dbar`` (Yildiz & Alpaydin, eqs. 1-2)."""
-    n = d.shape[-2]
-    dbar = jnp.mean(d, axis=-2)
-    s = covariance(d)
+def hotelling_parts(d, where=None):
+    """Paired T^2, dbar, S_d, Fisher's ``w = S_d^-1 dbar`` (Yildiz & Alpaydin, eqs. 1-2).
+
+    ``where : (n,)`` keeps rows of ``d : (..., n, p)`` (padding masked out).
+    """
+    n = d.shape[-2] if where is None else jnp.sum(where).astype(d.dtype)
+    dbar = _row_mean(d, where)
+    s = covariance(d, where)
     w = jnp.linalg.solve(s, dbar[..., None])[..., 0]
     return HotellingParts(n * jnp.sum(dbar * w, axis=-1), dbar, s, w)
 
 
-def hotelling_parts_two_sample(a, b):
+def hotelling_parts_two_sample(a, b, where_a=None, where_b=None):
     """Two-sample T^2 ``n1 n2/(n1+n2) dbar' S_p^-1 dbar`` with pooled ``S_p`` (Rencher 5.4).
 
-    ``a : (..., n1, p)``, ``b : (..., n2, p)``.
+    ``a : (..., n1, p)``, ``b : (..., n2, p)``; ``where_a``, ``where_b`` keep rows.
     """
-    n1, n2 = a.shape[-2], b.shape[-2]
-    dbar = jnp.mean(a, axis=-2) - jnp.mean(b, axis=-2)
-    s = ((n1 - 1) * covariance(a) + (n2 - 1) * covariance(b)) / (n1 + n2 - 2)
+    n1 = a.shape[-2] if where_a is None else jnp.sum(where_a).astype(a.dtype)
+    n2 = b.shape[-2] if where_b is None else jnp.sum(where_b).astype(b.dtype)
+    dbar = _row_mean(a, where_a) - _row_mean(b, where_b)
+    s = ((n1 - 1) * covariance(a, where_a) + (n2 - 1) * covariance(b, where_b)) / (n1 + n2 - 2)
     w = jnp.linalg.solve(s, dbar[..., None])[..., 0]
     t2 = (n1 * n2 / (n1 + n2)) * jnp.sum(dbar * w, axis=-1)
     return HotellingParts(t2, dbar, s, w)
@@ -295,29 +313,30 @@ class AnovaSums(NamedTuple):
     within: jnp.ndarray
 
 
-def anova_sums(x):
+def anova_sums(x, where=None):
     """Between and within sums of squares of ``x : (..., L groups, k)``.
 
     Each is exactly 0 at or below :func:`rounding_floor` of ``max|x|`` and ``L k`` terms.
+    ``where : (k,)`` keeps observations (a shape bucket's padding masked out).
     """
-    gm = jnp.mean(x, axis=-1)
+    gm = jnp.mean(x, axis=-1, where=where)
     grand = jnp.mean(gm, axis=-1)
-    k = x.shape[-1]
+    k = count(x, where)
     between = k * jnp.sum((gm - grand[..., None]) ** 2, axis=-1)
-    within = jnp.sum((x - gm[..., None]) ** 2, axis=(-2, -1))
+    within = jnp.sum((x - gm[..., None]) ** 2, axis=(-2, -1), where=where)
     floor = rounding_floor(jnp.max(jnp.abs(x), axis=(-2, -1)), x.shape[-2] * k)
     return AnovaSums(_zero_below(between, floor), _zero_below(within, floor))
 
 
-def anova_f(x):
+def anova_f(x, where=None):
     """One-way ANOVA F ``(SSB/(L-1)) / (SSW/(L(k-1)))`` of ``x : (..., L, k)``.
 
     With the zero sums of :func:`anova_sums`, as ``scipy.stats.f_oneway``: identical
     groups give F = 0 (p = 1), constant groups with different means F = inf, and
     constant data (both sums 0) NaN.
     """
-    n_groups, k = x.shape[-2], x.shape[-1]
-    ss = anova_sums(x)
+    n_groups, k = x.shape[-2], count(x, where)
+    ss = anova_sums(x, where)
     return (ss.between / (n_groups - 1)) / (ss.within / (n_groups * (k - 1)))
 
 
@@ -329,32 +348,33 @@ class BlockedAnovaSums(NamedTuple):
     error: jnp.ndarray
 
 
-def blocked_anova_sums(x):
+def blocked_anova_sums(x, where=None):
     """Two-way additive decomposition of ``x : (..., L treatments, k blocks)``.
 
     Each sum is exactly 0 at or below :func:`rounding_floor` of ``max|x|``, ``L k`` terms.
+    ``where : (k,)`` keeps blocks (a shape bucket's padding masked out).
     """
-    n_groups, k = x.shape[-2], x.shape[-1]
-    rows = jnp.mean(x, axis=-1)
+    n_groups, k = x.shape[-2], count(x, where)
+    rows = jnp.mean(x, axis=-1, where=where)
     cols = jnp.mean(x, axis=-2)
     grand = jnp.mean(rows, axis=-1)
     treatment = k * jnp.sum((rows - grand[..., None]) ** 2, axis=-1)
-    block = n_groups * jnp.sum((cols - grand[..., None]) ** 2, axis=-1)
+    block = n_groups * jnp.sum((cols - grand[..., None]) ** 2, axis=-1, where=where)
     resid = x - rows[..., :, None] - cols[..., None, :] + grand[..., None, None]
-    error = jnp.sum(resid**2, axis=(-2, -1))
+    error = jnp.sum(resid**2, axis=(-2, -1), where=where)
     floor = rounding_floor(jnp.max(jnp.abs(x), axis=(-2, -1)), n_groups * k)
     return BlockedAnovaSums(*(_zero_below(s, floor) for s in (treatment, block, error)))
 
 
-def blocked_anova_f(x):
+def blocked_anova_f(x, where=None):
     """Repeated-measures F ``(SS_t/(L-1)) / (SS_e/((L-1)(k-1)))`` of ``x : (..., L, k)``.
 
     With the zero sums of :func:`blocked_anova_sums`, as statsmodels' ``AnovaRM``: no
     treatment effect (identical algorithms, constant data) gives F = 0 (p = 1) even when
     ``SS_e`` is 0 too; an effect with ``SS_e = 0`` gives F = inf.
     """
-    n_groups, k = x.shape[-2], x.shape[-1]
-    ss = blocked_anova_sums(x)
+    n_groups, k = x.shape[-2], count(x, where)
+    ss = blocked_anova_sums(x, where)
     f = (ss.treatment / (n_groups - 1)) / (ss.error / ((n_groups - 1) * (k - 1)))
     return jnp.where(ss.treatment == 0, jnp.zeros_like(f), f)
 

@@ -48,6 +48,28 @@ FAMILIES = {
         ),
         (10, 12, 9),
     ),
+    "hotelling_t2 paired": (
+        lambda k: jaxtests.hotelling_t2(RNG.normal(size=(k, 3)), RNG.normal(size=(k, 3))),
+        (10, 11, 12),
+    ),
+    "hotelling_t2 two-sample": (
+        lambda k: jaxtests.hotelling_t2(
+            RNG.normal(size=(k, 2)), RNG.normal(size=(k - 1, 2)), paired=False
+        ),
+        (10, 11, 12),
+    ),
+    "anova": (lambda k: jaxtests.anova(RNG.normal(size=(4, k))), (10, 11, 12)),
+    "anova blocked": (lambda k: jaxtests.anova(RNG.normal(size=(3, k)), blocked=True), (7, 8)),
+    "mcnemar": (
+        lambda n: jaxtests.mcnemar(*(RNG.integers(0, 2, size=n) for _ in range(3))),
+        (100, 120, 128),
+    ),
+    "permutation_test": (
+        lambda n: jaxtests.permutation_test(
+            RNG.normal(size=n // 2), RNG.normal(size=n - n // 2), n_resamples=999, key=3
+        ),
+        (200, 210, 230),
+    ),
 }
 
 

@@ -173,7 +173,8 @@ def test_outside_x64_no_warnings_and_jit_vmap_work():
     for name, (fn, args) in CASES.items():
         ref = float(fn(*args).pvalue)  # this process runs in x64
         got = out[name]
-        assert got["eager"][0] == ref and got["eager"][1] == "float64"
+        # float64 outside x64; the last bits may differ between processes (XLA:CPU fusions).
+        assert got["eager"][0] == pytest.approx(ref, rel=1e-13) and got["eager"][1] == "float64"
         assert got["eager"][2] == (ref < 0.05)
         # vmap stays float64 (of the float32 inputs jnp.asarray made outside x64)
         assert got["vmap"] == [pytest.approx(ref, rel=1e-6), "float64"]

@@ -58,7 +58,8 @@ def warmup_plan(max_instances=10_000, n_resamples=(9_999, 100_000)):
 
     One call per compiled bucket of the common tests (sign-flip "mean" and
     two-sample Monte Carlo tests with scipy's and jaxtests' default numbers of
-    resamples, the paired t test on folds), up to ``max_instances``.
+    resamples, up to ``max_instances``; the paired t test, one-way and blocked
+    ANOVA of 3 algorithms and the paired Hotelling T² of 2 measures on folds).
     """
     import jaxtests
 
@@ -86,6 +87,12 @@ def warmup_plan(max_instances=10_000, n_resamples=(9_999, 100_000)):
     for k in [b for b in LADDER if 2 <= b <= 64]:
         a, c = rng.normal(size=k), rng.normal(size=k)
         plan.append((f"ttest_paired k={k}", lambda a=a, c=c: jaxtests.ttest_paired(a, c)))
+    for k in [b for b in LADDER if 4 <= b <= 32]:
+        x = rng.normal(size=(3, k))
+        plan.append((f"anova k={k}", lambda x=x: jaxtests.anova(x)))
+        plan.append((f"anova blocked k={k}", lambda x=x: jaxtests.anova(x, blocked=True)))
+        a, c = rng.normal(size=(k, 2)), rng.normal(size=(k, 2))
+        plan.append((f"hotelling_t2 k={k}", lambda a=a, c=c: jaxtests.hotelling_t2(a, c)))
     return plan
 
 

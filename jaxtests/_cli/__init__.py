@@ -11,12 +11,12 @@ import argparse
 import sys
 import warnings
 
-from jaxtests._cli import agreement, compare, demo, power, sanity, signflip
+from jaxtests._cli import agreement, compare, demo, power, sanity, signflip, warmup
 
 __all__ = ["main"]
 
 # In the order of ``jaxtests --help``.
-COMMANDS = (demo, compare, sanity, signflip, power, agreement)
+COMMANDS = (demo, compare, sanity, signflip, power, agreement, warmup)
 
 
 class _Parser(argparse.ArgumentParser):

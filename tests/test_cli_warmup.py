@@ -1,0 +1,84 @@
+"""``jaxtests warmup`` in-process: the plan runs, the summary line counts, bad input exits 2."""
+
+import re
+
+import jax
+import numpy as np
+import pytest
+
+from jaxtests import _buckets
+from jaxtests._cli import main
+
+SUMMARY = re.compile(
+    r"^jaxtests warmup: (\d+) calls up to (\d+) instances compiled (\d+) programs "
+    r"\((\d+) loaded from the cache\) in [0-9.]+ s; cache: .+$"
+)
+
+
+def _summary(out):
+    lines = out.strip().splitlines()
+    assert len(lines) == 1, out
+    m = SUMMARY.match(lines[0])
+    assert m, lines[0]
+    return [int(g) for g in m.groups()]
+
+
+def test_warmup_runs_the_plan_and_counts_compilations(monkeypatch, capsys):
+    asked = {}
+    full_plan = _buckets.warmup_plan
+
+    def small_plan(max_instances, **kw):
+        asked["max_instances"] = max_instances
+        real = full_plan(max_instances=max_instances, **kw)
+        # A new jitted function compiles at least one program wherever the suite ran before.
+        fresh = jax.jit(lambda x: x * 3 + 1)
+        return [
+            next(e for e in real if e[0].startswith("signflip_test")),
+            next(e for e in real if e[0].startswith("ttest_paired")),
+            ("fresh", lambda: fresh(np.arange(5.0))),
+        ]
+
+    monkeypatch.setattr(_buckets, "warmup_plan", small_plan)
+    assert main(["warmup", "--max-instances", "64", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert asked == {"max_instances": 64}
+    calls, upto, compiled, loaded = _summary(out)
+    assert (calls, upto) == (3, 64)
+    assert compiled + loaded >= 1
+    assert err == ""  # --quiet: no bar
+
+
+def test_warmup_shows_a_bar_without_quiet(monkeypatch, capsys):
+    monkeypatch.setattr(
+        _buckets, "warmup_plan", lambda max_instances, **kw: [("noop", lambda: np.zeros(2))]
+    )
+    assert main(["warmup", "--max-instances", "64"]) == 0
+    out, err = capsys.readouterr()
+    assert _summary(out)[:2] == [1, 64]
+    assert "warmup:" in err and "/1 [" in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--max-instances", "0"], "must be a positive integer"),
+        (["--max-instances", "ten"], "'ten' is not a positive integer"),
+        (["--no-such-option"], "unrecognized arguments: --no-such-option"),
+    ],
+)
+def test_warmup_bad_option_exits_2_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["warmup", *argv])
+    assert exc.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and message in err
+
+
+def test_warmup_error_in_a_call_exits_2_one_line(monkeypatch, capsys):
+    def broken():
+        raise ValueError("the cache directory\nis not writable")
+
+    monkeypatch.setattr(_buckets, "warmup_plan", lambda max_instances, **kw: [("x", broken)])
+    assert main(["warmup", "--quiet"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == "jaxtests: error: the cache directory is not writable\n"

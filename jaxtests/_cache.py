@@ -23,6 +23,7 @@ MIN_COMPILE_TIME_SECS = 0.0
 
 _OFF = frozenset({"", "0", "off", "none", "false"})
 _done = False
+_owned = None  # the folder ensure() set, if any
 
 
 def cache_dir():
@@ -60,7 +61,7 @@ def ensure():
     str or None
         The folder set by this call, or None.
     """
-    global _done
+    global _done, _owned
     if _done:
         return None
     _done = True
@@ -80,4 +81,16 @@ def ensure():
         return None
     jax.config.update("jax_compilation_cache_dir", folder)
     jax.config.update("jax_persistent_cache_min_compile_time_secs", MIN_COMPILE_TIME_SECS)
+    _owned = folder
     return folder
+
+
+def programs_dir():
+    """Folder of the exported programs (:mod:`jaxtests._aot`), or None.
+
+    ``<cache folder>-programs`` (``~/.cache/jaxtests/jax-programs`` by default), only while
+    jaxtests owns JAX's cache: :func:`ensure` set it and it is still JAX's setting.
+    """
+    if _owned is None or jax.config.jax_compilation_cache_dir != _owned:
+        return None
+    return _owned.rstrip(os.sep) + "-programs"

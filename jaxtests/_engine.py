@@ -33,7 +33,7 @@ import numpy as np
 from jax import lax
 from jax.sharding import Mesh, PartitionSpec
 
-from jaxtests import _pvalues
+from jaxtests import _aot, _pvalues
 from jaxtests._progress import as_progress, warn_long_run
 from jaxtests._random import resolve_key
 from jaxtests.kernels import evaluators as kevaluators
@@ -437,22 +437,29 @@ def drive(plan, opts):
         nulls = []
         # One call at a time: two computations in flight at once can hang XLA:CPU (README).
         for first, n_run in _step_chunks(n_steps, n_dev, null_steps, what):
-            c, null = _run_counts(
-                typed_key,
-                plan.data,
-                t_cmp,
-                plan.tol,
-                plan.scale,
-                np.int32(first),
-                np.int32(n_run),
-                np.int64(n_total),
-                evaluator=plan.evaluator,
-                draws=draws,
-                per_step=per_step,
-                null_steps=null_steps,
-                n_dev=n_dev,
-                alternative=tail,
-                maxt=opts.correction == "maxT",
+            c, null = _aot.call(
+                _run_counts,
+                "engine._run_counts",
+                (
+                    typed_key,
+                    plan.data,
+                    t_cmp,
+                    plan.tol,
+                    plan.scale,
+                    np.int32(first),
+                    np.int32(n_run),
+                    np.int64(n_total),
+                ),
+                dict(
+                    evaluator=plan.evaluator,
+                    draws=draws,
+                    per_step=per_step,
+                    null_steps=null_steps,
+                    n_dev=n_dev,
+                    alternative=tail,
+                    maxt=opts.correction == "maxT",
+                ),
+                _COMPILER_OPTIONS,
             )
             counts += np.asarray(c)  # integer counts: chunking never changes a sum
             if opts.return_null:

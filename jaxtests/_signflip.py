@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _pvalues
+from jaxtests import _aot, _pvalues
 from jaxtests import _validation as v
 from jaxtests._buckets import bucket, pad_axis
 from jaxtests._engine import (
@@ -174,8 +174,11 @@ def _linear(d2, statistic, opts):
     n_h, m = d2.shape
     dp = pad_axis(d2, 32 * bucket(-(-m // 32)))
     where = np.arange(dp.shape[-1]) < m
-    observed, mean_obs, tol, sd, total, (t_lo, t_hi), fused = _signflip_linear_prep(
-        dp, where, statistic
+    observed, mean_obs, tol, sd, total, (t_lo, t_hi), fused = _aot.call(
+        _signflip_linear_prep,
+        "signflip._signflip_linear_prep",
+        (dp, where),
+        {"statistic": statistic},
     )
     nz_cols = np.flatnonzero(np.any(d2 != 0, axis=0))
     m_eff = int(nz_cols.size)

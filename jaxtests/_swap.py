@@ -7,6 +7,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _validation as v
+from jaxtests._buckets import bucket, pad_axis
 from jaxtests._engine import Plan, check_enumerable, choose_method, drive, swap_terms
 from jaxtests._precision import x64
 from jaxtests._resampling import check_exact_cap, check_statistic, common_iv, wrap
@@ -173,7 +174,7 @@ def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
     delta = rb - ra  # counts of A change by delta on swapped instances
     m_eff = max(m_eff, 1)
     keep = diff if diff.size else np.array([0])
-    dk = jnp.asarray(delta[:, keep])
+    dk = delta[:, keep]  # numpy: jnp.asarray without a dtype compiles per shape (jax 0.10)
     meas = "f1" if measure in ("f1", "macro_f1") else measure
     beta_v = float(beta) if measure == "f_beta" else 1.0
     counts_a = jnp.asarray(ra.sum(axis=1))
@@ -199,11 +200,16 @@ def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
         )
     else:
         n_total = opts.n_resamples
+        # A shape bucket of words: the number of differing instances is data-dependent,
+        # and zero count changes add nothing.
+        n_words = bucket(n_words)
         draws = kevaluators.block_draws_fused(
             n_words, dk.shape[0], n_total, opts.sequential is not None
         )
         # Count changes are integers: their float32 sums are exact (|sum| <= m < 2^24).
-        data["d32"] = kevaluators.pad_words(dk, n_words)
+        data["d32"] = jnp.asarray(
+            pad_axis(delta[:, keep], 32 * n_words).reshape(-1, n_words, 32), dtype=jnp.float32
+        )
         evaluator = kevaluators.FusedEval(draws, "counts", meas, n_classes, beta_v)
     obs = jnp.reshape(observed, (1,))
     tol = kexceedance.tie_tol(obs, 1.0)  # every count measure lies in [0, 1]

@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _pvalues
+from jaxtests import _aot, _pvalues
 from jaxtests import _validation as v
 from jaxtests._buckets import bucket, pad_axis
 from jaxtests._engine import (
@@ -268,8 +268,11 @@ def _twosample(x, y, statistic, opts):
         return wrap(observed, batch_shape, drive(plan, opts), opts.alternative, opts.correction)
     # A shape bucket: zero padding, with the sample sizes traced (one program per bucket).
     zp = pad_axis(z, 32 * bucket(-(-n // 32)))
-    observed, obs_md, total, tol, sd, fused = _twosample_prep(
-        zp, np.int64(n1), np.int64(n), statistic
+    observed, obs_md, total, tol, sd, fused = _aot.call(
+        _twosample_prep,
+        "twosample._twosample_prep",
+        (zp, np.int64(n1), np.int64(n)),
+        {"statistic": statistic},
     )
     if exact:
         n_words = -(-n // 32)

@@ -20,6 +20,12 @@ def _second_size_compiles(call, sizes):
     return counter.traces, counter.compiles
 
 
+def _swap_data(n):
+    y = RNG.integers(0, 2, n)
+    flip = lambda rate: np.where(RNG.random(n) < rate, y, 1 - y)  # noqa: E731
+    return y, flip(0.8), flip(0.75)
+
+
 FAMILIES = {
     # Sizes share a bucket: 1000..1003 instances are 32 words of 32; 9..11 folds pad to 12.
     "signflip_test mean": (
@@ -63,6 +69,11 @@ FAMILIES = {
     "mcnemar": (
         lambda n: jaxtests.mcnemar(*(RNG.integers(0, 2, size=n) for _ in range(3))),
         (100, 120, 128),
+    ),
+    # The swapped instances (where the predictions differ) are data-dependent: 150-190 here.
+    "swap_test f1": (
+        lambda n: jaxtests.swap_test(*_swap_data(n), measure="f1", n_resamples=999, key=4),
+        (500, 520, 480),
     ),
     "permutation_test": (
         lambda n: jaxtests.permutation_test(

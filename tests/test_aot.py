@@ -1,0 +1,74 @@
+"""Exported programs on disk (jaxtests._aot): a second process neither traces nor lowers them."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent(
+    """
+    import json
+    import jax
+    import numpy as np
+    import jaxtests
+
+    traced = []
+    jax.monitoring.register_event_duration_secs_listener(
+        lambda event, d, **kw: traced.append(kw.get("fun_name"))
+        if event == "/jax/core/compile/jaxpr_trace_duration" else None
+    )
+    rng = np.random.default_rng(5)
+    d = rng.normal(0.2, 1, size=(2, 300))
+    out = []
+    for st in ("mean", "t"):
+        r = jaxtests.signflip_test(d, statistic=st, n_resamples=3000, key=7, correction="maxT")
+        out.append(np.asarray(r.pvalue).tolist() + np.asarray(r.statistic).tolist())
+    r = jaxtests.permutation_test(d[0, :100], d[1], n_resamples=3000, key=8)
+    out.append([float(r.pvalue), float(r.statistic)])
+    # A user statistic has no stable name: it takes the plain path, with the same answer.
+    r = jaxtests.signflip_test(d[0, :40], statistic=lambda x: x.mean(), n_resamples=500, key=9)
+    out.append([float(r.pvalue)])
+    print(json.dumps({"out": out, "traced": traced}))
+    """
+)
+
+
+def _run(tmp_path, cache):
+    env = dict(os.environ, JAX_PLATFORMS="cpu", XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    env["JAXTESTS_CACHE_DIR"] = cache
+    proc = subprocess.run(
+        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_exported_programs_give_the_same_results_and_skip_tracing(tmp_path):
+    cache = str(tmp_path / "jax")
+    off = _run(tmp_path, "")
+    first = _run(tmp_path, cache)
+    second = _run(tmp_path, cache)
+    # Bit-identical results: no cache, exporting, and loading the exported programs.
+    assert off["out"] == first["out"] == second["out"]
+    programs = os.listdir(cache + "-programs")
+    assert programs and all(p.endswith(".jaxexport") for p in programs)
+    # The engine's program is traced when exported, never in a later process.
+    assert "_run_counts" in first["traced"]
+    assert "_run_counts" in off["traced"]
+    assert second["traced"].count("_run_counts") == 1  # the user statistic's plain program
+    assert "_signflip_linear_prep" not in second["traced"]
+    assert "_twosample_prep" not in second["traced"]
+
+
+def test_a_corrupt_program_file_is_rebuilt(tmp_path):
+    cache = str(tmp_path / "jax")
+    ref = _run(tmp_path, cache)
+    folder = cache + "-programs"
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(b"not a program")
+    assert _run(tmp_path, cache)["out"] == ref["out"]
+    sizes = [os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder)]
+    assert min(sizes) > len(b"not a program")

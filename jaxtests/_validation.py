@@ -75,7 +75,11 @@ def as_float_array(x, name, *, ndim=None, min_ndim=None, allow_empty=False, fini
         check_finite(arr, name)
     if kind == "f" and not jax.config.jax_enable_x64:
         return jnp.asarray(arr)
-    return jnp.asarray(arr, dtype=_float_dtype())
+    dtype = _float_dtype()
+    if isinstance(arr, np.ndarray):
+        # Convert on the host: a converting jnp.asarray compiles a program per shape.
+        arr = arr.astype(np.dtype(dtype), copy=False)
+    return jnp.asarray(arr, dtype=dtype)
 
 
 def _is_key(arr):

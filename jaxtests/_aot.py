@@ -68,6 +68,7 @@ def _key(name, args, static, compiler_options):
             name,
             jax.__version__,
             jax.default_backend(),
+            str(jax.config.jax_default_device),
             bool(jax.config.jax_enable_x64),
             sorted(static.items()),
             sorted((compiler_options or {}).items()),
@@ -128,4 +129,8 @@ def call(fn, name, args, static=None, compiler_options=None):
         _programs[key] = program
     if program is None:
         return fn(*args, **static)
-    return program(*args)
+    try:
+        return program(*args)
+    except Exception:  # e.g. a device the export was not lowered for: the plain path decides
+        _programs[key] = None
+        return fn(*args, **static)

@@ -1,8 +1,10 @@
 """The swap test: two models' outputs exchanged instance by instance (Hein, lecture 16)."""
 
+import functools
 import math
 import numbers
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -177,12 +179,10 @@ def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
     dk = delta[:, keep]  # numpy: jnp.asarray without a dtype compiles per shape (jax 0.10)
     meas = "f1" if measure in ("f1", "macro_f1") else measure
     beta_v = float(beta) if measure == "f_beta" else 1.0
-    counts_a = jnp.asarray(ra.sum(axis=1))
-    counts_b = jnp.asarray(rb.sum(axis=1))
-    nn = jnp.float64(n)
-    observed = kevaluators.count_measure(
-        counts_a[:, None], nn, meas, n_classes, beta_v
-    ) - kevaluators.count_measure(counts_b[:, None], nn, meas, n_classes, beta_v)
+    counts_a = ra.sum(axis=1)
+    counts_b = rb.sum(axis=1)
+    nn = np.float64(n)
+    obs, tol = _counts_observed(counts_a, counts_b, nn, meas, n_classes, beta_v)
     n_patterns = 2 ** dk.shape[1]
     exact = choose_method(opts.method, n_patterns, opts.n_resamples) == "exact"
     if exact:
@@ -207,14 +207,20 @@ def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
             n_words, dk.shape[0], n_total, opts.sequential is not None
         )
         # Count changes are integers: their float32 sums are exact (|sum| <= m < 2^24).
-        data["d32"] = jnp.asarray(
-            pad_axis(delta[:, keep], 32 * n_words).reshape(-1, n_words, 32), dtype=jnp.float32
-        )
+        d32 = pad_axis(delta[:, keep], 32 * n_words).reshape(-1, n_words, 32)
+        data["d32"] = jnp.asarray(d32.astype(np.float32), dtype=jnp.float32)
         evaluator = kevaluators.FusedEval(draws, "counts", meas, n_classes, beta_v)
-    obs = jnp.reshape(observed, (1,))
-    tol = kexceedance.tie_tol(obs, 1.0)  # every count measure lies in [0, 1]
-    res = drive(Plan(evaluator, data, obs, tol, jnp.ones((1,)), n_total, draws, exact), opts)
+    res = drive(Plan(evaluator, data, obs, tol, np.ones(1), n_total, draws, exact), opts)
     return wrap(obs, (), res, opts.alternative, None)
+
+
+@functools.partial(jax.jit, static_argnames=("measure", "n_classes", "beta"))
+def _counts_observed(counts_a, counts_b, n, measure, n_classes, beta):
+    """Observed ``measure(A) - measure(B)`` from confusion counts, and its tie tolerance."""
+    fa = kevaluators.count_measure(counts_a[:, None], n, measure, n_classes, beta)
+    fb = kevaluators.count_measure(counts_b[:, None], n, measure, n_classes, beta)
+    obs = jnp.reshape(fa - fb, (1,))
+    return obs, kexceedance.tie_tol(obs, 1.0)  # every count measure lies in [0, 1]
 
 
 def _materialised(y_true, yt, pa, pb, measure, opts):

@@ -494,23 +494,22 @@ def drive(plan, opts):
 def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
     """Besag-Clifford stopping, in time-sized chunks of steps on one device."""
     h, n_total = opts.sequential, plan.n_total
-    zero = jnp.zeros((plan.t_cmp.shape[0],), jnp.int64)
-    state = (jnp.int32(0), zero, zero, zero)
+    zero = np.zeros((plan.t_cmp.shape[0],), np.int64)
+    state = (np.int32(0), zero, zero, zero)
     what = what.replace("(", "(up to ", 1)
     for first, n_run in _step_chunks(n_steps, 1, None, what):
-        state = _run_sequential(
-            key,
-            plan.data,
-            plan.t_cmp,
-            plan.tol,
-            state,
-            np.int32(n_run),
-            np.int64(n_total),
-            evaluator=plan.evaluator,
-            draws=plan.draws,
-            per_step=per_step,
-            alternative=tail,
-            h=h,
+        state = _aot.call(
+            _run_sequential,
+            "engine._run_sequential",
+            (key, plan.data, plan.t_cmp, plan.tol, state, np.int32(n_run), np.int64(n_total)),
+            dict(
+                evaluator=plan.evaluator,
+                draws=plan.draws,
+                per_step=per_step,
+                alternative=tail,
+                h=h,
+            ),
+            _COMPILER_OPTIONS,
         )
         stopped = bool(np.all(np.asarray(state[3]) > 0))  # waits for the chunk
         if progress is not None:

@@ -11,6 +11,7 @@ from jaxtests._permutation import PermutationTestResult, permutation_test, signf
 from jaxtests._posthoc import adjust_pvalues, cliques, ordering, posthoc
 from jaxtests._sanity import PermutationTestScoreResult, permutation_test_score
 from jaxtests._ttests import ftest_5x2cv, mcnemar, ttest_5x2cv, ttest_corrected, ttest_paired
+from jaxtests._wilcoxon import WilcoxonResult, wilcoxon
 
 __all__ = [
     "CVResult",
@@ -19,6 +20,7 @@ __all__ = [
     "PermutationTestResult",
     "PermutationTestScoreResult",
     "RandomSplits",
+    "WilcoxonResult",
     "adjust_pvalues",
     "anova",
     "cliques",
@@ -45,6 +47,7 @@ __all__ = [
     "ttest_5x2cv",
     "ttest_corrected",
     "ttest_paired",
+    "wilcoxon",
 ]
 
 __version__ = "0.1.0"

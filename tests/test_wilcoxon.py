@@ -1,0 +1,182 @@
+"""jaxtests.wilcoxon against scipy.stats.wilcoxon (1.17) and pingouin's rank-biserial r."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import jaxtests
+
+RNG = np.random.default_rng(2026)
+ALTS = ("two-sided", "greater", "less")
+
+# Paired scores with two zero differences and a tie (the docstring's example).
+A = [0.763, 0.599, 0.954, 0.628, 0.882, 0.936, 0.661, 0.583, 0.775, 1.000]
+B = [0.768, 0.591, 0.971, 0.661, 0.888, 0.931, 0.668, 0.583, 0.838, 1.000]
+
+
+def test_worked_example_matches_scipy():
+    r = jaxtests.wilcoxon(A, B)
+    # scipy 1.17: stats.wilcoxon(A, B) -> statistic 6.5, pvalue 0.1171875 (its permutation
+    # method: ties and zeros with n <= 13), the exact permutation p-value.
+    assert (float(r.statistic), float(r.pvalue)) == (6.5, 0.1171875)
+    assert (float(r.r_plus), float(r.r_minus), int(r.n)) == (6.5, 29.5, 8)
+    assert r.method == "exact" and r.n_resamples == 2**8
+    ref = stats.wilcoxon(A, B)
+    assert float(r.pvalue) == pytest.approx(ref.pvalue, rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [8, 20, 30])
+@pytest.mark.parametrize("alternative", ALTS)
+def test_exact_without_ties_is_scipys_exact(n, alternative):
+    x = RNG.normal(0.3, 1, n)
+    y = RNG.normal(0, 1, n)
+    r = jaxtests.wilcoxon(x, y, alternative=alternative)
+    ref = stats.wilcoxon(x, y, alternative=alternative, method="exact")
+    assert r.method == "exact"
+    assert float(r.statistic) == ref.statistic
+    np.testing.assert_allclose(float(r.pvalue), ref.pvalue, rtol=1e-12)
+
+
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+@pytest.mark.parametrize("alternative", ALTS)
+def test_exact_with_ties_and_zeros_is_scipys_permutation(zero_method, alternative):
+    # Integer scores: ties and zeros. scipy enumerates all 2^12 patterns (n <= 13).
+    x = RNG.integers(0, 6, 12).astype(float)
+    y = RNG.integers(0, 6, 12).astype(float)
+    x[:2] = y[:2]  # two zeros at least
+    r = jaxtests.wilcoxon(x, y, zero_method=zero_method, alternative=alternative)
+    ref = stats.wilcoxon(x, y, zero_method=zero_method, alternative=alternative)
+    assert float(r.statistic) == pytest.approx(ref.statistic, abs=1e-12)
+    np.testing.assert_allclose(float(r.pvalue), ref.pvalue, rtol=1e-10)
+
+
+def test_exact_with_ties_beyond_scipys_limit():
+    # 18 pairs with ties: scipy's "auto" is the normal approximation; its
+    # permutation_test with n_resamples >= 2^18 enumerates, as the engine does.
+    x = RNG.integers(0, 5, 18).astype(float) + 0.5 * RNG.integers(0, 2, 18)
+    y = RNG.integers(0, 5, 18).astype(float)
+    d = x - y
+    d = d[d != 0]
+
+    def r_plus(d, axis):
+        ranks = stats.rankdata(np.abs(d), axis=axis)
+        return np.sum(np.where(d > 0, ranks, 0), axis=axis)
+
+    ref = stats.permutation_test(
+        (d,), r_plus, permutation_type="samples", n_resamples=2**20, vectorized=True
+    )
+    r = jaxtests.wilcoxon(x, y)
+    assert r.method == "exact" and r.n_resamples == 2**d.size
+    np.testing.assert_allclose(float(r.pvalue), ref.pvalue, rtol=1e-12)
+
+
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+@pytest.mark.parametrize("correction", [False, True])
+@pytest.mark.parametrize("alternative", ALTS)
+def test_approx_is_scipys_asymptotic(zero_method, correction, alternative):
+    x = np.round(RNG.normal(0.2, 1, 70), 1)
+    y = np.round(RNG.normal(0, 1, 70), 1)
+    x[:3] = y[:3]
+    r = jaxtests.wilcoxon(
+        x,
+        y,
+        zero_method=zero_method,
+        correction=correction,
+        alternative=alternative,
+        method="approx",
+    )
+    ref = stats.wilcoxon(
+        x,
+        y,
+        zero_method=zero_method,
+        correction=correction,
+        alternative=alternative,
+        method="asymptotic",
+    )
+    assert float(r.statistic) == pytest.approx(ref.statistic, abs=1e-12)
+    np.testing.assert_allclose(float(r.pvalue), ref.pvalue, rtol=1e-10)
+    np.testing.assert_allclose(float(r.zstatistic), ref.zstatistic, rtol=1e-10)
+
+
+def test_auto_is_approx_beyond_48_nonzero_differences():
+    x, y = RNG.normal(size=60), RNG.normal(size=60)
+    r = jaxtests.wilcoxon(x, y)
+    ref = stats.wilcoxon(x, y)  # scipy: asymptotic beyond 50
+    assert r.method == "approx"
+    np.testing.assert_allclose(float(r.pvalue), ref.pvalue, rtol=1e-10)
+    with pytest.raises(ValueError, match="at most 48 nonzero"):
+        jaxtests.wilcoxon(x, y, method="exact")
+
+
+def test_batches_along_any_axis():
+    x = RNG.normal(0.2, 1, (3, 11))
+    y = RNG.normal(0, 1, (3, 11))
+    r = jaxtests.wilcoxon(x, y)
+    rt = jaxtests.wilcoxon(x.T, y.T, axis=0)
+    ref = stats.wilcoxon(x, y, axis=-1, method="exact")
+    assert r.pvalue.shape == (3,)
+    np.testing.assert_allclose(r.pvalue, ref.pvalue, rtol=1e-12)
+    np.testing.assert_array_equal(r.pvalue, rt.pvalue)
+    np.testing.assert_array_equal(r.statistic, ref.statistic)
+
+
+def test_monte_carlo_permutation_agrees_with_exact_across_keys():
+    x = RNG.normal(0.4, 1, 22)
+    y = RNG.normal(0, 1, 22)
+    exact = float(jaxtests.wilcoxon(x, y, method="exact").pvalue)
+    ps = []
+    for k in range(12):
+        r = jaxtests.wilcoxon(x, y, method="permutation", n_resamples=4000, key=k)
+        assert r.permutation_method == "monte-carlo" and r.seed == k
+        ps.append(float(r.pvalue))
+    # Each within 4 Monte Carlo standard errors; their mean within 4 of the mean's.
+    se = np.sqrt(exact * (1 - exact) / 4000) + 1 / 4000
+    assert max(abs(p - exact) for p in ps) < 4 * 2 * se  # two-sided doubles the error
+    assert abs(np.mean(ps) - exact) < 4 * 2 * se / np.sqrt(len(ps))
+    same = jaxtests.wilcoxon(x, y, method="permutation", n_resamples=4000, key=3)
+    assert float(same.pvalue) == ps[3]
+
+
+def test_permutation_enumerates_when_it_can():
+    x, y = RNG.normal(size=10), RNG.normal(size=10)
+    r = jaxtests.wilcoxon(x, y, method="permutation")
+    assert r.permutation_method == "exact"
+    assert float(r.pvalue) == float(jaxtests.wilcoxon(x, y, method="exact").pvalue)
+
+
+def test_rank_biserial_matches_pingouin():
+    pingouin = pytest.importorskip("pingouin")
+    x = RNG.normal(0.3, 1, 25)
+    y = RNG.normal(0, 1, 25)
+    r = jaxtests.wilcoxon(x, y)
+    ref = pingouin.wilcoxon(x, y)
+    np.testing.assert_allclose(float(r.rank_biserial), float(ref["RBC"].iloc[0]), rtol=1e-12)
+
+
+def test_all_zero_differences():
+    r = jaxtests.wilcoxon([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
+    assert float(r.pvalue) == 1.0 and np.isnan(float(r.rank_biserial))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(zero_method="none"), "zero_method"),
+        (dict(method="asymp"), "method"),
+        (dict(alternative="bigger"), "alternative"),
+        (dict(correction=True, method="exact"), "correction"),
+        (dict(correction=1), "correction"),
+        (dict(n_resamples=100), "n_resamples"),
+        (dict(key=0, method="exact"), "key"),
+    ],
+)
+def test_bad_options_are_named(kwargs, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        jaxtests.wilcoxon(A, B, **kwargs)
+
+
+def test_bad_data_is_named():
+    with pytest.raises(ValueError, match="NaN"):
+        jaxtests.wilcoxon([1.0, np.nan, 2.0], [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="shape"):
+        jaxtests.wilcoxon([1.0, 2.0, 3.0], [1.0, 2.0])

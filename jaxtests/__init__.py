@@ -5,6 +5,7 @@ Public API re-exports only; see the submodules for documentation.
 
 from jaxtests import datasets, losses, measures, models, study
 from jaxtests._cv import CVResult, FiveByTwo, KFold, RandomSplits, cross_validate
+from jaxtests._friedman import FriedmanResult, NemenyiResult, friedman, nemenyi
 from jaxtests._intervals import clopper_pearson, hoeffding_interval, hoeffding_sample_size
 from jaxtests._multivariate import anova, hotelling_t2, manova, mardia
 from jaxtests._permutation import PermutationTestResult, permutation_test, signflip_test, swap_test
@@ -16,7 +17,9 @@ from jaxtests._wilcoxon import WilcoxonResult, wilcoxon
 __all__ = [
     "CVResult",
     "FiveByTwo",
+    "FriedmanResult",
     "KFold",
+    "NemenyiResult",
     "PermutationTestResult",
     "PermutationTestScoreResult",
     "RandomSplits",
@@ -27,6 +30,7 @@ __all__ = [
     "clopper_pearson",
     "cross_validate",
     "datasets",
+    "friedman",
     "ftest_5x2cv",
     "hoeffding_interval",
     "hoeffding_sample_size",
@@ -37,6 +41,7 @@ __all__ = [
     "mcnemar",
     "measures",
     "models",
+    "nemenyi",
     "ordering",
     "permutation_test",
     "permutation_test_score",

@@ -67,7 +67,7 @@ class WilcoxonResult:
     permutation_method: str | None = static_field(default=None)
 
 
-def _average_ranks(a):
+def average_ranks(a):
     """Average ranks of ``a : (H, n)`` along rows, NaN entries left out (rank NaN).
 
     Returns ``(ranks, tie_term)`` with ``tie_term = sum_groups (t^3 - t)`` per row.
@@ -101,7 +101,7 @@ def _signed_ranks(d, zero_method):
     a = np.abs(d)
     if zero_method == "wilcox":
         a = np.where(zero, np.nan, a)
-    ranks, tie_term = _average_ranks(a)
+    ranks, tie_term = average_ranks(a)
     count = np.sum(~np.isnan(a), axis=-1).astype(float)
     r = np.nan_to_num(ranks)
     r_plus = np.sum(np.where(d > 0, r, 0.0), axis=-1)

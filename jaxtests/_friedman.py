@@ -1,0 +1,300 @@
+"""Friedman's test and Nemenyi's critical difference over many data sets (Demšar 2006)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxtests import _permutation_methods as PM
+from jaxtests import _validation as v
+from jaxtests._precision import x64
+from jaxtests._results import result, static_field
+from jaxtests._wilcoxon import average_ranks
+
+__all__ = ["FriedmanResult", "NemenyiResult", "friedman", "nemenyi"]
+
+METHODS = ("chi2", "f", "permutation")
+
+
+@result
+class FriedmanResult:
+    """Result of :func:`friedman`.
+
+    Attributes
+    ----------
+    statistic : array
+        Friedman's ``chi2_F`` (tie-corrected, as ``scipy.stats.friedmanchisquare``).
+    pvalue : array
+        The p-value of ``method``: chi-square, Iman-Davenport F, or permutation.
+    chi2_pvalue : array
+        ``P(chi2_{k-1} >= chi2_F)``.
+    f_statistic, f_pvalue : arrays
+        Iman & Davenport's ``F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F)`` and its
+        ``F(k - 1, (k - 1)(N - 1))`` p-value.
+    average_ranks : array ``(..., k)``
+        Mean rank of each learner over the data sets (rank 1 = highest score, or lowest
+        with ``higher_is_better=False``).
+    df : tuple
+        ``(k - 1, (k - 1)(N - 1))``.
+    n_datasets, n_learners : int
+    method : str
+    pvalue_interval, n_resamples, seed, permutation_method
+        Permutation only, as in :func:`jaxtests.anova`.
+    """
+
+    statistic: jax.Array
+    pvalue: jax.Array
+    chi2_pvalue: jax.Array
+    f_statistic: jax.Array
+    f_pvalue: jax.Array
+    average_ranks: jax.Array
+    df: tuple = static_field()
+    n_datasets: int = static_field()
+    n_learners: int = static_field()
+    method: str = static_field()
+    pvalue_interval: jax.Array | None = None
+    n_resamples: int | None = static_field(default=None)
+    seed: object = static_field(default=None)
+    permutation_method: str | None = static_field(default=None)
+
+
+def _ranks_iv(scores, higher_is_better):
+    x = np.asarray(v.as_float_array(scores, "scores", ndim=2))
+    n, k = x.shape
+    if n < 2:
+        raise ValueError(f"`scores` needs at least 2 data sets (rows), got {n}.")
+    if k < 2:
+        raise ValueError(f"`scores` needs at least 2 learners (columns), got {k}.")
+    if not isinstance(higher_is_better, bool | np.bool_):
+        raise TypeError(
+            f"`higher_is_better` must be a bool, got {type(higher_is_better).__name__}."
+        )
+    ranks, ties = average_ranks(-x if higher_is_better else x)
+    return ranks, ties
+
+
+def _rank_sums_squared(xb):
+    """``sum_j R_j^2`` of within-block ranks ``xb : (N, k)``: Friedman's chi2 is increasing in
+    it, and within-block permutations leave the tie correction unchanged."""
+    return jnp.sum(jnp.sum(xb, axis=0) ** 2)
+
+
+@x64
+def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, key=None):
+    """Friedman's rank test that ``k`` learners perform alike over ``N`` data sets.
+
+    Parameters
+    ----------
+    scores : array_like, shape ``(N, k)``
+        One score per data set (row) and learner (column), e.g. accuracies.
+    higher_is_better : bool
+        Rank 1 goes to the highest score (accuracy, AUC); False for errors or losses.
+        The test does not depend on it; the average ranks do.
+    method : {"chi2", "f", "permutation"}
+        p-value reported as ``pvalue``: the chi-square approximation (scipy's
+        ``friedmanchisquare``), Iman & Davenport's F (less conservative; Demšar
+        recommends it), or the permutation distribution of ``chi2_F`` under
+        independent permutations of the ranks within each data set (Monte Carlo).
+        Every result carries the chi-square and F p-values.
+    n_resamples : int, optional
+        "permutation" only: Monte Carlo draws (default 100,000).
+    key : int, JAX key or None
+        "permutation" only: randomness of the draws, recorded in the result.
+
+    Returns
+    -------
+    FriedmanResult
+
+    Notes
+    -----
+    With average ranks ``r_ij`` within each data set, ``R_j = mean_i r_ij`` and
+    ``chi2_F = 12 N / (k (k + 1)) [sum_j R_j^2 - k (k + 1)^2 / 4] / C``, where
+    ``C = 1 - sum (t^3 - t) / (N k (k^2 - 1))`` corrects for ties (groups of ``t`` equal
+    scores), as scipy. ``F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F)``. The permutation
+    null keeps each data set's ranks and shuffles which learner got which.
+
+    References
+    ----------
+    Friedman, M. (1937). JASA 32. Iman, R. L., & Davenport, J. M. (1980).
+    Communications in Statistics 9. Demšar, J. (2006). Statistical comparisons of
+    classifiers over multiple data sets. JMLR 7, 1-30.
+
+    Examples
+    --------
+    >>> scores = [[0.81, 0.79, 0.70], [0.92, 0.90, 0.85], [0.66, 0.69, 0.60],
+    ...           [0.75, 0.71, 0.72], [0.88, 0.84, 0.80]]
+    >>> r = friedman(scores)
+    >>> round(float(r.statistic), 2), round(float(r.pvalue), 4), r.average_ranks.tolist()
+    (6.4, 0.0408, [1.2, 2.0, 2.8])
+    """
+    from scipy import special
+
+    v.check_choice(method, "method", METHODS)
+    if method != "permutation" and (n_resamples is not None or key is not None):
+        raise ValueError(
+            "`n_resamples` and `key` apply to method='permutation' only; leave them out."
+        )
+    ranks, ties = _ranks_iv(scores, higher_is_better)
+    n, k = ranks.shape
+    sums = ranks.sum(axis=0)
+    c = 1 - ties.sum() / (n * k * (k * k - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        chi2 = (12.0 / (n * k * (k + 1)) * np.sum(sums**2) - 3 * n * (k + 1)) / c
+        chi2_p = special.chdtrc(k - 1, chi2)
+        dfd = (k - 1) * (n - 1)
+        f = (n - 1) * chi2 / (n * (k - 1) - chi2)
+        f_p = np.where(np.isinf(f), 0.0, special.fdtrc(k - 1, dfd, np.where(np.isinf(f), 1, f)))
+    fields = {}
+    p = chi2_p if method == "chi2" else f_p
+    if method == "permutation":
+        n_res, typed_key, seed = PM.permutation_iv(
+            "permutation", PM.N_RESAMPLES if n_resamples is None else n_resamples, key
+        )
+        perm = PM.within_blocks(
+            _rank_sums_squared, jnp.asarray(ranks), 2, n_resamples=n_res, key=typed_key, seed=seed
+        )
+        p = perm.pvalue
+        fields = dict(
+            pvalue_interval=perm.pvalue_interval,
+            n_resamples=perm.n_resamples,
+            seed=perm.seed,
+            permutation_method=perm.permutation_method,
+        )
+    return FriedmanResult(
+        statistic=np.float64(chi2),
+        pvalue=p,
+        chi2_pvalue=np.float64(chi2_p),
+        f_statistic=np.float64(f),
+        f_pvalue=np.float64(f_p),
+        average_ranks=sums / n,
+        df=(k - 1, dfd),
+        n_datasets=n,
+        n_learners=k,
+        method=method,
+        **fields,
+    )
+
+
+@result
+class NemenyiResult:
+    """Result of :func:`nemenyi`.
+
+    Attributes
+    ----------
+    average_ranks : array ``(k,)``
+        Mean rank of each learner (1 = best).
+    critical_difference : float
+        ``q_alpha sqrt(k (k + 1) / (6 N))``: average ranks at least this far apart differ.
+    q_alpha : float
+        The studentized range quantile over ``sqrt 2`` (Demšar's Table 5a).
+    pvalues : array ``(k, k)``
+        Pairwise Nemenyi p-values, ``P(Q_{k, inf} >= |R_i - R_j| / sqrt(k (k + 1) / (12 N)))``.
+    groups : tuple of tuples
+        Maximal sets of learners (by name) whose average ranks all lie within less than the
+        critical difference of each other: the bars of a critical-difference diagram.
+    names : tuple of str
+    alpha : float
+    n_datasets : int
+    """
+
+    average_ranks: jax.Array
+    critical_difference: float
+    q_alpha: float
+    pvalues: jax.Array
+    groups: tuple = static_field()
+    names: tuple = static_field()
+    alpha: float = static_field()
+    n_datasets: int = static_field()
+
+    def text(self):
+        """The average ranks in order, the critical difference and the groups."""
+        order = np.argsort(np.asarray(self.average_ranks), kind="stable")
+        width = max(len(s) for s in self.names)
+        lines = [
+            f"Nemenyi test, alpha = {self.alpha:g}, {self.n_datasets} data sets: "
+            f"critical difference {float(self.critical_difference):.4g} "
+            f"(q_alpha = {float(self.q_alpha):.4g})"
+        ]
+        lines += [
+            f"  {self.names[i]:<{width}}  average rank {float(self.average_ranks[i]):.3f}"
+            for i in order
+        ]
+        groups = ", ".join("{" + ", ".join(g) + "}" for g in self.groups)
+        lines.append(f"  groups (no difference within): {groups}")
+        return "\n".join(lines)
+
+
+@x64
+def nemenyi(scores, *, alpha=0.05, higher_is_better=True, names=None):
+    """Nemenyi's post hoc test after :func:`friedman`: all pairs, critical difference.
+
+    Parameters
+    ----------
+    scores : array_like, shape ``(N, k)``
+        One score per data set (row) and learner (column).
+    alpha : float
+        Level of the critical difference and of the groups.
+    higher_is_better : bool
+        Rank 1 goes to the highest score; False for errors or losses.
+    names : sequence of str, optional
+        Learner names (default "0", "1", ...).
+
+    Returns
+    -------
+    NemenyiResult
+
+    Notes
+    -----
+    Two learners differ when their average ranks differ by at least
+    ``CD = q_alpha sqrt(k (k + 1) / (6 N))``, ``q_alpha`` the studentized range
+    quantile of ``k`` means with infinite degrees of freedom over ``sqrt 2``
+    (``scipy.stats.studentized_range``).
+
+    References
+    ----------
+    Nemenyi, P. B. (1963). Distribution-free multiple comparisons. PhD thesis,
+    Princeton University. Demšar, J. (2006). Statistical comparisons of classifiers
+    over multiple data sets. JMLR 7, 1-30 (section 3.2.2 and Table 5).
+
+    Examples
+    --------
+    >>> scores = [[0.81, 0.79, 0.70], [0.92, 0.90, 0.85], [0.66, 0.69, 0.60],
+    ...           [0.75, 0.71, 0.72], [0.88, 0.84, 0.80]]
+    >>> r = nemenyi(scores, names=["svm", "lda", "knn"])
+    >>> round(float(r.critical_difference), 3), r.groups
+    (1.482, (('svm', 'lda'), ('lda', 'knn')))
+    """
+    from scipy import stats  # studentized_range: imported on use (scipy.stats is slow to load)
+
+    alpha = v.check_probability(alpha, "alpha")
+    ranks, _ = _ranks_iv(scores, higher_is_better)
+    n, k = ranks.shape
+    if names is None:
+        names = tuple(str(i) for i in range(k))
+    names = tuple(str(s) for s in names)
+    if len(names) != k:
+        raise ValueError(f"`names` has {len(names)} entries for {k} learners.")
+    avg = ranks.mean(axis=0)
+    q = float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2))
+    cd = q * np.sqrt(k * (k + 1) / (6 * n))
+    diff = np.abs(avg[:, None] - avg[None, :])
+    pvalues = stats.studentized_range.sf(diff / np.sqrt(k * (k + 1) / (12 * n)), k, np.inf)
+    pvalues = np.where(np.eye(k, dtype=bool), 1.0, np.minimum(pvalues, 1.0))
+    order = np.argsort(avg, kind="stable")
+    groups, last_end = [], -1
+    for i in range(k):  # maximal runs of the sorted ranks spanning less than CD
+        j = i
+        while j + 1 < k and avg[order[j + 1]] - avg[order[i]] < cd:
+            j += 1
+        if j > last_end:  # not inside the previous run (a learner alone is a group too)
+            groups.append(tuple(names[t] for t in order[i : j + 1]))
+            last_end = j
+    return NemenyiResult(
+        average_ranks=avg,
+        critical_difference=np.float64(cd),
+        q_alpha=np.float64(q),
+        pvalues=pvalues,
+        groups=tuple(groups),
+        names=names,
+        alpha=float(alpha),
+        n_datasets=n,
+    )

@@ -1,0 +1,129 @@
+"""friedman and nemenyi against scipy.stats.friedmanchisquare, brute force and Demšar's Table 5."""
+
+import itertools
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import jaxtests
+
+RNG = np.random.default_rng(7)
+SCORES = [
+    [0.81, 0.79, 0.70],
+    [0.92, 0.90, 0.85],
+    [0.66, 0.69, 0.60],
+    [0.75, 0.71, 0.72],
+    [0.88, 0.84, 0.80],
+]
+
+
+@pytest.mark.parametrize(("n", "k"), [(5, 3), (14, 4), (30, 6)])
+def test_chi2_is_scipys_friedmanchisquare_with_ties(n, k):
+    scores = np.round(RNG.normal(size=(n, k)) + np.arange(k) * 0.3, 1)  # ties
+    r = jaxtests.friedman(scores)
+    ref = stats.friedmanchisquare(*scores.T)
+    np.testing.assert_allclose(float(r.statistic), ref.statistic, rtol=1e-12)
+    np.testing.assert_allclose(float(r.pvalue), ref.pvalue, rtol=1e-10)
+    assert r.df == (k - 1, (k - 1) * (n - 1))
+
+
+def test_iman_davenport_f():
+    r = jaxtests.friedman(SCORES, method="f")
+    chi2, n, k = 6.4, 5, 3  # scipy 1.17: friedmanchisquare -> 6.4 on these scores
+    f = (n - 1) * chi2 / (n * (k - 1) - chi2)
+    np.testing.assert_allclose(float(r.f_statistic), f, rtol=1e-12)
+    np.testing.assert_allclose(float(r.pvalue), stats.f.sf(f, k - 1, (k - 1) * (n - 1)), rtol=1e-10)
+    assert float(r.chi2_pvalue) == float(jaxtests.friedman(SCORES).pvalue)
+
+
+def test_average_ranks_and_direction():
+    r = jaxtests.friedman(SCORES)
+    np.testing.assert_allclose(r.average_ranks, [1.2, 2.0, 2.8])
+    low = jaxtests.friedman(SCORES, higher_is_better=False)
+    np.testing.assert_allclose(low.average_ranks, [2.8, 2.0, 1.2])
+    assert float(low.statistic) == float(r.statistic)
+
+
+def _brute_force_pvalue(scores):
+    """Exact within-row permutation p-value of sum_j R_j^2 (all (k!)^N arrangements)."""
+    ranks = stats.rankdata(np.asarray(scores), axis=1)
+    n, k = ranks.shape
+    perms = np.array(list(itertools.permutations(range(k))))
+    obs = np.sum(ranks.sum(axis=0) ** 2)
+    count = total = 0
+    for choice in itertools.product(range(len(perms)), repeat=n):
+        sums = sum(ranks[i, perms[c]] for i, c in enumerate(choice))
+        total += 1
+        count += np.sum(sums**2) >= obs - 1e-9
+    return count / total
+
+
+def test_permutation_agrees_with_brute_force_across_keys():
+    scores = np.array(SCORES[:4])
+    exact = _brute_force_pvalue(scores)  # 6^4 = 1296 arrangements
+    ps = []
+    for k in range(8):
+        r = jaxtests.friedman(scores, method="permutation", n_resamples=5000, key=k)
+        assert r.permutation_method == "monte-carlo" and r.seed == k
+        ps.append(float(r.pvalue))
+    se = np.sqrt(exact * (1 - exact) / 5000) + 1 / 5000
+    assert max(abs(p - exact) for p in ps) < 4.5 * se
+    assert abs(np.mean(ps) - exact) < 4.5 * se / np.sqrt(len(ps))
+
+
+# Demšar (2006), Table 5(a): critical values q_alpha of the two-tailed Nemenyi test.
+DEMSAR_Q = {
+    0.05: [1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164],
+    0.10: [1.645, 2.052, 2.291, 2.459, 2.589, 2.693, 2.780, 2.855, 2.920],
+}
+
+
+@pytest.mark.parametrize("alpha", sorted(DEMSAR_Q))
+def test_q_alpha_is_demsars_table(alpha):
+    for k, q in zip(range(2, 11), DEMSAR_Q[alpha]):
+        scores = RNG.normal(size=(6, k))
+        r = jaxtests.nemenyi(scores, alpha=alpha)
+        assert float(r.q_alpha) == pytest.approx(q, abs=1.5e-3)
+        n = 6
+        assert float(r.critical_difference) == pytest.approx(
+            float(r.q_alpha) * np.sqrt(k * (k + 1) / (6 * n)), rel=1e-12
+        )
+
+
+def test_nemenyi_pvalues_agree_with_the_critical_difference():
+    scores = RNG.normal(size=(20, 5)) + np.array([0.0, 0.2, 0.5, 0.9, 1.0])
+    r = jaxtests.nemenyi(scores, alpha=0.05)
+    p = np.asarray(r.pvalues)
+    np.testing.assert_allclose(p, p.T)
+    np.testing.assert_array_equal(np.diag(p), 1.0)
+    diff = np.abs(r.average_ranks[:, None] - r.average_ranks[None, :])
+    off = ~np.eye(5, dtype=bool)
+    np.testing.assert_array_equal((p < 0.05)[off], (diff > float(r.critical_difference))[off])
+
+
+def test_nemenyi_groups():
+    r = jaxtests.nemenyi(SCORES, names=["svm", "lda", "knn"])
+    # average ranks 1.2, 2.0, 2.8 with CD = 1.482: svm and knn differ (1.6), the rest not
+    assert r.groups == (("svm", "lda"), ("lda", "knn"))
+    assert "critical difference 1.482" in r.text()
+    far = [[3.0, 2.0, 1.0]] * 12  # ranks 1, 2, 3 in every data set: CD = 0.957
+    assert jaxtests.nemenyi(far, names="abc").groups == (("a",), ("b",), ("c",))
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        (lambda: jaxtests.friedman(SCORES, method="exact"), "method"),
+        (lambda: jaxtests.friedman(SCORES, n_resamples=10), "n_resamples"),
+        (lambda: jaxtests.friedman([[1.0, 2.0]]), "2 data sets"),
+        (lambda: jaxtests.friedman([[1.0], [2.0]]), "2 learners"),
+        (lambda: jaxtests.friedman([1.0, 2.0]), "2-dimensional"),
+        (lambda: jaxtests.friedman([[1.0, np.nan], [2.0, 1.0]]), "NaN"),
+        (lambda: jaxtests.nemenyi(SCORES, alpha=1.5), "alpha"),
+        (lambda: jaxtests.nemenyi(SCORES, names=["a"]), "names"),
+    ],
+)
+def test_bad_input_is_named(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()

@@ -3,7 +3,7 @@
 Public API re-exports only; see the submodules for documentation.
 """
 
-from jaxtests import datasets, losses, measures, models, study
+from jaxtests import bayesian, datasets, losses, measures, models, study
 from jaxtests._cv import CVResult, FiveByTwo, KFold, RandomSplits, cross_validate
 from jaxtests._friedman import FriedmanResult, NemenyiResult, friedman, nemenyi
 from jaxtests._intervals import clopper_pearson, hoeffding_interval, hoeffding_sample_size
@@ -26,6 +26,7 @@ __all__ = [
     "WilcoxonResult",
     "adjust_pvalues",
     "anova",
+    "bayesian",
     "cliques",
     "clopper_pearson",
     "cross_validate",

@@ -153,12 +153,7 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
             _rank_sums_squared, jnp.asarray(ranks), 2, n_resamples=n_res, key=typed_key, seed=seed
         )
         p = perm.pvalue
-        fields = dict(
-            pvalue_interval=perm.pvalue_interval,
-            n_resamples=perm.n_resamples,
-            seed=perm.seed,
-            permutation_method=perm.permutation_method,
-        )
+        fields = PM.result_fields(perm)
     return FriedmanResult(
         statistic=np.float64(chi2),
         pvalue=p,

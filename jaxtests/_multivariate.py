@@ -103,15 +103,6 @@ class HotellingResult:
     permutation_method: str | None = static_field(default=None)
 
 
-def _permutation_fields(perm):
-    return dict(
-        pvalue_interval=perm.pvalue_interval,
-        n_resamples=perm.n_resamples,
-        seed=perm.seed,
-        permutation_method=perm.permutation_method,
-    )
-
-
 def _pad_rows(*arrays):
     """Arrays ``(..., k, p)`` zero-padded on the row axis to a shape bucket, and the row mask.
 
@@ -301,7 +292,7 @@ def hotelling_t2(
         else:
             perm = PM.hotelling_two_sample(a, b, **draws)
         pval = perm.pvalue
-        fields = _permutation_fields(perm)
+        fields = PM.result_fields(perm)
     return HotellingResult(
         statistic=parts.statistic,
         pvalue=pval,
@@ -518,7 +509,7 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
             seed=seed,
         )
         p = perm.pvalue
-        fields = _permutation_fields(perm)
+        fields = PM.result_fields(perm)
     return AnovaResult(
         statistic=f,
         pvalue=p,
@@ -798,7 +789,7 @@ def manova(x, *, names=None, method="parametric", n_resamples=PM.N_RESAMPLES, ke
             seed=seed,
         )
         out["pvalue"] = perm.pvalue
-        out.update(_permutation_fields(perm))
+        out.update(PM.result_fields(perm))
     return ManovaResult(
         **out,
         df=(w1, w2),

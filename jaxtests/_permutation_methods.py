@@ -81,6 +81,16 @@ def permutation_iv(method, n_resamples, key, *arrays):
     return n_resamples, typed_key, seed
 
 
+def result_fields(perm):
+    """The permutation fields of a parametric test's result, from a :class:`Resampled`."""
+    return dict(
+        pvalue_interval=perm.pvalue_interval,
+        n_resamples=perm.n_resamples,
+        seed=perm.seed,
+        permutation_method=perm.permutation_method,
+    )
+
+
 def _from_engine(res, seed):
     return Resampled(
         statistic=res.statistic,

@@ -306,12 +306,7 @@ def ttest_paired(
             "t", a - b, alternative=alternative, n_resamples=n_resamples, key=typed_key, seed=seed
         )
         p = perm.pvalue
-        fields = dict(
-            pvalue_interval=perm.pvalue_interval,
-            n_resamples=perm.n_resamples,
-            seed=perm.seed,
-            permutation_method=perm.permutation_method,
-        )
+        fields = PM.result_fields(perm)
     return TtestResult(
         statistic=mom.statistic,
         pvalue=p,

@@ -37,20 +37,20 @@ def pad_axis(x, size, axis=-1, value=0):
     return np.pad(x, widths, constant_values=value)
 
 
-def pad_last(*arrays, minimum=1):
-    """Arrays padded with zeros on their last axis to ``bucket(n)``, and the mask of real entries.
+def pad_last(*arrays, minimum=1, axis=-1):
+    """Arrays padded with zeros on ``axis`` (default the last) to ``bucket(n)``, and a mask.
 
-    Returns ``(*padded, where)`` with ``where : (bucket,)`` bool. Traced arrays
-    (under the caller's ``jit``, which compiles for their shape anyway) come
-    back as they are with ``where=None``.
+    Returns ``(*padded, where)`` with ``where : (bucket,)`` bool, True on the real
+    entries. Traced arrays (under the caller's ``jit``, which compiles for their
+    shape anyway) come back as they are with ``where=None``.
     """
     import jax
 
     if any(isinstance(a, jax.core.Tracer) for a in arrays):
         return (*arrays, None)
-    n = np.shape(arrays[0])[-1]
+    n = np.shape(arrays[0])[axis]
     size = bucket(n, minimum)
-    return (*(pad_axis(a, size) for a in arrays), np.arange(size) < n)
+    return (*(pad_axis(a, size, axis=axis) for a in arrays), np.arange(size) < n)
 
 
 def warmup_plan(max_instances=10_000, n_resamples=(9_999, 100_000)):

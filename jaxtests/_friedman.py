@@ -6,9 +6,10 @@ import numpy as np
 
 from jaxtests import _permutation_methods as PM
 from jaxtests import _validation as v
+from jaxtests._engine import jitted
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
-from jaxtests._wilcoxon import average_ranks
+from jaxtests.kernels import statistics as kstatistics
 
 __all__ = ["FriedmanResult", "NemenyiResult", "friedman", "nemenyi"]
 
@@ -68,8 +69,8 @@ def _ranks_iv(scores, higher_is_better):
         raise TypeError(
             f"`higher_is_better` must be a bool, got {type(higher_is_better).__name__}."
         )
-    ranks, ties = average_ranks(-x if higher_is_better else x)
-    return ranks, ties
+    ranks, ties = jitted(kstatistics.average_ranks)(-x if higher_is_better else x)
+    return np.asarray(ranks), np.asarray(ties)
 
 
 def _rank_sums_squared(xb):

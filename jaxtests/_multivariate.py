@@ -15,7 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _permutation_methods as PM
-from jaxtests._buckets import bucket, pad_axis, pad_last
+from jaxtests._buckets import pad_last
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._validation import (
@@ -101,18 +101,6 @@ class HotellingResult:
     n_resamples: int | None = static_field(default=None)
     seed: object = static_field(default=None)
     permutation_method: str | None = static_field(default=None)
-
-
-def _pad_rows(*arrays):
-    """Arrays ``(..., k, p)`` zero-padded on the row axis to a shape bucket, and the row mask.
-
-    Traced arrays (the caller's jit) come back as they are with mask None.
-    """
-    if not all(is_concrete(a) for a in arrays):
-        return (*arrays, None)
-    k = np.shape(arrays[0])[-2]
-    size = bucket(k)
-    return (*(pad_axis(a, size, axis=-2) for a in arrays), np.arange(size) < k)
 
 
 def _scale(x, axis):
@@ -259,7 +247,7 @@ def hotelling_t2(
                 f"folds than measures (k > p), else the covariance of `a - b` is singular. "
                 "Use more folds or fewer measures."
             )
-        ap, bp, where = _pad_rows(a, b)
+        ap, bp, where = pad_last(a, b, axis=-2)
         parts, f, pval, ut, up, upa, rcond = _hotelling_paired(ap, bp, where, correction)
         df = (p, k - p)
         what = "The covariance of `a - b`"
@@ -276,8 +264,8 @@ def hotelling_t2(
                 "two-sample T² needs n1, n2 >= 2 and n1 + n2 - 2 > p. Use more folds or "
                 "fewer measures."
             )
-        ap, where_a = _pad_rows(a)
-        bp, where_b = _pad_rows(b)
+        ap, where_a = pad_last(a, axis=-2)
+        bp, where_b = pad_last(b, axis=-2)
         parts, f, pval, ut, up, upa, rcond = _hotelling_unpaired(
             ap, bp, where_a, where_b, correction
         )

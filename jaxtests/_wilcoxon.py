@@ -1,11 +1,10 @@
 """Wilcoxon signed-rank test: scipy's conventions, the exact null from the sign-flip engine."""
 
-import itertools
-
 import jax
 import numpy as np
 
 from jaxtests import _validation as v
+from jaxtests._engine import jitted
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._signflip import signflip_pvalue
@@ -67,29 +66,6 @@ class WilcoxonResult:
     permutation_method: str | None = static_field(default=None)
 
 
-def average_ranks(a):
-    """Average ranks of ``a : (H, n)`` along rows, NaN entries left out (rank NaN).
-
-    Returns ``(ranks, tie_term)`` with ``tie_term = sum_groups (t^3 - t)`` per row.
-    """
-    ranks = np.full(a.shape, np.nan)
-    tie_term = np.zeros(a.shape[0])
-    for h, row in enumerate(a):
-        ok = np.flatnonzero(~np.isnan(row))
-        vals = row[ok]
-        order = np.argsort(vals, kind="stable")
-        sv = vals[order]
-        # Tie groups of equal values: positions [start, end) share the average rank.
-        edges = np.flatnonzero(np.r_[True, sv[1:] != sv[:-1], True])
-        r = np.empty(sv.size)
-        for start, end in itertools.pairwise(edges):
-            r[start:end] = (start + 1 + end) / 2
-            t = end - start
-            tie_term[h] += t**3 - t
-        ranks[h, ok[order]] = r
-    return ranks, tie_term
-
-
 def _signed_ranks(d, zero_method):
     """Ranks of ``|d|`` per scipy's ``zero_method``; ``d : (H, n)`` numpy.
 
@@ -98,25 +74,28 @@ def _signed_ranks(d, zero_method):
     (tie-corrected; Pratt's zero adjustment of Cureton 1967), as scipy.
     """
     zero = d == 0
-    a = np.abs(d)
-    if zero_method == "wilcox":
-        a = np.where(zero, np.nan, a)
-    ranks, tie_term = average_ranks(a)
-    count = np.sum(~np.isnan(a), axis=-1).astype(float)
-    r = np.nan_to_num(ranks)
+    n0 = np.sum(zero, axis=-1).astype(float)
+    rank, tie_term = (np.asarray(a) for a in jitted(kstatistics.average_ranks)(np.abs(d)))
+    # Zeros have the smallest |d|; their own group is never a tie of nonzero ranks
+    # (it counts with "zsplit", where the zeros are ranked and kept).
+    if zero_method != "zsplit":
+        tie_term = tie_term - (n0**3 - n0)
+    if zero_method == "wilcox":  # ranks among the nonzero differences only
+        rank = rank - n0[:, None]
+        count = d.shape[-1] - n0
+    else:
+        count = np.full(n0.shape, float(d.shape[-1]))
+    r = np.where(zero, 0.0, rank)
     r_plus = np.sum(np.where(d > 0, r, 0.0), axis=-1)
     r_minus = np.sum(np.where(d < 0, r, 0.0), axis=-1)
     mean = count * (count + 1) / 4
     var24 = count * (count + 1) * (2 * count + 1)
     if zero_method == "zsplit":
-        half = np.sum(np.where(zero, r, 0.0), axis=-1) / 2
+        half = np.sum(np.where(zero, rank, 0.0), axis=-1) / 2
         r_plus, r_minus = r_plus + half, r_minus + half
     if zero_method == "pratt":
-        n0 = np.sum(zero, axis=-1).astype(float)
         mean = mean - n0 * (n0 + 1) / 4
         var24 = var24 - n0 * (n0 + 1) * (2 * n0 + 1)
-        # the zeros' own tie group is not a tie of nonzero ranks
-        tie_term = tie_term - np.where(n0 > 1, n0**3 - n0, 0.0)
     sd = np.sqrt((var24 - tie_term / 2) / 24)
     signed = np.where(d > 0, r, np.where(d < 0, -r, 0.0))
     return signed, r_plus, r_minus, count, mean, sd

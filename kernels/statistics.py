@@ -18,6 +18,7 @@ statistic is in its docstring; it matches scipy (t, one-way F) and statsmodels'
 
 from typing import NamedTuple
 
+import jax
 import jax.numpy as jnp
 from jax import lax
 from jax.scipy import special
@@ -31,6 +32,7 @@ __all__ = [
     "PairedMoments",
     "anova_f",
     "anova_sums",
+    "average_ranks",
     "betainc_stacked",
     "betainc_sym",
     "binom_cdf",
@@ -113,6 +115,25 @@ def nonzero_variance(d, ddof=1, where=None):
 # ----------------------------------------------------------------------------------------
 # Univariate location statistics
 # ----------------------------------------------------------------------------------------
+
+
+def average_ranks(x):
+    """Average ranks over the last axis of ``x : (..., n)``: ``(ranks, tie_term)``.
+
+    Ranks run from 1 to ``n``; a group of ``t`` equal values shares the mean of
+    its ranks (half-integers, exact in floating point). ``tie_term : (...)`` is
+    ``sum_groups (t^3 - t)``, the tie correction of rank tests. No NaN.
+    """
+    n = x.shape[-1]
+    flat = x.reshape(-1, n)
+    s = jnp.sort(flat, axis=-1)
+    left = jax.vmap(lambda row, v: jnp.searchsorted(row, v, side="left"))(s, flat)
+    right = jax.vmap(lambda row, v: jnp.searchsorted(row, v, side="right"))(s, flat)
+    left = left.astype(x.dtype).reshape(x.shape)
+    right = right.astype(x.dtype).reshape(x.shape)
+    group = right - left
+    # Each of a group's t members contributes t^2 - 1: t^3 - t per group.
+    return (left + right + 1) / 2, jnp.sum(group * group - 1, axis=-1)
 
 
 def mean(d, where=None):

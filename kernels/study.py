@@ -129,24 +129,14 @@ def signed_ranks(d):
     nonzero values, ``sum_groups (t^3 - t)`` over tied nonzero groups, and
     whether the row has neither zeros nor ties.
     """
-    a = jnp.abs(d)
-    s = jnp.sort(a, axis=-1)
-    ss = jax.vmap(lambda row, x: jnp.searchsorted(row, x, side="left"))
-    left = ss(s.reshape(-1, s.shape[-1]), a.reshape(-1, a.shape[-1])).reshape(a.shape)
-    right = jax.vmap(lambda row, x: jnp.searchsorted(row, x, side="right"))(
-        s.reshape(-1, s.shape[-1]), a.reshape(-1, a.shape[-1])
-    ).reshape(a.shape)
-    left = left.astype(d.dtype)
-    right = right.astype(d.dtype)
+    rank, tie_all = kstatistics.average_ranks(jnp.abs(d))
     nonzero = d != 0
     n_zero = jnp.sum(~nonzero, axis=-1).astype(d.dtype)
     # Zeros have the smallest |d|: ranks among the nonzero values are ranks among all
-    # values minus the number of zeros.
-    rank = (left + right + 1) / 2 - n_zero[..., None]
+    # values minus the number of zeros, and the zeros' own group is not a tie.
+    rank = rank - n_zero[..., None]
     r_plus = jnp.sum(jnp.where(d > 0, rank, jnp.zeros_like(rank)), axis=-1)
-    group = right - left
-    # A tie group of size t has t members, each contributing t^2 - 1: t^3 - t in all.
-    tie_term = jnp.sum(jnp.where(nonzero, group * group - 1, jnp.zeros_like(group)), axis=-1)
+    tie_term = tie_all - (n_zero**3 - n_zero)
     n = d.shape[-1] - n_zero
     exact_ok = (n_zero == 0) & (tie_term == 0)
     return r_plus, n, tie_term, exact_ok

@@ -15,10 +15,12 @@ on the draw's index only; blocks of draws have a size fixed by the data's
 shape, the statistic and ``n_resamples``, and counts are integers, so the same
 key gives bit-identical counts and p-values for any ``batch_size``, any
 ``progress`` chunking and any number of local devices (blocks are sharded over
-all local devices with :func:`jax.shard_map`). For several hosts, start each
-with :func:`jax.distributed.initialize` and run the same call: the engine uses
-the local devices of each process; splitting ``n_resamples`` across hosts by
-block range and adding the counts gives the same result.
+every device with :func:`jax.shard_map`). With several processes (hosts),
+each started with :func:`jax.distributed.initialize` and running the same
+call, the mesh holds the devices of every process: each process evaluates
+its own devices' blocks, only the counts cross processes, and every process
+returns the result of a one-process run with the same key
+(:mod:`jaxtests._distributed`).
 """
 
 import dataclasses
@@ -33,7 +35,7 @@ import numpy as np
 from jax import lax
 from jax.sharding import Mesh, PartitionSpec
 
-from jaxtests import _aot, _pvalues
+from jaxtests import _aot, _distributed, _pvalues
 from jaxtests._progress import as_progress, warn_long_run
 from jaxtests._random import resolve_key
 from jaxtests.kernels import evaluators as kevaluators
@@ -192,6 +194,8 @@ def _run_counts(
     ``null_steps > 0`` (a static capacity, ``n_run <= null_steps``) each
     device also fills the first ``n_run`` steps of its part of the null,
     ``(H, n_dev null_steps per_step draws)``; otherwise the null is None.
+    ``drawn : (n_dev,)`` counts the draws each device evaluated (each process
+    reads its own devices': :data:`jaxtests._distributed.WORK`).
     """
     lanes = per_step * draws
 
@@ -200,7 +204,7 @@ def _run_counts(
         h = t_obs.shape[0]
 
         def step(j, carry):
-            counts, null = carry
+            counts, null, drawn = carry
             bid = (base + j) * per_step + jnp.arange(per_step, dtype=jnp.int32)
             t = kexceedance.evaluate(
                 evaluator, key, bid, data, t_obs, tol, scale, alternative, maxt
@@ -211,24 +215,26 @@ def _run_counts(
             mx = kexceedance.maxt_counts(t, t_obs, tol, scale, valid, alternative) if maxt else ge
             if null_steps:
                 null = lax.dynamic_update_slice(null, t.astype(null.dtype), (j * 0, j * lanes))
-            return (counts[0] + ge, counts[1] + le, counts[2] + mx), null
+            drawn = drawn + jnp.sum(valid, dtype=jnp.int64)
+            return (counts[0] + ge, counts[1] + le, counts[2] + mx), null, drawn
 
         zero = jnp.zeros((h,), jnp.int64)
         null = jnp.zeros((h, null_steps * lanes), t_obs.dtype) if null_steps else None
-        counts, null = lax.fori_loop(0, n_run, step, ((zero, zero, zero), null))
+        carry = ((zero, zero, zero), null, jnp.zeros((1,), jnp.int64))
+        counts, null, drawn = lax.fori_loop(0, n_run, step, carry)
         if n_dev > 1:
             counts = lax.psum(counts, "d")
-        return counts, null
+        return counts, null, drawn
 
     if n_dev == 1:
         return local(key, data, t_obs, tol, scale, first_step, n_run, n_total)
-    mesh = Mesh(np.array(jax.local_devices()[:n_dev]), ("d",))
+    mesh = Mesh(np.array(jax.devices()[:n_dev]), ("d",))
     rep = PartitionSpec()
     f = jax.shard_map(
         local,
         mesh=mesh,
         in_specs=(rep,) * 8,
-        out_specs=(rep, PartitionSpec(None, "d")),
+        out_specs=(rep, PartitionSpec(None, "d"), PartitionSpec("d")),
         check_vma=False,
     )
     return f(key, data, t_obs, tol, scale, first_step, n_run, n_total)
@@ -290,10 +296,35 @@ def _run_sequential(
     return lax.while_loop(cond, body, state)
 
 
-@functools.partial(jax.jit, static_argnames=())
 def mitm_counts(d, lo, hi):
-    """Exact sign-flip counts ``#{P >= hi}``, ``#{P <= lo}`` per hypothesis (meet in the middle)."""
+    """Exact sign-flip counts ``#{P >= hi}``, ``#{P <= lo}`` per hypothesis (meet in the middle).
+
+    The half-sum chunks are shared by every device of every process; the
+    integer counts add up to the one-device ones.
+    """
+    n_dev = jax.device_count()
+    if n_dev == 1:
+        return _mitm_counts(d, lo, hi)
+    return tuple(_distributed.to_host(c) for c in _mitm_counts_sharded(d, lo, hi, n_dev=n_dev))
+
+
+@jax.jit
+def _mitm_counts(d, lo, hi):
     return jax.vmap(kresampling.mitm_signflip_counts)(d, lo, hi)
+
+
+@functools.partial(jax.jit, static_argnames=("n_dev",))
+def _mitm_counts_sharded(d, lo, hi, *, n_dev):
+    def local(d, lo, hi):
+        part = functools.partial(
+            kresampling.mitm_signflip_counts, shard=lax.axis_index("d"), n_shards=n_dev
+        )
+        return lax.psum(jax.vmap(part)(d, lo, hi), "d")
+
+    mesh = Mesh(np.array(jax.devices()), ("d",))
+    rep = PartitionSpec()
+    f = jax.shard_map(local, mesh=mesh, in_specs=(rep,) * 3, out_specs=rep, check_vma=False)
+    return f(d, lo, hi)
 
 
 _STEP_BYTES = 2**28  # intermediates of one step (a batch of blocks), about 256 MB
@@ -330,7 +361,15 @@ def _per_step(batch_size, draws, n_blocks=None, block_bytes=0):
 
 
 def _n_devices(n_blocks, per_step):
-    n = jax.local_device_count()
+    """Devices a run is sharded over: every one with work; all of them with several processes.
+
+    A process whose devices are not in the mesh could not take part in its
+    collectives, so a multi-process run always spans every device (steps past
+    the last block are masked).
+    """
+    n = jax.device_count()
+    if _distributed.active():
+        return n
     return max(1, min(n, -(-n_blocks // per_step)))
 
 
@@ -338,8 +377,8 @@ def _check_size(n_total, n_blocks, per_step, draws, n_h, return_null):
     """Refuse runs the engine cannot index or hold, naming the argument."""
     # Block ids are int32 (and so part of every draw's key): the last step may
     # run past n_blocks by a step per device.
-    if n_blocks + (jax.local_device_count() + 1) * per_step >= 2**31:
-        limit = (2**31 - (jax.local_device_count() + 1) * per_step) * draws
+    if n_blocks + (jax.device_count() + 1) * per_step >= 2**31:
+        limit = (2**31 - (jax.device_count() + 1) * per_step) * draws
         raise ValueError(
             f"`n_resamples`={n_total} is more than the engine indexes ({draws} draws per "
             f"block, under 2^31 blocks: at most about {limit:.3g}); use fewer resamples "
@@ -395,6 +434,8 @@ def _step_chunks(n_steps, n_dev, cap=None, what="This permutation test"):
                 warn_long_run(left, what)
                 warned = True
         n_run = max(1, min(int(_CHUNK_SECONDS / per), 16 * n_run))
+        # Chunks are collective calls: every process takes process 0's size.
+        n_run = _distributed.agree(n_run)
 
 
 def drive(plan, opts):
@@ -427,7 +468,8 @@ def drive(plan, opts):
         if progress is not None:
             progress(0, n_total)
         if opts.sequential is not None:
-            res = _drive_sequential(plan, typed_key, per_step, n_steps, tail, opts, progress, what)
+            run = _drive_sequential_sharded if _distributed.active() else _drive_sequential
+            res = run(plan, typed_key, per_step, n_steps, tail, opts, progress, what)
             return res._replace(seed=seed, undefined=undefined)
         n_dev = _n_devices(n_blocks, per_step)
         null_steps = 0
@@ -437,7 +479,7 @@ def drive(plan, opts):
         nulls = []
         # One call at a time: two computations in flight at once can hang XLA:CPU (README).
         for first, n_run in _step_chunks(n_steps, n_dev, null_steps, what):
-            c, null = _aot.call(
+            c, null, drawn = _aot.call(
                 _run_counts,
                 "engine._run_counts",
                 (
@@ -461,9 +503,10 @@ def drive(plan, opts):
                 ),
                 _COMPILER_OPTIONS,
             )
-            counts += np.asarray(c)  # integer counts: chunking never changes a sum
+            counts += _distributed.to_host(c)  # integers: chunking never changes a sum
+            _distributed.WORK["draws"] += _distributed.local_sum(drawn)
             if opts.return_null:
-                null = np.asarray(null)
+                null = _distributed.gather(null)
                 part = null_steps * lanes  # each device's part of the buffer
                 nulls += [null[:, i * part : i * part + n_run * lanes] for i in range(n_dev)]
             if progress is not None:
@@ -518,6 +561,11 @@ def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
         if stopped:
             break
     ge, le, stop = (np.asarray(a) for a in state[1:])
+    return _sequential_result(ge, le, stop, h, n_total, tail)
+
+
+def _sequential_result(ge, le, stop, h, n_total, tail):
+    """The :class:`EngineResult` of sequential stopping from counts and stopping draws."""
     p, cnt, (lo, hi) = _pvalues.counts_to_pvalues(ge, le, n_total, tail, exact=False)
     factor = 1.0 if tail != "two-sided" else 2.0
     used = np.where(stop > 0, stop, n_total)
@@ -537,3 +585,128 @@ def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
         seed=None,
         n_draws=used,
     )
+
+
+@functools.partial(
+    jax.jit,
+    compiler_options=_COMPILER_OPTIONS,
+    static_argnames=("evaluator", "draws", "per_step", "n_dev", "alternative"),
+)
+def _run_step_counts(
+    key,
+    data,
+    t_obs,
+    tol,
+    first_step,
+    n_run,
+    n_total,
+    *,
+    evaluator,
+    draws,
+    per_step,
+    n_dev,
+    alternative,
+):
+    """Tail counts ``(n_dev cap, 2, H)`` of each step, over every device of every process.
+
+    Device ``i`` runs steps ``first_step + i n_run + j`` (``j < n_run``), as in
+    :func:`_run_counts`, and keeps one ``(ge, le)`` row per step instead of
+    their sum (rows ``i cap + j``, ``cap = _SHARDED_STEPS``), so the host can
+    find the step where a stopping rule fires; and the draws each device
+    evaluated, ``(n_dev,)``.
+    """
+
+    def local(key, data, t_obs, tol, first_step, n_run, n_total):
+        base = first_step + lax.axis_index("d") * n_run
+
+        def step(j, out, drawn):
+            bid = (base + j) * per_step + jnp.arange(per_step, dtype=jnp.int32)
+            t = kexceedance.evaluate(
+                evaluator, key, bid, data, t_obs, tol, None, alternative, False
+            )
+            gidx = (bid.astype(jnp.int64)[:, None] * draws + jnp.arange(draws)[None, :]).reshape(-1)
+            valid = gidx < n_total
+            ge, le = kexceedance.tail_counts(t, t_obs, tol, valid)
+            return out.at[j].set(jnp.stack([ge, le])), drawn + jnp.sum(valid, dtype=jnp.int64)
+
+        out = jnp.zeros((_SHARDED_STEPS, 2, t_obs.shape[0]), jnp.int64)
+        return lax.fori_loop(0, n_run, lambda j, c: step(j, *c), (out, jnp.zeros((1,), jnp.int64)))
+
+    mesh = Mesh(np.array(jax.devices()[:n_dev]), ("d",))
+    rep = PartitionSpec()
+    f = jax.shard_map(
+        local, mesh=mesh, in_specs=(rep,) * 7, out_specs=PartitionSpec("d"), check_vma=False
+    )  # both outputs stacked over devices: (n_dev _SHARDED_STEPS, 2, H) and (n_dev,)
+    return f(key, data, t_obs, tol, first_step, n_run, n_total)
+
+
+_SHARDED_STEPS = 64  # steps per device per call of the sharded sequential counts
+
+
+def _drive_sequential_sharded(plan, key, per_step, n_steps, tail, opts, progress, what):
+    """Besag-Clifford stopping over every process's devices, decided from global counts.
+
+    Each chunk gives the tail counts of every step (each device its steps);
+    the host adds them in draw order, and where a hypothesis reaches ``h``
+    extreme values the one step that holds its stopping draw is run again on
+    this process by :func:`_run_sequential` from the exact counts before it,
+    so the stopping draw, the counts and the p-value are those of the
+    one-process run.
+    """
+    h, n_total, n_h = opts.sequential, plan.n_total, plan.t_cmp.shape[0]
+    n_dev = jax.device_count()
+    ge_c, le_c = np.zeros(n_h, np.int64), np.zeros(n_h, np.int64)
+    stop = np.zeros(n_h, np.int64)
+    what = what.replace("(", "(up to ", 1)
+    static = dict(evaluator=plan.evaluator, draws=plan.draws, per_step=per_step)
+    for first, n_run in _step_chunks(n_steps, n_dev, _SHARDED_STEPS, what):
+        rows, drawn = _run_step_counts(
+            key,
+            plan.data,
+            plan.t_cmp,
+            plan.tol,
+            np.int32(first),
+            np.int32(n_run),
+            np.int64(n_total),
+            n_dev=n_dev,
+            alternative=tail,
+            **static,
+        )
+        _distributed.WORK["draws"] += _distributed.local_sum(drawn)
+        rows = _distributed.gather(rows).reshape(n_dev, _SHARDED_STEPS, 2, n_h)
+        rows = rows[:, :n_run].reshape(n_dev * n_run, 2, n_h)  # step order
+        cge = ge_c[None, :] + np.cumsum(rows[:, 0], axis=0)
+        cle = le_c[None, :] + np.cumsum(rows[:, 1], axis=0)
+        c = {"greater": cge, "less": cle}.get(tail, np.minimum(cge, cle))
+        reached = (c >= h) & (stop == 0)[None, :]
+        for s in np.unique(np.argmax(reached, axis=0)[reached.any(axis=0)]):
+            fires = reached[s] & ~reached[:s].any(axis=0)
+            before = (cge[s - 1], cle[s - 1]) if s > 0 else (ge_c, le_c)
+            state = (np.int32(first + s), *before, np.where(fires, 0, 1).astype(np.int64))
+            state = _run_sequential(
+                key,
+                plan.data,
+                plan.t_cmp,
+                plan.tol,
+                state,
+                np.int32(1),
+                np.int64(n_total),
+                alternative=tail,
+                h=h,
+                **static,
+            )
+            stop = np.where(fires, np.asarray(state[3]), stop)
+        keep = stop == 0  # counts of stopped hypotheses are not used
+        ge_c = np.where(keep, cge[-1], ge_c)
+        le_c = np.where(keep, cle[-1], le_c)
+        stopped = bool(np.all(stop > 0))
+        if progress is not None:
+            done = (
+                n_total
+                if stopped
+                else min(n_total, (first + n_run * n_dev) * per_step * plan.draws)
+            )
+            progress(done, n_total)
+        if stopped:
+            break
+    return _sequential_result(ge_c, le_c, stop, h, n_total, tail)

@@ -5,6 +5,8 @@ import secrets
 import jax
 import numpy as np
 
+from jaxtests import _distributed
+
 __all__ = ["resolve_key"]
 
 _MAX_SEED = 2**63
@@ -20,7 +22,8 @@ def resolve_key(key, name="key"):
     Call it under ``jax.enable_x64`` so 64-bit seeds keep their high word.
     """
     if key is None:
-        seed = secrets.randbits(63)
+        # every process of a distributed run must draw with the same seed
+        seed = _distributed.agree(secrets.randbits(63))
         return jax.random.key(seed), seed
     if isinstance(key, bool | np.bool_):
         raise TypeError(f"`{name}` must be an int seed or a JAX key, got a bool.")

@@ -191,10 +191,12 @@ class Progress:
     makes it a no-op.
     """
 
+    hidden = False  # set on the non-zero processes of a distributed CLI run
+
     def __init__(
         self, desc, unit="draws", *, disable=False, delay=2.0, interval=0.5, elapsed_only=False
     ):
-        self.desc, self.unit, self.disable = desc, unit, disable
+        self.desc, self.unit, self.disable = desc, unit, disable or self.hidden
         # work with no counts to report (a compiled fit) shows only the running time
         self.bar_format = "{desc}: {elapsed} elapsed" if elapsed_only else None
         self.delay, self.interval = delay, interval

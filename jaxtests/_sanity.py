@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxtests import _learners
+from jaxtests import _distributed, _learners
 from jaxtests._cv import (
     KFold,
     RandomSplits,
@@ -725,20 +725,20 @@ def _builtin_scores(plan, progress):
     if plan.perms is not None:
         chunks = []
         step = plan.batch_size or chunk
-        for s in range(0, B, step):
+        for s in _mine(range(0, B, step)):
             chunks.append(fit_chunks(data.y[jnp.asarray(plan.perms[s : s + step])]))
             report(min(step, B - s))
-        return obs, jnp.concatenate(chunks)
+        return obs, _joined(chunks, obs)
 
     if not (plan.classification and plan.permute == "all" and not plan.grouped):
         mode = plan.permute if plan.permute == "train" else "all"
         step = plan.batch_size or chunk
         chunks = []
-        for s in range(0, B, step):
+        for s in _mine(range(0, B, step)):
             start, size = jnp.asarray(s, jnp.int32), min(step, B - s)
             chunks.append(_sorted_block(data, key, start, fit=fit, mode=mode, size=size))
             report(chunks[-1].shape[0])
-        return obs, jnp.concatenate(chunks)
+        return obs, _joined(chunks, obs)
 
     # binary labels, permuted over all instances: sort-free blocks
     rows = block_rows(n)
@@ -765,10 +765,10 @@ def _builtin_scores(plan, progress):
             return out[: min(nb * rows, B - b0 * rows)]
 
         chunks = []
-        for b0 in range(0, n_blocks, per_call):
+        for b0 in _mine(range(0, n_blocks, per_call)):
             chunks.append(stream(b0))
             report(chunks[-1].shape[0])
-        return obs, jnp.concatenate(chunks)
+        return obs, _joined(chunks, obs)
 
     # instance order[offs[k] + j] sits in slot k m + j of the label draws
     sizes = split[1] if split is not None else (n,)
@@ -783,10 +783,23 @@ def _builtin_scores(plan, progress):
         return fit_chunks(Y[: min(rows, B - blk * rows)])
 
     chunks = []
-    for blk in range(n_blocks):
+    for blk in _mine(range(n_blocks)):
         chunks.append(fit_block(blk))
         report(chunks[-1].shape[0])
-    return obs, jnp.concatenate(chunks)
+    return obs, _joined(chunks, obs)
+
+
+def _mine(items):
+    """This process's contiguous share of a label stream's chunks (all of them with one)."""
+    lo, hi = _distributed.share(len(items))
+    return items[lo:hi]
+
+
+def _joined(chunks, obs):
+    """The scores of every process's chunks, in permutation order."""
+    local = jnp.concatenate(chunks) if chunks else jnp.zeros((0, obs.shape[-1]), obs.dtype)
+    _distributed.WORK["labels"] += local.shape[0]
+    return _distributed.gather_rows(local)
 
 
 def _sklearn_permutation_scores(plan, n_jobs, progress):
@@ -836,12 +849,14 @@ def _sklearn_permutation_scores(plan, n_jobs, progress):
 
     obs = run(y)
     results = []
-    gen = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(run)(labels(b)) for b in range(B))
+    mine = _mine(range(B))
+    gen = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(run)(labels(b)) for b in mine)
     for i, r in enumerate(gen, start=1):
         results.append(r)
         if progress is not None:
-            progress(i, B)
-    return obs, np.stack(results)
+            progress(i, len(mine))
+    _distributed.WORK["labels"] += len(results)
+    return obs, _distributed.gather_rows(np.stack(results) if results else np.zeros((0, len(obs))))
 
 
 def _permute_within(key, y, strata):

@@ -784,7 +784,7 @@ def _order_keys(x):
     return b ^ ((b >> 63) & jnp.int64(0x7FFFFFFFFFFFFFFF))
 
 
-def mitm_signflip_counts(d, lo, hi, n_lo=12):
+def mitm_signflip_counts(d, lo, hi, n_lo=12, shard=0, n_shards=1):
     """Exact counts of sign patterns by meeting in the middle.
 
     With ``P = sum_{i: bit_i = 1} d_i`` over all ``2^m`` patterns, return
@@ -793,7 +793,9 @@ def mitm_signflip_counts(d, lo, hi, n_lo=12):
     the second half are formed in chunks ``s_hi[i] + s_lo`` (``s_lo`` sorted,
     so each chunk's queries are sorted and the binary searches stay in
     cache) and never stored whole. ``O(2^(m/2) m)`` work instead of ``2^m``;
-    memory ``O(2^(m/2))``.
+    memory ``O(2^(m/2))``. With ``n_shards > 1`` only the chunks of part
+    ``shard`` (may be traced) of ``n_shards`` equal parts are counted: the
+    parts' counts add up to the whole.
     """
     m = d.shape[-1]
     a = m // 2
@@ -804,16 +806,24 @@ def mitm_signflip_counts(d, lo, hi, n_lo=12):
     s_hi = subset_sums(d[None, a : m - n_lo])[0]
     s_lo = jnp.sort(subset_sums(d[None, m - n_lo :])[0])
 
-    def chunk(carry, sh):
+    live = jnp.ones(s_hi.shape, jnp.int64)
+    if n_shards > 1:
+        per = -(-s_hi.shape[0] // n_shards)
+        pad = per * n_shards - s_hi.shape[0]
+        s_hi = lax.dynamic_slice_in_dim(jnp.pad(s_hi, (0, pad)), shard * per, per)
+        live = lax.dynamic_slice_in_dim(jnp.pad(live, (0, pad)), shard * per, per)
+
+    def chunk(carry, x):
+        sh, w = x
         sb = sh + s_lo
         ge = n_a - jnp.searchsorted(keys_a, _order_keys(hi - sb), side="left")
         le = jnp.searchsorted(keys_a, _order_keys(lo - sb), side="right")
         return (
-            carry[0] + jnp.sum(ge.astype(jnp.int64)),
-            carry[1] + jnp.sum(le.astype(jnp.int64)),
+            carry[0] + w * jnp.sum(ge.astype(jnp.int64)),
+            carry[1] + w * jnp.sum(le.astype(jnp.int64)),
         ), None
 
-    (ge, le), _ = lax.scan(chunk, (jnp.int64(0), jnp.int64(0)), s_hi)
+    (ge, le), _ = lax.scan(chunk, (jnp.int64(0), jnp.int64(0)), (s_hi, live))
     return ge, le
 
 

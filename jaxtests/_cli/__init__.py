@@ -10,8 +10,9 @@ subcommand is a new module added to :data:`COMMANDS`.
 import argparse
 import sys
 import warnings
+from contextlib import nullcontext
 
-from jaxtests._cli import agreement, compare, demo, power, sanity, signflip, warmup
+from jaxtests._cli import _cluster, agreement, compare, demo, power, sanity, signflip, warmup
 
 __all__ = ["main"]
 
@@ -35,6 +36,9 @@ def _parser():
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(sub)
+    for name, parser in sub.choices.items():
+        if name != "warmup":  # compiling happens on each machine, not shared
+            _cluster.add_options(parser)
     return p
 
 
@@ -45,7 +49,8 @@ def main(argv=None):
         # Library warnings as one line each, without Python's source path and line.
         warnings.simplefilter("default")
         try:
-            status = args.func(args)
+            with _cluster.join(args) if hasattr(args, "distributed") else nullcontext():
+                status = args.func(args)
         except KeyboardInterrupt:
             print("jaxtests: interrupted", file=sys.stderr)
             return 130

@@ -10,6 +10,7 @@ from jaxtests._intervals import clopper_pearson, hoeffding_interval, hoeffding_s
 from jaxtests._multivariate import anova, hotelling_t2, manova, mardia
 from jaxtests._permutation import PermutationTestResult, permutation_test, signflip_test, swap_test
 from jaxtests._posthoc import adjust_pvalues, cliques, ordering, posthoc
+from jaxtests._rank_posthoc import FriedmanPosthocResult, friedman_posthoc
 from jaxtests._sanity import PermutationTestScoreResult, permutation_test_score
 from jaxtests._ttests import ftest_5x2cv, mcnemar, ttest_5x2cv, ttest_corrected, ttest_paired
 from jaxtests._wilcoxon import WilcoxonResult, wilcoxon
@@ -17,6 +18,7 @@ from jaxtests._wilcoxon import WilcoxonResult, wilcoxon
 __all__ = [
     "CVResult",
     "FiveByTwo",
+    "FriedmanPosthocResult",
     "FriedmanResult",
     "KFold",
     "NemenyiResult",
@@ -32,6 +34,7 @@ __all__ = [
     "cross_validate",
     "datasets",
     "friedman",
+    "friedman_posthoc",
     "ftest_5x2cv",
     "hoeffding_interval",
     "hoeffding_sample_size",

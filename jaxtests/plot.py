@@ -1,16 +1,19 @@
 """Figures from the seeds: fold histograms, (tpr, fpr) scatter with Gaussian contours,
-permutation null distributions, algorithm orderings, projections on learned measures.
+permutation null distributions, algorithm orderings, Demšar's critical-difference
+diagram of a Nemenyi test, projections on learned measures.
 
 Needs matplotlib (a dependency of jaxtests). Every function draws on ``ax`` when given,
 else on a new figure, and returns the figure; nothing is shown or saved here (the CLI
 saves PNGs). Each accepts the result object that carries its data (a permutation test
-with ``return_null=True``, a post hoc result, a MANOVA result) as well as plain arrays.
+with ``return_null=True``, a post hoc result, a MANOVA result) as well as plain arrays;
+``critical_difference`` takes its ``NemenyiResult`` only.
 
 Readable at many algorithms: overlays switch to small multiples (one panel per
 algorithm, shared axes) above three algorithms, names sit on an axis (one row each, so
 they never overlap), count axes have integer ticks, and legends sit outside the data.
 """
 
+from jaxtests._plotting import critical_difference as critical_difference
 from jaxtests._plotting import fold_histograms as fold_histograms
 from jaxtests._plotting import null_distribution as null_distribution
 from jaxtests._plotting import ordering as ordering
@@ -18,6 +21,7 @@ from jaxtests._plotting import projection as projection
 from jaxtests._plotting import scatter_gaussian as scatter_gaussian
 
 __all__ = [
+    "critical_difference",
     "fold_histograms",
     "null_distribution",
     "ordering",

@@ -152,6 +152,27 @@ def swap_terms(fn):
 _COMPILER_OPTIONS = {"xla_cpu_prefer_vector_width": 512}
 
 
+def _block_tails(
+    evaluator, key, step, data, t_obs, tol, scale, n_total, draws, per_step, alt, maxt
+):
+    """Statistics of one step's blocks: ``(t, valid, ge, le)``; draws past ``n_total`` invalid."""
+    bid = step * per_step + jnp.arange(per_step, dtype=jnp.int32)
+    t = kexceedance.evaluate(evaluator, key, bid, data, t_obs, tol, scale, alt, maxt)
+    gidx = (bid.astype(jnp.int64)[:, None] * draws + jnp.arange(draws)[None, :]).reshape(-1)
+    valid = gidx < n_total
+    ge, le = kexceedance.tail_counts(t, t_obs, tol, valid)
+    return t, valid, ge, le
+
+
+def _sharded(local, n_dev, n_in, out_specs):
+    """``local`` over the first ``n_dev`` devices of every process (axis "d"), inputs replicated."""
+    mesh = Mesh(np.array(jax.devices()[:n_dev]), ("d",))
+    rep = PartitionSpec()
+    return jax.shard_map(
+        local, mesh=mesh, in_specs=(rep,) * n_in, out_specs=out_specs, check_vma=False
+    )
+
+
 @functools.partial(
     jax.jit,
     compiler_options=_COMPILER_OPTIONS,
@@ -205,13 +226,20 @@ def _run_counts(
 
         def step(j, carry):
             counts, null, drawn = carry
-            bid = (base + j) * per_step + jnp.arange(per_step, dtype=jnp.int32)
-            t = kexceedance.evaluate(
-                evaluator, key, bid, data, t_obs, tol, scale, alternative, maxt
+            t, valid, ge, le = _block_tails(
+                evaluator,
+                key,
+                base + j,
+                data,
+                t_obs,
+                tol,
+                scale,
+                n_total,
+                draws,
+                per_step,
+                alternative,
+                maxt,
             )
-            gidx = (bid.astype(jnp.int64)[:, None] * draws + jnp.arange(draws)[None, :]).reshape(-1)
-            valid = gidx < n_total
-            ge, le = kexceedance.tail_counts(t, t_obs, tol, valid)
             mx = kexceedance.maxt_counts(t, t_obs, tol, scale, valid, alternative) if maxt else ge
             if null_steps:
                 null = lax.dynamic_update_slice(null, t.astype(null.dtype), (j * 0, j * lanes))
@@ -228,15 +256,7 @@ def _run_counts(
 
     if n_dev == 1:
         return local(key, data, t_obs, tol, scale, first_step, n_run, n_total)
-    mesh = Mesh(np.array(jax.devices()[:n_dev]), ("d",))
-    rep = PartitionSpec()
-    f = jax.shard_map(
-        local,
-        mesh=mesh,
-        in_specs=(rep,) * 8,
-        out_specs=(rep, PartitionSpec(None, "d"), PartitionSpec("d")),
-        check_vma=False,
-    )
+    f = _sharded(local, n_dev, 8, (PartitionSpec(), PartitionSpec(None, "d"), PartitionSpec("d")))
     return f(key, data, t_obs, tol, scale, first_step, n_run, n_total)
 
 
@@ -321,10 +341,7 @@ def _mitm_counts_sharded(d, lo, hi, *, n_dev):
         )
         return lax.psum(jax.vmap(part)(d, lo, hi), "d")
 
-    mesh = Mesh(np.array(jax.devices()), ("d",))
-    rep = PartitionSpec()
-    f = jax.shard_map(local, mesh=mesh, in_specs=(rep,) * 3, out_specs=rep, check_vma=False)
-    return f(d, lo, hi)
+    return _sharded(local, n_dev, 3, PartitionSpec())(d, lo, hi)
 
 
 _STEP_BYTES = 2**28  # intermediates of one step (a batch of blocks), about 256 MB
@@ -620,23 +637,27 @@ def _run_step_counts(
         base = first_step + lax.axis_index("d") * n_run
 
         def step(j, out, drawn):
-            bid = (base + j) * per_step + jnp.arange(per_step, dtype=jnp.int32)
-            t = kexceedance.evaluate(
-                evaluator, key, bid, data, t_obs, tol, None, alternative, False
+            _, valid, ge, le = _block_tails(
+                evaluator,
+                key,
+                base + j,
+                data,
+                t_obs,
+                tol,
+                None,
+                n_total,
+                draws,
+                per_step,
+                alternative,
+                False,
             )
-            gidx = (bid.astype(jnp.int64)[:, None] * draws + jnp.arange(draws)[None, :]).reshape(-1)
-            valid = gidx < n_total
-            ge, le = kexceedance.tail_counts(t, t_obs, tol, valid)
             return out.at[j].set(jnp.stack([ge, le])), drawn + jnp.sum(valid, dtype=jnp.int64)
 
         out = jnp.zeros((_SHARDED_STEPS, 2, t_obs.shape[0]), jnp.int64)
         return lax.fori_loop(0, n_run, lambda j, c: step(j, *c), (out, jnp.zeros((1,), jnp.int64)))
 
-    mesh = Mesh(np.array(jax.devices()[:n_dev]), ("d",))
-    rep = PartitionSpec()
-    f = jax.shard_map(
-        local, mesh=mesh, in_specs=(rep,) * 7, out_specs=PartitionSpec("d"), check_vma=False
-    )  # both outputs stacked over devices: (n_dev _SHARDED_STEPS, 2, H) and (n_dev,)
+    # both outputs stacked over devices: (n_dev _SHARDED_STEPS, 2, H) and (n_dev,)
+    f = _sharded(local, n_dev, 7, PartitionSpec("d"))
     return f(key, data, t_obs, tol, first_step, n_run, n_total)
 
 

@@ -73,6 +73,14 @@ def _ranks_iv(scores, higher_is_better):
     return np.asarray(ranks), np.asarray(ties)
 
 
+def _learner_names(names, k):
+    """``names`` as a tuple of ``k`` distinct strings (default "0", "1", ...)."""
+    names = tuple(str(i) for i in range(k)) if names is None else tuple(str(s) for s in names)
+    if len(names) != k or len(set(names)) != k:
+        raise ValueError(f"`names` must be {k} distinct names, one per learner; got {names}.")
+    return names
+
+
 def _rank_sums_squared(xb):
     """``sum_j R_j^2`` of within-block ranks ``xb : (N, k)``: Friedman's chi2 is increasing in
     it, and within-block permutations leave the tie correction unchanged."""
@@ -264,11 +272,7 @@ def nemenyi(scores, *, alpha=0.05, higher_is_better=True, names=None):
     alpha = v.check_probability(alpha, "alpha")
     ranks, _ = _ranks_iv(scores, higher_is_better)
     n, k = ranks.shape
-    if names is None:
-        names = tuple(str(i) for i in range(k))
-    names = tuple(str(s) for s in names)
-    if len(names) != k:
-        raise ValueError(f"`names` has {len(names)} entries for {k} learners.")
+    names = _learner_names(names, k)
     avg = ranks.mean(axis=0)
     q = float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2))
     cd = q * np.sqrt(k * (k + 1) / (6 * n))

@@ -9,7 +9,7 @@ import jax
 import numpy as np
 
 from jaxtests import _validation as v
-from jaxtests._friedman import _ranks_iv
+from jaxtests._friedman import _learner_names, _ranks_iv
 from jaxtests._posthoc import adjust_pvalues
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
@@ -197,9 +197,7 @@ def friedman_posthoc(
     alpha = v.check_probability(alpha, "alpha")
     ranks, _ = _ranks_iv(scores, higher_is_better)
     n, k = ranks.shape
-    names = tuple(str(i) for i in range(k)) if names is None else tuple(str(s) for s in names)
-    if len(names) != k or len(set(names)) != k:
-        raise ValueError(f"`names` must be {k} distinct names, one per learner; got {names}.")
+    names = _learner_names(names, k)
     if k < 2:
         raise ValueError(f"`scores` has {k} learner(s); post hoc tests compare at least 2.")
     avg = ranks.mean(axis=0)

@@ -12,6 +12,7 @@ from jaxtests._permutation import PermutationTestResult, permutation_test, signf
 from jaxtests._posthoc import adjust_pvalues, cliques, ordering, posthoc
 from jaxtests._rank_posthoc import FriedmanPosthocResult, friedman_posthoc
 from jaxtests._sanity import PermutationTestScoreResult, permutation_test_score
+from jaxtests._scores import ScoreTable, read_scores
 from jaxtests._ttests import ftest_5x2cv, mcnemar, ttest_5x2cv, ttest_corrected, ttest_paired
 from jaxtests._wilcoxon import WilcoxonResult, wilcoxon
 
@@ -25,6 +26,7 @@ __all__ = [
     "PermutationTestResult",
     "PermutationTestScoreResult",
     "RandomSplits",
+    "ScoreTable",
     "WilcoxonResult",
     "adjust_pvalues",
     "anova",
@@ -50,6 +52,7 @@ __all__ = [
     "permutation_test",
     "permutation_test_score",
     "posthoc",
+    "read_scores",
     "signflip_test",
     "study",
     "swap_test",

@@ -58,9 +58,12 @@ class FriedmanResult:
     permutation_method: str | None = static_field(default=None)
 
 
-def _ranks_iv(scores, higher_is_better):
-    x = np.asarray(v.as_float_array(scores, "scores", ndim=2))
-    n, k = x.shape
+def _ranks_iv(scores, higher_is_better, batch=False):
+    if batch:
+        x = np.asarray(v.as_float_array(scores, "scores", min_ndim=2))
+    else:
+        x = np.asarray(v.as_float_array(scores, "scores", ndim=2))
+    n, k = x.shape[-2:]
     if n < 2:
         raise ValueError(f"`scores` needs at least 2 data sets (rows), got {n}.")
     if k < 2:
@@ -93,8 +96,9 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
 
     Parameters
     ----------
-    scores : array_like, shape ``(N, k)``
-        One score per data set (row) and learner (column), e.g. accuracies.
+    scores : array_like, shape ``(..., N, k)``
+        One score per data set (row) and learner (column), e.g. accuracies. Leading
+        axes are independent tables (methods "chi2" and "f"; "permutation" takes one).
     higher_is_better : bool
         Rank 1 goes to the highest score (accuracy, AUC); False for errors or losses.
         The test does not depend on it; the average ranks do.
@@ -142,12 +146,17 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
         raise ValueError(
             "`n_resamples` and `key` apply to method='permutation' only; leave them out."
         )
-    ranks, ties = _ranks_iv(scores, higher_is_better)
-    n, k = ranks.shape
-    sums = ranks.sum(axis=0)
-    c = 1 - ties.sum() / (n * k * (k * k - 1))
+    ranks, ties = _ranks_iv(scores, higher_is_better, batch=True)
+    n, k = ranks.shape[-2:]
+    if method == "permutation" and ranks.ndim > 2:
+        raise ValueError(
+            f"method='permutation' takes one (N, k) table, got shape {ranks.shape}; "
+            "call it on each table."
+        )
+    sums = ranks.sum(axis=-2)
+    c = 1 - ties.sum(axis=-1) / (n * k * (k * k - 1))
     with np.errstate(divide="ignore", invalid="ignore"):
-        chi2 = (12.0 / (n * k * (k + 1)) * np.sum(sums**2) - 3 * n * (k + 1)) / c
+        chi2 = (12.0 / (n * k * (k + 1)) * np.sum(sums**2, axis=-1) - 3 * n * (k + 1)) / c
         chi2_p = special.chdtrc(k - 1, chi2)
         dfd = (k - 1) * (n - 1)
         f = (n - 1) * chi2 / (n * (k - 1) - chi2)
@@ -164,11 +173,11 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
         p = perm.pvalue
         fields = PM.result_fields(perm)
     return FriedmanResult(
-        statistic=np.float64(chi2),
+        statistic=np.asarray(chi2, np.float64)[()],
         pvalue=p,
-        chi2_pvalue=np.float64(chi2_p),
-        f_statistic=np.float64(f),
-        f_pvalue=np.float64(f_p),
+        chi2_pvalue=np.asarray(chi2_p, np.float64)[()],
+        f_statistic=np.asarray(f, np.float64)[()],
+        f_pvalue=np.asarray(f_p, np.float64)[()],
         average_ranks=sums / n,
         df=(k - 1, dfd),
         n_datasets=n,

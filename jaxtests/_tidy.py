@@ -9,6 +9,9 @@ Either may add a ``repetition`` column for repeated cross-validation (fold ``f``
 repetition ``r`` is its own fold, ``"r/f"``; 5x2cv tests need 5 repetitions of 2 folds).
 CSV files are UTF-8 (a BOM is fine) and may be gzipped (``.csv.gz``).
 
+A file with a ``dataset`` column is the many-data-set layout of
+:func:`jaxtests.read_scores` (``has_dataset_column`` tells ``compare`` which reader to use).
+
 Errors name the file, the line (1-based; the CSV header is line 1, a JSON
 record's line is its index + 1) and the column, and are ``ValueError``.
 """
@@ -21,7 +24,7 @@ import numpy as np
 
 from jaxtests.datasets._text import decode_error, open_text, parse_number, read_csv_rows
 
-__all__ = ["PerFold", "PerInstance", "read_tidy"]
+__all__ = ["PerFold", "PerInstance", "has_dataset_column", "read_tidy"]
 
 INSTANCE_COLUMNS = ("algorithm", "fold", "instance", "y_true", "score")
 KEY_COLUMNS = ("algorithm", "repetition", "fold")
@@ -117,6 +120,14 @@ def _key(path, line, col, raw):
     if raw is None or isinstance(raw, bool | dict | list) or str(raw).strip() == "":
         raise ValueError(f"{path}, line {line}, column {col!r}: empty or invalid value {raw!r}.")
     return str(raw).strip()
+
+
+def has_dataset_column(path):
+    """Whether the file has a ``dataset`` column (the many-data-set layout)."""
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ValueError(f"{path}: no such file.")
+    return "dataset" in _records(path)[0]
 
 
 def read_tidy(path, *, measures=None):

@@ -28,6 +28,20 @@ def test_chi2_is_scipys_friedmanchisquare_with_ties(n, k):
     assert r.df == (k - 1, (k - 1) * (n - 1))
 
 
+def test_leading_axes_are_independent_tables():
+    scores = np.round(RNG.normal(size=(3, 2, 12, 4)) + np.arange(4) * 0.3, 1)  # ties
+    r = jaxtests.friedman(scores, method="f")
+    ref = stats.friedmanchisquare(*np.moveaxis(scores, -1, 0), axis=-1)  # scipy, batched
+    np.testing.assert_allclose(r.statistic, ref.statistic, rtol=1e-12)
+    np.testing.assert_allclose(r.chi2_pvalue, ref.pvalue, rtol=1e-10)
+    assert r.average_ranks.shape == (3, 2, 4) and r.pvalue.shape == (3, 2)
+    one = jaxtests.friedman(scores[1, 0], method="f")
+    np.testing.assert_allclose(r.f_pvalue[1, 0], float(one.f_pvalue), rtol=1e-14)
+    np.testing.assert_allclose(r.pvalue[1, 0], float(one.pvalue), rtol=1e-14)
+    with pytest.raises(ValueError, match="one \\(N, k\\) table"):
+        jaxtests.friedman(scores, method="permutation", n_resamples=99, key=0)
+
+
 def test_iman_davenport_f():
     r = jaxtests.friedman(SCORES, method="f")
     chi2, n, k = 6.4, 5, 3  # scipy 1.17: friedmanchisquare -> 6.4 on these scores
@@ -118,7 +132,7 @@ def test_nemenyi_groups():
         (lambda: jaxtests.friedman(SCORES, n_resamples=10), "n_resamples"),
         (lambda: jaxtests.friedman([[1.0, 2.0]]), "2 data sets"),
         (lambda: jaxtests.friedman([[1.0], [2.0]]), "2 learners"),
-        (lambda: jaxtests.friedman([1.0, 2.0]), "2-dimensional"),
+        (lambda: jaxtests.friedman([1.0, 2.0]), "at least 2 dimension"),
         (lambda: jaxtests.friedman([[1.0, np.nan], [2.0, 1.0]]), "NaN"),
         (lambda: jaxtests.nemenyi(SCORES, alpha=1.5), "alpha"),
         (lambda: jaxtests.nemenyi(SCORES, names=["a"]), "names"),

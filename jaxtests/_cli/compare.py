@@ -4,6 +4,7 @@ import sys
 
 import numpy as np
 
+from jaxtests._cli import _compare_datasets
 from jaxtests._cli._common import (
     ALPHA,
     ALTERNATIVES,
@@ -15,27 +16,33 @@ from jaxtests._cli._common import (
     _given_twice,
 )
 from jaxtests._cli._compare_data import _fold_measures, _losses_of, _task
+from jaxtests._cli._compare_datasets import DATASET_TESTS
 from jaxtests._cli._compare_tests import TESTS, Inputs, run_test
 from jaxtests._report import Progress, dumps, markdown_table, text_table
-from jaxtests._tidy import PerInstance, read_tidy
+from jaxtests._tidy import PerInstance, has_dataset_column, read_tidy
 
 SWAP_MEASURES = ("f1", "precision", "recall", "accuracy", "auc", "roc_auc")
-CORRECTIONS = ("holm", "bonferroni", "hochberg", "hommel", "bh", "by")
+CORRECTIONS = ("holm", "bonferroni", "hochberg", "hommel", "bh", "by", "shaffer", "bergmann")
+RANK_CORRECTIONS = ("shaffer", "bergmann")  # friedman-posthoc of all pairs only
 
 
 def add_parser(subparsers):
-    c = subparsers.add_parser("compare", help="test per-fold or per-instance results from a file")
+    c = subparsers.add_parser(
+        "compare", help="test per-fold, per-instance or many-data-set results from a file"
+    )
     c.add_argument(
         "file",
         help="tidy CSV or JSON: algorithm,fold,<measures...> or "
-        "algorithm,fold,instance,y_true,score (optionally a repetition column)",
+        "algorithm,fold,instance,y_true,score (optionally a repetition column), or "
+        "dataset,algorithm,<score> (one score per data set; optionally per fold)",
     )
     c.add_argument(
         "--test",
         action="append",
-        choices=tuple(TESTS),
+        choices=(*TESTS, *DATASET_TESTS),
         help="test(s) to run (repeatable); default t for two algorithms, "
-        "anova and posthoc for more",
+        "anova and posthoc for more; on a many-data-set file wilcoxon for two learners, "
+        "friedman and nemenyi for more (friedman-posthoc with --control)",
     )
     c.add_argument("--pair", nargs=2, metavar=("A", "B"), help="the two algorithms to compare")
     c.add_argument(
@@ -74,6 +81,14 @@ def add_parser(subparsers):
         "--epsilon", type=NONNEGATIVE, default=None, help="epsilon-insensitive loss tube"
     )
     c.add_argument("--p", type=POSITIVE, default=None, help="exponent of the |error|^p loss")
+    d = c.add_argument_group("many-data-set file (a 'dataset' column)")
+    d.add_argument(
+        "--lower-is-better",
+        action="store_true",
+        help="the score is an error or loss: rank 1 goes to the lowest",
+    )
+    d.add_argument("--control", help="friedman-posthoc: compare every learner with this one")
+    d.add_argument("--out", help="folder for the critical-difference diagram of nemenyi (PNG)")
     c.add_argument("--quiet", action="store_true", help="no progress bar")
     fmt = c.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="machine-readable output")
@@ -92,6 +107,26 @@ def _check_options(args, tests, data, task):
     def unused(option, why):
         raise BadInput(f"{option} is not used by --test {' '.join(tests)}: {why}.")
 
+    for t in tests:
+        if t in DATASET_TESTS:
+            raise BadInput(
+                f"--test {t} compares learners over many data sets; the file has no 'dataset' "
+                "column (dataset, algorithm, <score>)."
+            )
+    for option, value in (
+        ("--lower-is-better", args.lower_is_better),
+        ("--control", args.control),
+        ("--out", args.out),
+    ):
+        if value not in (None, False):
+            raise BadInput(
+                f"{option} is used on a many-data-set file (with a 'dataset' column) only."
+            )
+    if args.correction in RANK_CORRECTIONS:
+        raise BadInput(
+            f"--correction {args.correction} is a step procedure of friedman-posthoc on a "
+            "many-data-set file; posthoc takes holm, bonferroni, hochberg, hommel, bh or by."
+        )
     if args.pair and not any(TESTS[t].pairwise for t in tests):
         unused("--pair", "those tests compare all algorithms at once")
     if (args.n_train is not None or args.n_test is not None) and "corrected-t" not in tests:
@@ -173,6 +208,8 @@ def _check_pooling(args, tests, table, per_instance):
 
 
 def run(args):
+    if has_dataset_column(args.file):
+        return _compare_datasets.run(args)
     data = read_tidy(args.file)
     per_instance = isinstance(data, PerInstance)
     task = _task(data, args.file) if per_instance else None

@@ -1,0 +1,302 @@
+"""``compare`` on a many-data-set file: one score per data set and learner (Demšar 2006).
+
+A file with a ``dataset`` column (``dataset, algorithm|learner, <score>``, optionally per
+``fold``) is read by :func:`jaxtests.read_scores`; its tests rank the learners within each
+data set (Friedman, Nemenyi, post hoc against a control or all pairs) or compare two
+learners' scores over the data sets (Wilcoxon signed-rank).
+"""
+
+import dataclasses
+import sys
+from collections.abc import Callable
+
+import numpy as np
+
+from jaxtests._cli._common import BadInput, _given_twice, _quiet_call, _row
+
+# Demšar's recommendation for many learners: Friedman, then Nemenyi (or a control).
+CONTROL_CORRECTIONS = ("holm", "bonferroni", "hochberg", "hommel")
+PAIRS_CORRECTIONS = ("holm", "shaffer", "bergmann", "bonferroni")
+
+
+@dataclasses.dataclass(frozen=True)
+class DatasetTest:
+    """How ``compare`` runs one ``--test`` on a many-data-set file."""
+
+    run: Callable  # run(table, args) -> (rows, results)
+    pairwise: bool = False  # two learners (--pair)
+    random: bool = False  # draws resamples (--n-resamples, --seed)
+    one_sided: bool = False  # takes --alternative less/greater
+
+
+def _pair(table, args):
+    if args.pair:
+        for a in args.pair:
+            if a not in table.learners:
+                raise BadInput(
+                    f"--pair: learner {a!r} is not in the file ({list(table.learners)})."
+                )
+        return args.pair
+    if len(table.learners) > 2:
+        raise BadInput(
+            f"the file has {len(table.learners)} learners; choose two with --pair A B, or use "
+            "--test friedman/nemenyi/friedman-posthoc."
+        )
+    return list(table.learners)
+
+
+def _all(table):
+    return " / ".join(table.learners)
+
+
+def _friedman(table, args):
+    res, notes = _quiet_call(table.friedman, method="chi2")
+    rows = [
+        _row("friedman (chi2)", _all(table), table.measure, res, args.alpha, notes),
+        _row(
+            "friedman (Iman-Davenport F)",
+            _all(table),
+            table.measure,
+            res,
+            args.alpha,
+            notes,
+            pvalue=res.f_pvalue,
+        ),
+    ]
+    rows[1]["statistic"] = float(res.f_statistic)
+    rows[1]["df"] = ", ".join(str(d) for d in res.df)
+    rows[0]["df"] = float(res.df[0])
+    return rows, {"friedman": res}
+
+
+def _friedman_permutation(table, args):
+    res, notes = _quiet_call(
+        table.friedman,
+        method="permutation",
+        n_resamples=args.n_resamples or 100_000,
+        key=args.seed,
+    )
+    row = _row("friedman (permutation)", _all(table), table.measure, res, args.alpha, notes)
+    row["df"] = None
+    return [row], {"friedman-permutation": res}
+
+
+def _nemenyi(table, args):
+    res, notes = _quiet_call(table.nemenyi, alpha=args.alpha)
+    ranks, p = np.asarray(res.average_ranks), np.asarray(res.pvalues)
+    rows = []
+    k = len(table.learners)
+    for i in range(k):
+        for j in range(i + 1, k):
+            rows.append(
+                {
+                    "test": "nemenyi",
+                    "comparison": f"{table.learners[i]} vs {table.learners[j]}",
+                    "measure": table.measure,
+                    "statistic": float(ranks[i] - ranks[j]),  # difference of average ranks
+                    "df": None,
+                    "pvalue": float(p[i, j]),
+                    "decision": "reject" if p[i, j] <= args.alpha else "accept",
+                    **({"notes": notes} if notes else {}),
+                }
+            )
+    return rows, {"nemenyi": res, "nemenyi_text": res.text()}
+
+
+def _posthoc(table, args):
+    control = args.control
+    allowed = CONTROL_CORRECTIONS if control is not None else PAIRS_CORRECTIONS
+    method = args.correction or "holm"
+    if method not in allowed:
+        against = f"against the control {control!r}" if control is not None else "of all pairs"
+        raise BadInput(
+            f"--correction {method}: friedman-posthoc {against} takes one of {list(allowed)}."
+        )
+    res, notes = _quiet_call(
+        table.friedman_posthoc, control=control, method=method, alpha=args.alpha
+    )
+    rows = []
+    for c, (a, b) in enumerate(res.comparisons):
+        row = {
+            "test": f"friedman-posthoc ({method})",
+            "comparison": f"{a} vs {b}",
+            "measure": table.measure,
+            "statistic": float(res.statistic[c]),
+            "df": None,
+            "pvalue": float(res.pvalue_adjusted[c]),
+            "raw_pvalue": float(res.pvalue[c]),
+            "decision": "reject" if bool(res.reject[c]) else "accept",
+        }
+        if notes:
+            row["notes"] = notes
+        rows.append(row)
+    return rows, {"friedman-posthoc": res, "posthoc_text": res.text()}
+
+
+def _wilcoxon(table, args):
+    a, b = _pair(table, args)
+    res, notes = _quiet_call(table.wilcoxon, a, b, alternative=args.alternative or "two-sided")
+    row = _row(f"wilcoxon ({res.method})", f"{a} vs {b}", table.measure, res, args.alpha, notes)
+    return [row], {"wilcoxon": res}
+
+
+DATASET_TESTS = {
+    "friedman": DatasetTest(_friedman),
+    "friedman-permutation": DatasetTest(_friedman_permutation, random=True),
+    "nemenyi": DatasetTest(_nemenyi),
+    "friedman-posthoc": DatasetTest(_posthoc),
+    "wilcoxon": DatasetTest(_wilcoxon, pairwise=True, one_sided=True),
+}
+
+# Options of the per-fold and per-instance layouts that a many-data-set file does not take.
+_PER_FOLD_OPTIONS = (
+    ("n_train", "--n-train"),
+    ("n_test", "--n-test"),
+    ("blocked", "--blocked"),
+    ("pool_repetitions", "--pool-repetitions"),
+    ("swap_measure", "--swap-measure"),
+    ("epsilon", "--epsilon"),
+    ("p", "--p"),
+)
+
+
+def _check_options(args, tests, table):
+    _given_twice(args.test, "--test")
+    for t in tests:
+        if t not in DATASET_TESTS:
+            raise BadInput(
+                f"--test {t} runs on per-fold or per-instance files; this file has a 'dataset' "
+                f"column (one score per data set): choose from {list(DATASET_TESTS)}."
+            )
+    for name, option in _PER_FOLD_OPTIONS:
+        if getattr(args, name) not in (None, False):
+            raise BadInput(
+                f"{option} is not used on a many-data-set file (it has a 'dataset' column)."
+            )
+
+    def unused(option, why):
+        raise BadInput(f"{option} is not used by --test {' '.join(tests)}: {why}.")
+
+    if args.pair:
+        if args.pair[0] == args.pair[1]:
+            raise BadInput(f"--pair: the two learners must differ, got {args.pair[0]!r} twice.")
+        if not any(DATASET_TESTS[t].pairwise for t in tests):
+            unused("--pair", "those tests compare all learners at once")
+    random = any(DATASET_TESTS[t].random for t in tests)
+    if args.n_resamples is not None and not random:
+        unused("--n-resamples", "only friedman-permutation draws resamples")
+    if args.seed is not None and not random:
+        unused("--seed", "only friedman-permutation draws random numbers")
+    if args.alternative not in (None, "two-sided"):
+        fixed = [t for t in tests if not DATASET_TESTS[t].one_sided]
+        if fixed:
+            raise BadInput(
+                f"--alternative {args.alternative}: --test {fixed[0]} has no one-sided version."
+            )
+    if args.correction is not None and "friedman-posthoc" not in tests:
+        unused("--correction", "it sets the step procedure of friedman-posthoc")
+    if args.control is not None:
+        if "friedman-posthoc" not in tests:
+            unused("--control", "only friedman-posthoc compares against a control")
+        if args.control not in table.learners:
+            raise BadInput(
+                f"--control: learner {args.control!r} is not in the file ({list(table.learners)})."
+            )
+    if args.out is not None and "nemenyi" not in tests:
+        unused("--out", "it receives the critical-difference diagram of --test nemenyi")
+
+
+def read(args):
+    """The file's :class:`ScoreTable`, its score column chosen by ``--measures``."""
+    from jaxtests._scores import read_scores
+
+    if args.measures and len(args.measures) > 1:
+        raise BadInput(
+            f"--measures: a many-data-set file is tested on one score column at a time, got "
+            f"{len(args.measures)}."
+        )
+    score = args.measures[0] if args.measures else None
+    return read_scores(args.file, score=score, higher_is_better=not args.lower_is_better)
+
+
+def run(args):
+    """``compare`` on a file with a ``dataset`` column."""
+    from jaxtests._report import dumps, markdown_table, text_table
+
+    table = read(args)
+    tests = list(args.test or [])
+    if not tests:
+        if len(table.learners) == 2 or args.pair:
+            tests = ["wilcoxon"]
+        elif args.control is not None:
+            tests = ["friedman", "friedman-posthoc"]
+        else:
+            tests = ["friedman", "nemenyi"]
+    _check_options(args, tests, table)
+    if len(table.datasets) < 2:
+        raise BadInput(f"{args.file}: need at least 2 data sets, got {len(table.datasets)}.")
+    rows, results = [], {}
+    for t in tests:
+        try:
+            r, res = DATASET_TESTS[t].run(table, args)
+        except BadInput:
+            raise
+        except ValueError as exc:
+            raise BadInput(f"{args.file}: --test {t}: {exc}") from None
+        rows += r
+        results.update(res)
+    figure = None
+    if args.out is not None:
+        figure = _critical_difference_png(results["nemenyi"], args.out)
+    notes = [f"{r['test']}, {r['measure']}: {n}" for r in rows for n in r.get("notes", ())]
+    if table.n_folds is not None:
+        folds = sorted(set(table.n_folds))
+        notes.append(
+            f"each data set's score is the mean over its {'/'.join(map(str, folds))} folds."
+        )
+    if args.json:
+        payload = {
+            "file": str(args.file),
+            "layout": "datasets",
+            "datasets": list(table.datasets),
+            "learners": list(table.learners),
+            "measure": table.measure,
+            "higher_is_better": table.higher_is_better,
+            "alpha": args.alpha,
+            "rows": rows,
+            "results": {k: v for k, v in results.items() if not k.endswith("_text")},
+        }
+        if figure is not None:
+            payload["figure"] = figure
+        print(dumps(payload))
+        return 0
+    columns = ["test", "comparison", "measure", "statistic", "df", "pvalue", "decision"]
+    render = markdown_table if args.markdown else text_table
+    direction = "higher" if table.higher_is_better else "lower"
+    print(
+        f"{len(table.datasets)} data sets, {len(table.learners)} learners, "
+        f"{table.measure} ({direction} is better; rank 1 = best)"
+    )
+    print(render(rows, columns))
+    if any(r["test"] == "nemenyi" for r in rows):
+        print("nemenyi: statistic = difference of average ranks.")
+    if any(r["test"].startswith("friedman-posthoc") for r in rows):
+        print("friedman-posthoc: statistic = z of the average ranks; adjusted p-values.")
+    for key in ("nemenyi_text", "posthoc_text"):
+        if key in results:
+            print()
+            print(results[key])
+    if figure is not None:
+        print(f"\nwrote {figure}")
+    for n in dict.fromkeys(notes):
+        print(f"jaxtests: note: {n}", file=sys.stderr)
+    return 0
+
+
+def _critical_difference_png(res, out):
+    from jaxtests._cli._common import _matplotlib_agg, _save_plot
+
+    _matplotlib_agg()
+    from jaxtests.plot import critical_difference
+
+    return _save_plot(critical_difference(res), out, "critical_difference.png")

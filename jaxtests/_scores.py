@@ -1,0 +1,246 @@
+"""Scores of several learners over many data sets, from a tidy table (Demšar 2006).
+
+``read_scores`` turns a long table with one row per (data set, learner) into the
+``(n_datasets, n_learners)`` matrix that :func:`jaxtests.friedman`, :func:`jaxtests.nemenyi`,
+:func:`jaxtests.friedman_posthoc` and :func:`jaxtests.wilcoxon` take, and ``ScoreTable``
+runs them by learner name.
+"""
+
+import dataclasses
+import os
+
+import numpy as np
+
+from jaxtests._tidy import _key, _number, _records
+
+__all__ = ["ScoreTable", "read_scores"]
+
+FOLD_COLUMNS = ("repetition", "fold")
+
+
+@dataclasses.dataclass(frozen=True)
+class ScoreTable:
+    """One score per data set and learner.
+
+    Attributes
+    ----------
+    scores : ndarray ``(n_datasets, n_learners)``
+        ``scores[i, j]``: learner ``j`` on data set ``i`` (the mean over its folds when
+        the table had a ``fold`` column).
+    datasets, learners : tuple of str
+        In order of first appearance in the table.
+    measure : str
+        The score column.
+    higher_is_better : bool
+        Rank 1 goes to the highest score (False for errors and losses).
+    n_folds : tuple of int or None
+        Rows averaged into each data set's scores, when the table had a ``fold`` column.
+    """
+
+    scores: np.ndarray
+    datasets: tuple
+    learners: tuple
+    measure: str
+    higher_is_better: bool = True
+    n_folds: tuple | None = None
+
+    def column(self, learner):
+        """``(n_datasets,)`` scores of one learner."""
+        if learner not in self.learners:
+            raise ValueError(f"unknown learner {learner!r}; learners are {list(self.learners)}.")
+        return self.scores[:, self.learners.index(learner)]
+
+    def friedman(self, *, method="chi2", n_resamples=None, key=None):
+        """:func:`jaxtests.friedman` of the table."""
+        from jaxtests._friedman import friedman
+
+        return friedman(
+            self.scores,
+            higher_is_better=self.higher_is_better,
+            method=method,
+            n_resamples=n_resamples,
+            key=key,
+        )
+
+    def nemenyi(self, *, alpha=0.05):
+        """:func:`jaxtests.nemenyi` of the table, with the learners' names."""
+        from jaxtests._friedman import nemenyi
+
+        return nemenyi(
+            self.scores, alpha=alpha, higher_is_better=self.higher_is_better, names=self.learners
+        )
+
+    def friedman_posthoc(self, *, control=None, method="holm", alpha=0.05):
+        """:func:`jaxtests.friedman_posthoc` of the table, with the learners' names."""
+        from jaxtests._rank_posthoc import friedman_posthoc
+
+        return friedman_posthoc(
+            self.scores,
+            control=control,
+            method=method,
+            alpha=alpha,
+            higher_is_better=self.higher_is_better,
+            names=self.learners,
+        )
+
+    def wilcoxon(self, a, b, **kwargs):
+        """:func:`jaxtests.wilcoxon` of learner ``a``'s scores against ``b``'s (``a - b``)."""
+        from jaxtests._wilcoxon import wilcoxon
+
+        return wilcoxon(self.column(a), self.column(b), **kwargs)
+
+
+def _is_frame(source):
+    return hasattr(source, "columns") and hasattr(source, "__getitem__")
+
+
+def _columns(source):
+    """Column names and row records ``[(where, {column: value})]`` of a frame or mapping."""
+    if _is_frame(source):
+        header = [str(c) for c in source.columns]
+        if len(set(header)) != len(header):
+            raise ValueError("`source`: duplicate column names.")
+        cols = {str(c): np.asarray(source[c]).tolist() for c in source.columns}
+    elif isinstance(source, dict):
+        header = [str(c) for c in source]
+        cols = {str(c): np.asarray(v).tolist() for c, v in source.items()}
+        sizes = {c: len(v) if isinstance(v, list) else -1 for c, v in cols.items()}
+        if len(set(sizes.values())) > 1 or -1 in sizes.values():
+            raise ValueError(f"`source`: columns must be 1-d and of equal length, got {sizes}.")
+    else:
+        raise TypeError(
+            "`source` must be a path to a CSV/JSON file, a DataFrame or a dict of columns, "
+            f"got {type(source).__name__}."
+        )
+    n = len(cols[header[0]]) if header else 0
+    rows = [(i + 1, {c: cols[c][i] for c in header}) for i in range(n)]
+    return header, rows
+
+
+def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_is_better=True):
+    """Read scores of learners over many data sets from a tidy table.
+
+    Parameters
+    ----------
+    source : str, path-like, DataFrame or dict
+        A ``.csv``, ``.csv.gz`` or ``.json`` file (a list of records), a DataFrame
+        (pandas, polars: anything with ``columns`` and column indexing) or a dict of
+        equal-length columns. One row per data set and learner, or per data set,
+        learner and fold when there is a ``fold`` column (and ``repetition``, for
+        repeated cross-validation).
+    score : str, optional
+        The score column; default the only column besides ``dataset``, ``learner``,
+        ``fold`` and ``repetition``.
+    dataset : str
+        The data-set column.
+    learner : str, optional
+        The learner column: ``"learner"``, or ``"algorithm"`` when the table has no
+        ``learner`` column.
+    higher_is_better : bool
+        Whether a higher score is better (accuracy, AUC); False for errors and losses.
+        Sets the ranks of the table's Friedman, Nemenyi and post hoc tests.
+
+    Returns
+    -------
+    ScoreTable
+
+    Notes
+    -----
+    With a ``fold`` column, each data set's score of a learner is the mean over its
+    folds (Demšar's recipe: one cross-validated score per data set); every learner
+    needs the same folds of a data set. Every learner needs a score on every data set
+    (Friedman's test ranks complete blocks): a missing one is an error naming it, as
+    are a repeated row, a missing or non-finite score and fewer than two learners.
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> table = jaxtests.read_scores({
+    ...     "dataset": ["iris", "iris", "wine", "wine", "glass", "glass"],
+    ...     "learner": ["svm", "knn"] * 3,
+    ...     "accuracy": [0.96, 0.95, 0.98, 0.96, 0.70, 0.66],
+    ... })
+    >>> table.learners, table.scores.shape
+    (('svm', 'knn'), (3, 2))
+    >>> float(table.wilcoxon("svm", "knn").pvalue)
+    0.25
+    """
+    if not isinstance(higher_is_better, bool | np.bool_):
+        raise TypeError(f"`higher_is_better` must be True or False, got {higher_is_better!r}.")
+    if isinstance(source, str | os.PathLike):
+        path = os.fspath(source)
+        if not os.path.exists(path):
+            raise ValueError(f"{path}: no such file.")
+        header, rows = _records(path)
+    else:
+        path = "`source`"
+        header, rows = _columns(source)
+    if learner is None:
+        learner = "learner" if "learner" in header or "algorithm" not in header else "algorithm"
+    for col, what in ((dataset, "dataset"), (learner, "learner")):
+        if col not in header:
+            raise ValueError(f"{path}: {what} column {col!r} not found; columns are {header}.")
+    folds = [c for c in FOLD_COLUMNS if c in header]
+    if "repetition" in folds and "fold" not in folds:
+        raise ValueError(f"{path}: a 'repetition' column needs a 'fold' column beside it.")
+    keys = (dataset, learner, *folds)
+    if score is None:
+        rest = [h for h in header if h not in keys]
+        if len(rest) != 1:
+            raise ValueError(
+                f"{path}: choose the score column with `score=`: the columns besides "
+                f"{list(keys)} are {rest}."
+            )
+        score = rest[0]
+    elif score not in header or score in keys:
+        raise ValueError(f"{path}: score column {score!r} not found among {header}.")
+    if not rows:
+        raise ValueError(f"{path}: no data rows.")
+    return _table(path, rows, keys, score, higher_is_better)
+
+
+def _table(path, rows, keys, score, higher_is_better):
+    folds = keys[2:]
+    cells = {}
+    for line, r in rows:
+        k = tuple(_key(path, line, c, r.get(c)) for c in keys)
+        if k in cells:
+            what = ", ".join(f"{c} {v!r}" for c, v in zip(keys, k, strict=True))
+            raise ValueError(
+                f"{path}, line {line}: a second row for {what} (first on line {cells[k][0]})"
+                + ("; add a 'fold' column for per-fold rows." if not folds else ".")
+            )
+        cells[k] = (line, _number(path, line, score, r.get(score)))
+    datasets = tuple(dict.fromkeys(k[0] for k in cells))
+    learners = tuple(dict.fromkeys(k[1] for k in cells))
+    if len(learners) < 2:
+        raise ValueError(f"{path}: only one learner ({learners[0]!r}); a comparison needs two.")
+    fold_sets = {}
+    for k in cells:
+        fold_sets.setdefault(k[:2], set()).add(k[2:])
+    scores = np.empty((len(datasets), len(learners)))
+    n_folds = []
+    for i, d in enumerate(datasets):
+        ref = fold_sets.get((d, learners[0]))
+        for j, a in enumerate(learners):
+            have = fold_sets.get((d, a))
+            if have is None:
+                raise ValueError(
+                    f"{path}: learner {a!r} has no score on data set {d!r}; every learner needs "
+                    "a score on every data set (drop the data set or the learner)."
+                )
+            if have != ref:
+                raise ValueError(
+                    f"{path}: learners {learners[0]!r} and {a!r} have different folds on data set "
+                    f"{d!r}; a data set's score is the mean over the same folds for every learner."
+                )
+            scores[i, j] = np.mean([cells[(d, a, *f)][1] for f in sorted(have)])
+        n_folds.append(len(ref))
+    return ScoreTable(
+        scores=scores,
+        datasets=datasets,
+        learners=learners,
+        measure=score,
+        higher_is_better=bool(higher_is_better),
+        n_folds=tuple(n_folds) if folds else None,
+    )

@@ -46,7 +46,9 @@ class PermutationTestResult:
         exact and binomial results.
     n_extreme : array
         Number of rearrangements at least as extreme as the observed one (the
-        smaller tail for two-sided tests); 0 where ``pvalue`` is NaN.
+        smaller tail for two-sided tests); 0 where ``pvalue`` is NaN; -1 where the
+        exact count of more than 62 differences exceeds int64 (``pvalue`` is exact;
+        such counts below it carry float64 rounding past 2^53).
     pvalue_adjusted : array or None
         Westfall-Young single-step max-T adjusted p-values (``correction="maxT"``);
         the name matches :func:`jaxtests.posthoc`'s results.
@@ -187,7 +189,10 @@ def wrap(statistic, batch_shape, res, alternative, correction, null_map=None):
             null = null_map(null)
         null = jnp.asarray(np.asarray(null).reshape((*batch_shape, null.shape[-1])))
     lo, hi = res.interval
-    n_extreme = np.where(undefined, 0, np.asarray(res.n_extreme, np.int64).reshape(-1))
+    n_extreme = np.asarray(res.n_extreme).reshape(-1)
+    if n_extreme.dtype.kind == "f":  # subset-sum counts past 62 differences: beyond int64
+        n_extreme = np.where(n_extreme < 2.0**63, n_extreme, -1.0)
+    n_extreme = np.where(undefined, 0, n_extreme.astype(np.int64))
     return PermutationTestResult(
         statistic=jnp.asarray(np.asarray(statistic, dtype=np.float64).reshape(batch_shape)),
         pvalue=shape(res.pvalue),

@@ -203,15 +203,20 @@ def _linear(d2, statistic, opts):
     if statistic == "t" and opts.return_null:  # the sum of squares is sign-invariant
         q = np.sum(d2 * d2, axis=-1)
         null_map = lambda t: _t_from_mean(t, m, q)  # noqa: E731
-    if exact and m_eff > MAX_MITM:
+    counted = exact and opts.correction is None and not opts.return_null
+    # Differences on the half-integer lattice (signed ranks, integer counts): subset-sum
+    # counts on the host, exact far beyond meeting in the middle, and nothing to compile.
+    lattice = counted and _pvalues.lattice_feasible(dk)
+    if exact and m_eff > MAX_MITM and not lattice:
         raise ValueError(
             f"`method`='exact' supports at most {MAX_MITM} nonzero instances "
             f"for statistic {statistic!r}; got {m_eff}. Use 'monte-carlo'."
         )
-    if exact and opts.correction is None and not opts.return_null:
-        # Meet in the middle on P = sum of kept-sign d: T = (2 P - D) / m.
+    if counted:
+        # Count P = sum of kept-sign d: T = (2 P - D) / m.
         t_lo, t_hi, total = np.asarray(t_lo), np.asarray(t_hi), np.asarray(total)
-        ge, le = mitm_counts(dk, (m * t_hi + total) / 2, (m * t_lo + total) / 2)
+        count = _pvalues.lattice_counts if lattice else mitm_counts
+        ge, le = count(dk, (m * t_hi + total) / 2, (m * t_lo + total) / 2)
         p, cnt, interval = _pvalues.counts_to_pvalues(ge, le, 2**mk, opts.alternative, True)
         if opts.progress is not None:
             opts.progress(2**mk, 2**mk)
@@ -315,7 +320,9 @@ def signflip_test(
         the values {-c, 0, +c} (closed form, equals ``scipy.stats.binomtest``),
         "exact" when ``2^m <= n_resamples`` (``m`` counts nonzero differences),
         else "monte-carlo". Exact "mean"/"t" count by meeting in the middle
-        (``m <= 48``); other statistics enumerate (``2^m <= 2^30``).
+        (``m <= 48``), or, when every ``2 d`` is an integer (ranks, counts), by
+        subset sums on the host (``m <= 1000``, ``m sum|2 d| <= 2^30``); other
+        statistics enumerate (``2^m <= 2^30``).
     key : int, JAX key or None
         Randomness; the seed is recorded in the result. Checked on every path;
         exact and binomial results use none (``seed`` None).

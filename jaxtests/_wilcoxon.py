@@ -14,7 +14,7 @@ __all__ = ["WilcoxonResult", "wilcoxon"]
 
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 METHODS = ("auto", "exact", "approx", "asymptotic", "permutation")
-MAX_EXACT = 48  # nonzero differences counted exactly (the engine's meet in the middle)
+MAX_EXACT = 1000  # nonzero differences counted exactly (subset sums of the doubled ranks)
 
 
 @result
@@ -148,11 +148,11 @@ def wilcoxon(
         About the location of ``x - y``: "greater" is ``P(R+ >= r_plus)``.
     method : {"auto", "exact", "approx", "permutation"}
         "exact": every sign pattern of the signed ranks, counted by the sign-flip
-        engine (meet in the middle, up to 48 nonzero differences), exact with ties
-        and zeros too. "approx" (scipy's "asymptotic", also accepted): normal
-        approximation with tie correction. "permutation": the same sign flips,
-        enumerated when ``2^n <= n_resamples`` and drawn at random otherwise. "auto":
-        "exact" up to 48 nonzero differences, else "approx".
+        engine (up to 1,000 nonzero differences), exact with ties and zeros too.
+        "approx" (scipy's "asymptotic", also accepted): normal approximation with tie
+        correction. "permutation": the same sign flips, enumerated when
+        ``2^n <= n_resamples`` and drawn at random otherwise. "auto": "exact" up to
+        1,000 nonzero differences, else "approx".
     n_resamples : int, optional
         "permutation" only: the most patterns enumerated and the Monte Carlo draws
         (default 100,000).
@@ -175,8 +175,11 @@ def wilcoxon(
     the distribution scipy tabulates; with them it is the exact permutation
     distribution, where scipy's "exact" rounds a non-integer ``R+`` and its "auto"
     uses the normal approximation beyond 13 pairs. scipy's "auto" is exact up to 50
-    pairs without ties; here "auto" is exact up to 48 nonzero differences, ties or
-    not. Two-sided exact p-values are ``min(1, 2 min(P(R+ >= r), P(R+ <= r)))``.
+    pairs without ties; here "auto" is exact up to 1,000 nonzero differences, ties or
+    not. Average ranks are multiples of 1/2, so the engine counts the ``2^n`` patterns
+    by subset sums of the doubled ranks (``O(n^3)``; integer counts up to 62
+    differences, float64 probabilities beyond). Two-sided exact p-values are
+    ``min(1, 2 min(P(R+ >= r), P(R+ <= r)))``.
 
     References
     ----------

@@ -69,6 +69,45 @@ def test_exact_mitm_m30_equals_enumeration_of_halves():
     np.testing.assert_allclose(r.pvalue, count / 2**30, rtol=1e-12)
 
 
+def test_lattice_counts_equal_meet_in_the_middle_counts():
+    # Half-integer differences (average ranks with ties): the host subset-sum counts and
+    # the engine's meet in the middle count the same 2^30 patterns; integer counts agree.
+    from jaxtests._engine import mitm_counts
+    from jaxtests._pvalues import lattice_counts, lattice_feasible
+
+    rng = np.random.default_rng(11)
+    d = rng.integers(-12, 13, size=(3, 30)) / 2.0
+    lo = np.array([-4.0, 0.5, 3.25])
+    hi = np.array([-3.5, 1.0, 7.0])
+    assert lattice_feasible(d) and not lattice_feasible(d + 0.1)
+    ge, le = lattice_counts(d, lo, hi)
+    ge_m, le_m = (np.asarray(c) for c in mitm_counts(d, lo, hi))
+    np.testing.assert_array_equal(ge, ge_m)
+    np.testing.assert_array_equal(le, le_m)
+
+
+def test_exact_integer_differences_beyond_meet_in_the_middle():
+    # 80 integer differences (counts): exact by subset sums, checked against a Python-int
+    # recursion of the sign-flipped sum (2^80 patterns: beyond int64, n_extreme -1).
+    rng = np.random.default_rng(5)
+    d = rng.integers(-3, 5, size=80).astype(float)
+    r = signflip_test(d, method="exact", alternative="greater")
+    counts = {0: 1}
+    for a in d[d != 0]:
+        new = {}
+        for s_, c in counts.items():  # each difference adds +|a| or -|a|
+            new[s_ + abs(a)] = new.get(s_ + abs(a), 0) + c
+            new[s_ - abs(a)] = new.get(s_ - abs(a), 0) + c
+        counts = new
+    m = int(np.sum(d != 0))
+    ge = sum(c for s_, c in counts.items() if s_ >= d.sum())
+    assert r.method == "exact" and r.n_resamples == 2**m
+    np.testing.assert_allclose(float(r.pvalue), ge / 2**m, rtol=1e-12)
+    assert int(r.n_extreme) == (ge if ge < 2**63 else -1)
+    with pytest.raises(ValueError, match="at most 48 nonzero"):
+        signflip_test(d + 0.1, method="exact")
+
+
 def test_binomial_equals_scipy_binomtest():
     d = np.array([1, -1, 0, 1, 1, 0, 1, -1, 1, 1, 1, 0, 1, 1] * 3, float)  # 0/1-loss diffs
     n_pos, n_nz = int((d > 0).sum()), int((d != 0).sum())
@@ -215,7 +254,7 @@ def test_validation_messages():
     with pytest.raises(ValueError, match="`axis`=3 is out of range"):
         signflip_test(D12, axis=3)
     with pytest.raises(ValueError, match="supports at most 48"):
-        signflip_test(np.arange(1.0, 51.0), method="exact")
+        signflip_test(np.arange(1.0, 51.0) + 0.1, method="exact")  # integers: subset sums
     with pytest.raises(TypeError, match="`return_null` must be a bool"):
         signflip_test(D12, return_null=1)
     with pytest.raises(TypeError, match="`key` must be an int seed or a JAX key"):

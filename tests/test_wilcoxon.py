@@ -98,14 +98,52 @@ def test_approx_is_scipys_asymptotic(zero_method, correction, alternative):
     np.testing.assert_allclose(float(r.zstatistic), ref.zstatistic, rtol=1e-10)
 
 
-def test_auto_is_approx_beyond_48_nonzero_differences():
-    x, y = RNG.normal(size=60), RNG.normal(size=60)
+def test_exact_beyond_scipys_auto_limit_is_scipys_exact():
+    x, y = RNG.normal(0.15, 1, 120), RNG.normal(size=120)
+    r = jaxtests.wilcoxon(x, y)
+    ref = stats.wilcoxon(x, y, method="exact")  # scipy's exact recursion (its auto: approx)
+    assert r.method == "exact"
+    np.testing.assert_allclose(float(r.pvalue), ref.pvalue, rtol=1e-12)
+
+
+def test_auto_is_approx_beyond_1000_nonzero_differences():
+    x, y = RNG.normal(size=1001), RNG.normal(size=1001)
     r = jaxtests.wilcoxon(x, y)
     ref = stats.wilcoxon(x, y)  # scipy: asymptotic beyond 50
     assert r.method == "approx"
     np.testing.assert_allclose(float(r.pvalue), ref.pvalue, rtol=1e-10)
-    with pytest.raises(ValueError, match="at most 48 nonzero"):
+    with pytest.raises(ValueError, match="at most 1000 nonzero"):
         jaxtests.wilcoxon(x, y, method="exact")
+
+
+def _exact_tails_python_ints(signed, r_plus):
+    """P(R+ >= r), P(R+ <= r) of signed average ranks by a Python-int subset-sum recursion."""
+    w = [round(2 * abs(v)) for v in signed if v != 0]
+    counts = {0: 1}
+    for a in w:
+        new = dict(counts)
+        for s, c in counts.items():
+            new[s + a] = new.get(s + a, 0) + c
+        counts = new
+    total = 2 ** len(w)
+    r2 = round(2 * r_plus)
+    ge = sum(c for s, c in counts.items() if s >= r2)
+    le = sum(c for s, c in counts.items() if s <= r2)
+    return ge / total, le / total
+
+
+@pytest.mark.parametrize("alternative", ALTS)
+def test_exact_with_ties_beyond_62_differences_matches_integer_counts(alternative):
+    # 90 pairs on a coarse grid: many ties and some zeros; counts reach 2^80 (float path).
+    x = np.round(RNG.normal(0.25, 1, 90), 1)
+    y = np.round(RNG.normal(0, 1, 90), 1)
+    r = jaxtests.wilcoxon(x, y, method="exact", alternative=alternative)
+    d = x - y
+    ranks = stats.rankdata(np.abs(d[d != 0]))  # scipy's average ranks, zeros dropped
+    signed = np.where(d[d != 0] > 0, ranks, -ranks)
+    ge, le = _exact_tails_python_ints(signed, ranks[d[d != 0] > 0].sum())
+    expected = {"greater": ge, "less": le, "two-sided": min(1.0, 2 * min(ge, le))}[alternative]
+    np.testing.assert_allclose(float(r.pvalue), expected, rtol=1e-12)
 
 
 def test_batches_along_any_axis():

@@ -1,15 +1,21 @@
 """Bayesian comparison of two learners (Benavoli, Corani, Demšar & Zaffalon, JMLR 2017)."""
 
+import functools
 import numbers
 
 import jax
+import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from jaxtests import _validation as v
+from jaxtests._buckets import bucket
 from jaxtests._precision import x64
+from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
+from jaxtests.kernels import statistics as kstatistics
 
-__all__ = ["BayesianResult", "correlated_ttest"]
+__all__ = ["BayesianResult", "SignRankResult", "correlated_ttest", "signrank"]
 
 
 @result
@@ -125,4 +131,247 @@ def correlated_ttest(a, b, *, rope, rho, axis=-1):
         df=df,
         rope=float(rope),
         rho=float(rho),
+    )
+
+
+PRIOR_PLACES = ("rope", "left", "right")
+# The prior's pseudo-observation: at 0 (baycomp's only choice), or at -inf / +inf.
+_PSEUDO_OBSERVATION = {"rope": 0.0, "left": -np.inf, "right": np.inf}
+# Samples per block: a block's arrays are (block, 3, m) partial sums, each at most about
+# 3 * 2^20 float64 values (24 MiB), for at most 4096 samples.
+_MAX_BLOCK = 4096
+_BLOCK_ELEMENTS = 2**20
+
+
+@result
+class SignRankResult:
+    """Posterior of the Bayesian signed-rank test of ``a - b`` over data sets.
+
+    Attributes
+    ----------
+    p_left, p_rope, p_right : float
+        Fractions of posterior samples in which the probability that the difference
+        ``a - b`` on a new data set lies below ``-rope`` (b better), within
+        ``[-rope, rope]``, or above ``rope`` (a better) is the largest of the three;
+        they sum to 1.
+    samples : (n_samples, 3) array
+        The posterior samples ``(left, rope, right)``, each row a probability vector.
+    rope, prior_strength : float
+    prior_place : str
+        ``"rope"``, ``"left"`` or ``"right"``.
+    n_samples, n_datasets : int
+    seed : int, tuple or None
+        Reproduces the samples: ``key=seed``.
+    """
+
+    p_left: jax.Array
+    p_rope: jax.Array
+    p_right: jax.Array
+    samples: jax.Array
+    rope: float = static_field()
+    prior_strength: float = static_field()
+    prior_place: str = static_field()
+    n_samples: int = static_field()
+    n_datasets: int = static_field()
+    seed: object = static_field(default=None)
+
+
+def _real_option(value, name, *, minimum=0.0):
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a number, got {type(value).__name__}.")
+    if not np.isfinite(value) or value < minimum:
+        raise ValueError(f"`{name}` must be a finite number >= {minimum:g}, got {value!r}.")
+    return float(value)
+
+
+def _signrank_iv(a, b, rope, n_samples, prior_strength, prior_place, batch_size):
+    """Validate :func:`signrank`'s arguments; return ``d = a - b`` (numpy) and options."""
+    rope = _real_option(rope, "rope")
+    n_samples = v.as_int_scalar(n_samples, "n_samples", minimum=1)
+    if n_samples > 2**31:
+        raise ValueError(f"`n_samples` must be at most 2**31, got {n_samples}.")
+    prior_strength = _real_option(prior_strength, "prior_strength")
+    if not isinstance(prior_place, str):
+        raise TypeError(f"`prior_place` must be a str, got {type(prior_place).__name__}.")
+    v.check_choice(prior_place, "prior_place", PRIOR_PLACES)
+    if batch_size is not None:
+        batch_size = v.as_int_scalar(batch_size, "batch_size", minimum=1)
+    av = np.asarray(v.as_float_array(a, "a", ndim=1))
+    bv = np.asarray(v.as_float_array(b, "b", ndim=1))
+    v.check_same_shape(av, bv, "a", "b")
+    if av.shape[0] < 2:
+        raise ValueError(f"`a` and `b` need at least 2 data sets, got {av.shape[0]}.")
+    return av - bv, rope, n_samples, prior_strength, prior_place, batch_size
+
+
+def _ordered_sum(x):
+    """Sum over the last axis, first to last: the same bits in any batch (a reduction's
+    order may change with the batch size)."""
+    total, _ = lax.scan(
+        lambda c, x_j: (c + x_j, None), jnp.zeros(x.shape[:-1], x.dtype), jnp.moveaxis(x, -1, 0)
+    )
+    return total
+
+
+def _dirichlet_weights(key, mask, prior_strength, index):
+    """Dirichlet weights of posterior sample ``index``: ``(m,)``.
+
+    Dirichlet(prior_strength, 1, ..., 1) on the entries where ``mask`` is True (the
+    pseudo-observation first, then the data sets) as normalised Gamma draws: Gamma(1)
+    is Exp(1), drawn directly; padded entries (``mask`` False) get weight exactly 0, and
+    so does the pseudo-observation when ``prior_strength == 0``. Sample ``index``'s key is
+    ``fold_in(key, index)``: the same weights in any block.
+    """
+    k_prior, k_data = jax.random.split(jax.random.fold_in(key, index))
+    dtype = jnp.result_type(float)
+    g = jnp.where(mask, jax.random.exponential(k_data, mask.shape, dtype), 0)
+    shape = jnp.maximum(prior_strength, jnp.finfo(dtype).tiny)
+    g0 = jnp.where(prior_strength > 0, jax.random.gamma(k_prior, shape, dtype=dtype), 0)
+    g = g.at[0].set(g0)
+    return g / _ordered_sum(g)
+
+
+@functools.partial(jax.jit, static_argnames=("block_size",))
+def _signrank_block(key, d, mask, rope, prior_strength, start, block_size):
+    """Posterior samples ``start .. start + block_size - 1``: ``(block_size, 3)``."""
+    index = start + jnp.arange(block_size, dtype=jnp.uint32)
+    w = jax.vmap(lambda i: _dirichlet_weights(key, mask, prior_strength, i))(index)
+    return kstatistics.signrank_posterior(d, w, rope)
+
+
+def _pseudo_data(d, prior_place):
+    """The pseudo-observation and ``d``, zero-padded to a shape bucket, and the mask."""
+    n = d.shape[0]
+    m = bucket(n + 1)
+    full = np.zeros(m)
+    full[0] = _PSEUDO_OBSERVATION[prior_place]
+    full[1 : n + 1] = d
+    return full, np.arange(m) < n + 1
+
+
+def _signrank_samples(key, d, rope, n_samples, prior_strength, prior_place, batch_size):
+    """``(n_samples, 3)`` posterior samples (numpy), computed in blocks."""
+    full, mask = _pseudo_data(d, prior_place)
+    if batch_size is None:
+        batch_size = min(_MAX_BLOCK, max(64, _BLOCK_ELEMENTS // full.shape[0]))
+    block = min(batch_size, bucket(n_samples))
+    args = (
+        key,
+        jnp.asarray(full),
+        jnp.asarray(mask),
+        jnp.asarray(rope, full.dtype),
+        jnp.asarray(prior_strength, full.dtype),
+    )
+    # Dispatch every block before reading any back (JAX runs them asynchronously).
+    parts = [
+        _signrank_block(*args, jnp.uint32(start), block_size=block)
+        for start in range(0, n_samples, block)
+    ]
+    return np.concatenate([np.asarray(p) for p in parts])[:n_samples]
+
+
+@x64
+def signrank(
+    a,
+    b,
+    *,
+    rope,
+    n_samples=50_000,
+    prior_strength=0.5,
+    prior_place="rope",
+    key=None,
+    batch_size=None,
+):
+    """Bayesian signed-rank test of two learners over data sets.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n,)
+        Scores of the two learners on the same ``n >= 2`` data sets (e.g. the mean
+        cross-validated accuracy on each), higher or lower better alike.
+    rope : float
+        Half-width of the region of practical equivalence ``[-rope, rope]`` of the
+        difference ``a - b`` (``rope >= 0``, in the scores' units, e.g. 0.01 accuracy).
+    n_samples : int
+        Number of posterior samples.
+    prior_strength : float
+        Weight ``s >= 0`` of the Dirichlet process prior's pseudo-observation (baycomp's
+        ``prior``; 0 drops it).
+    prior_place : {"rope", "left", "right"}
+        Where the pseudo-observation sits: at 0 (baycomp, the paper's default), or at
+        ``-inf`` (a prior for b better) or ``+inf`` (for a better).
+    key : int, jax.random key or None
+        Seed of the Dirichlet draws; None draws a fresh seed (recorded in the result).
+    batch_size : int, optional
+        Posterior samples per compiled block (memory); the samples do not depend on it.
+
+    Returns
+    -------
+    SignRankResult
+        ``p_left``, ``p_rope``, ``p_right`` and the ``(n_samples, 3)`` samples.
+
+    Notes
+    -----
+    With ``d = a - b`` on ``n`` data sets and a Dirichlet process prior of strength
+    ``s`` centred on a pseudo-observation ``z0`` (``prior_place``), each posterior
+    sample draws weights ``w ~ Dirichlet(s, 1, ..., 1)`` of ``(z0, d_1, ..., d_n)`` and
+    computes ``theta_l = sum w_i w_j [(z_i + z_j) / 2 < -rope]``, ``theta_r`` likewise
+    for ``> rope`` and ``theta_e = 1 - theta_l - theta_r`` over all pairs, ``i == j``
+    included (Benavoli et al. 2014, 2017); a pair exactly on ``±rope`` counts half on
+    each side. ``theta`` is the probability that the difference on a new data set lies
+    left of, inside or right of the rope; ``p_left``, ``p_rope``, ``p_right`` are the
+    fractions of samples in which each of the three is the largest (baycomp's
+    ``Posterior.probs``). With ``rope = 0``, ``theta_e = 0`` and ``p_rope = 0``.
+
+    Orientation: ``p_right`` is the probability that ``a`` is better when higher
+    scores are better. baycomp's ``two_on_multiple(x, y)`` (``SignedRankTest``) uses
+    ``y - x``, so its ``(p_left, p_rope, p_right)`` for ``(x, y)`` are the ones here for
+    ``a, b = y, x``; its "left" means its first learner ``x`` is better, as ``p_left``
+    here means ``b`` is better. Swapping ``a`` and ``b`` with the same key swaps
+    ``p_left`` and ``p_right`` exactly (``prior_place`` "left" and "right" swap too).
+
+    Sample ``i`` uses the key ``fold_in(key, i)``, so the samples are identical for
+    any ``batch_size``; the data sets are padded to a shape bucket with zero weights
+    (no compilation for a new ``n`` within a bucket; padding changes no bit). The
+    Dirichlet weights are normalised Gamma draws (Exp(1) for the data sets).
+
+    References
+    ----------
+    Benavoli, A., Corani, G., Mangili, F., Zaffalon, M., & Ruggeri, F. (2014). A Bayesian
+    Wilcoxon signed-rank test based on the Dirichlet process. ICML.
+    Benavoli, A., Corani, G., Demšar, J., & Zaffalon, M. (2017). Time for a change: a
+    tutorial for comparing multiple classifiers through Bayesian analysis. JMLR 18.
+    baycomp (Demšar, Benavoli, Corani), ``baycomp/multiple.py``, ``SignedRankTest``.
+
+    Examples
+    --------
+    >>> a = [0.91, 0.83, 0.75, 0.88, 0.69, 0.94, 0.80, 0.86, 0.77, 0.90]
+    >>> b = [0.89, 0.80, 0.76, 0.84, 0.66, 0.93, 0.78, 0.83, 0.77, 0.86]
+    >>> r = signrank(a, b, rope=0.02, key=0)
+    >>> round(float(r.p_left), 3), round(float(r.p_rope), 3), round(float(r.p_right), 3)
+    (0.0, 0.392, 0.608)
+    >>> r.samples.shape
+    (50000, 3)
+    """
+    d, rope, n_samples, prior_strength, prior_place, batch_size = _signrank_iv(
+        a, b, rope, n_samples, prior_strength, prior_place, batch_size
+    )
+    typed_key, seed = resolve_key(key)
+    samples = _signrank_samples(
+        typed_key, d, rope, n_samples, prior_strength, prior_place, batch_size
+    )
+    # baycomp's Posterior.probs: the winner of each sample (ties to the first).
+    counts = np.bincount(np.argmax(samples, axis=1), minlength=3)
+    p_left, p_rope, p_right = counts / n_samples
+    return SignRankResult(
+        p_left=np.float64(p_left),
+        p_rope=np.float64(p_rope),
+        p_right=np.float64(p_right),
+        samples=samples,
+        rope=rope,
+        prior_strength=prior_strength,
+        prior_place=prior_place,
+        n_samples=n_samples,
+        n_datasets=d.shape[0],
+        seed=seed,
     )

@@ -2,8 +2,8 @@
 
 ``read_scores`` turns a long table with one row per (data set, learner) into the
 ``(n_datasets, n_learners)`` matrix that :func:`jaxtests.friedman`, :func:`jaxtests.nemenyi`,
-:func:`jaxtests.friedman_posthoc` and :func:`jaxtests.wilcoxon` take, and ``ScoreTable``
-runs them by learner name.
+:func:`jaxtests.friedman_posthoc`, :func:`jaxtests.wilcoxon` and
+:func:`jaxtests.bayesian.signrank` take, and ``ScoreTable`` runs them by learner name.
 """
 
 import dataclasses
@@ -88,6 +88,17 @@ class ScoreTable:
         from jaxtests._wilcoxon import wilcoxon
 
         return wilcoxon(self.column(a), self.column(b), **kwargs)
+
+    def signrank(self, a, b, *, rope, **kwargs):
+        """:func:`jaxtests.bayesian.signrank` of learner ``a`` against ``b`` (``a - b``).
+
+        With ``higher_is_better=False`` the scores are negated first, so ``p_right``
+        is still "``a`` better".
+        """
+        from jaxtests._bayesian import signrank
+
+        sign = 1.0 if self.higher_is_better else -1.0
+        return signrank(sign * self.column(a), sign * self.column(b), rope=rope, **kwargs)
 
 
 def _is_frame(source):

@@ -1,12 +1,14 @@
 """Figures from the seeds: fold histograms, (tpr, fpr) scatter with Gaussian contours,
 permutation null distributions, algorithm orderings, Demšar's critical-difference
-diagram of a Nemenyi test, projections on learned measures.
+diagram of a Nemenyi test, projections on learned measures, the simplex of a Bayesian
+signed-rank test's posterior.
 
 Needs matplotlib (a dependency of jaxtests). Every function draws on ``ax`` when given,
 else on a new figure, and returns the figure; nothing is shown or saved here (the CLI
 saves PNGs). Each accepts the result object that carries its data (a permutation test
 with ``return_null=True``, a post hoc result, a MANOVA result) as well as plain arrays;
-``critical_difference`` takes its ``NemenyiResult`` only.
+``critical_difference`` takes its ``NemenyiResult`` only, ``simplex`` its
+``SignRankResult`` only.
 
 Readable at many algorithms: overlays switch to small multiples (one panel per
 algorithm, shared axes) above three algorithms, names sit on an axis (one row each, so
@@ -19,6 +21,7 @@ from jaxtests._plotting import null_distribution as null_distribution
 from jaxtests._plotting import ordering as ordering
 from jaxtests._plotting import projection as projection
 from jaxtests._plotting import scatter_gaussian as scatter_gaussian
+from jaxtests._plotting import simplex as simplex
 
 __all__ = [
     "critical_difference",
@@ -27,4 +30,5 @@ __all__ = [
     "ordering",
     "projection",
     "scatter_gaussian",
+    "simplex",
 ]

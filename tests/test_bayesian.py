@@ -68,3 +68,286 @@ def test_bad_data_is_named():
         bayesian.correlated_ttest([0.1], [0.2], rope=0.0, rho=0.1)
     with pytest.raises(ValueError, match="shape"):
         bayesian.correlated_ttest([0.1, 0.2], [0.2], rope=0.0, rho=0.1)
+
+
+# --- signrank: the Bayesian signed-rank test over data sets -----------------------------
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+from jaxtests.kernels import statistics as kstatistics  # noqa: E402
+
+from jaxtests import _bayesian  # noqa: E402
+from jaxtests._buckets import CompileCounter  # noqa: E402
+
+PSEUDO = {"rope": 0.0, "left": -np.inf, "right": np.inf}
+
+
+def _baycomp_samples(x, y, rope, weights, z0=0.0):
+    """baycomp (janezd/baycomp) ``baycomp/multiple.py``, ``SignedRankTest.sample``, line
+    for line, with its Dirichlet draws replaced by ``weights : (nsamples, n + 1)`` and its
+    pseudo-observation 0 by ``z0`` (baycomp has only 0; -inf/+inf are ours)."""
+
+    def heaviside(a, thresh):
+        return (a > thresh).astype(float) + 0.5 * (a == thresh).astype(float)
+
+    def diff_sums(x, y):
+        diff = np.hstack(([z0], y - x))
+        diff_m = np.lib.stride_tricks.as_strided(
+            diff, strides=(*diff.strides, 0), shape=diff.shape * 2
+        )
+        return diff_m + diff_m.T
+
+    nsamples = len(weights)
+
+    def with_rope():
+        sums = diff_sums(x, y)
+        above_rope = heaviside(sums, 2 * rope)
+        below_rope = heaviside(-sums, 2 * rope)
+        samples = np.zeros((nsamples, 3))
+        for i, samp_weights in enumerate(weights):
+            prod_weights = np.outer(samp_weights, samp_weights)
+            samples[i, 0] = np.sum(prod_weights * below_rope)
+            samples[i, 2] = np.sum(prod_weights * above_rope)
+        samples[:, 1] = -samples[:, 0] - samples[:, 2] + 1
+        return samples
+
+    def without_rope():
+        sums = diff_sums(x, y)
+        above_0 = heaviside(sums, 0)
+        samples = np.zeros((nsamples, 3))
+        for i, samp_weights in enumerate(weights):
+            prod_weights = np.outer(samp_weights, samp_weights)
+            samples[i, 2] = np.sum(prod_weights * above_0)
+        samples[:, 0] = -samples[:, 2] + 1
+        return samples
+
+    return with_rope() if rope > 0 else without_rope()
+
+
+def _baycomp_probs(x, y, rope, *, prior=0.5, nsamples, random_state):
+    """baycomp's SignedRankTest(x, y, rope, prior=prior).probs(): its own numpy draws,
+    ``RandomState(random_state).dirichlet``, and ``Posterior.probs`` (argmax winners);
+    always the three probabilities (baycomp drops p_rope when rope == 0)."""
+    weights = np.ones(len(x) + 1)
+    weights[0] = prior
+    draws = np.random.RandomState(random_state).dirichlet(weights, nsamples)
+    sample = _baycomp_samples(x, y, rope, draws)
+    winners = np.argmax(sample, axis=1)
+    return np.bincount(winners, minlength=3) / len(winners)
+
+
+# Differences in eighths: pairs whose sum is exactly +-2 rope (0.25) or 0 exercise the
+# half weights of baycomp's heaviside.
+TIED = np.array([0.125, 0.125, -0.375, 0.0, 0.25, -0.125, 0.5, 0.0])
+SIGNRANK_DATA = {
+    "noisy": (RNG.normal(0.80, 0.05, 17), RNG.normal(0.0, 0.02, 17)),
+    "tied": (np.full(8, 0.5), TIED),
+}
+
+
+@pytest.mark.parametrize("data", sorted(SIGNRANK_DATA))
+@pytest.mark.parametrize("rope", [0.0, 0.01, 0.125])
+@pytest.mark.parametrize("place", ["rope", "left", "right"])
+def test_signrank_kernel_is_baycomp_given_the_same_weights(data, rope, place):
+    base, delta = SIGNRANK_DATA[data]
+    a, b = base + delta, base  # our d = a - b is baycomp's y - x for x, y = b, a
+    n = len(a)
+    rng = np.random.default_rng(7)
+    w = rng.dirichlet(np.r_[0.5, np.ones(n)], 200)
+    ref = _baycomp_samples(b, a, rope, w, z0=PSEUDO[place])
+    d = np.r_[PSEUDO[place], a - b]
+    got = np.asarray(kstatistics.signrank_posterior(jnp.asarray(d), jnp.asarray(w), rope))
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
+    if rope == 0:
+        assert np.all(got[:, 1] == 0)  # nothing lies inside an empty rope, exactly
+    # Zero-weight padding (the shape buckets) changes no bit.
+    padded = kstatistics.signrank_posterior(
+        jnp.asarray(np.r_[d, np.zeros(5)]), jnp.asarray(np.c_[w, np.zeros((200, 5))]), rope
+    )
+    np.testing.assert_array_equal(np.asarray(padded), got)
+
+
+def test_signrank_samples_are_the_kernel_of_its_dirichlet_weights():
+    a, b = RNG.normal(0.8, 0.05, 9), RNG.normal(0.8, 0.05, 9)
+    r = bayesian.signrank(a, b, rope=0.02, n_samples=300, key=5)
+    full, mask = _bayesian._pseudo_data(a - b, "rope")
+    with jax.enable_x64(True):
+        index = jnp.arange(300, dtype=jnp.uint32)
+        w = jax.vmap(
+            lambda i: _bayesian._dirichlet_weights(
+                jax.random.key(5), jnp.asarray(mask), jnp.float64(0.5), i
+            )
+        )(index)
+        want = kstatistics.signrank_posterior(jnp.asarray(full), w, 0.02)
+    np.testing.assert_allclose(r.samples, np.asarray(want), rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("s", [0.5, 2.0, 0.0])
+def test_signrank_weights_are_dirichlet(s):
+    # Dirichlet(s, 1, ..., 1) over the pseudo-observation and n = 6 data sets, padded
+    # to 8: w_0 ~ Beta(s, n), each data set's weight ~ Beta(1, n - 1 + s); padding 0.
+    n, draws = 6, 20_000
+    _, mask = _bayesian._pseudo_data(np.zeros(n), "rope")
+    with jax.enable_x64(True):
+        w = jax.vmap(
+            lambda i: _bayesian._dirichlet_weights(
+                jax.random.key(3), jnp.asarray(mask), jnp.float64(s), i
+            )
+        )(jnp.arange(draws, dtype=jnp.uint32))
+    w = np.asarray(w)
+    assert w.shape == (draws, 8) and np.all(w[:, n + 1 :] == 0)
+    np.testing.assert_allclose(w.sum(axis=1), 1.0, rtol=0, atol=1e-14)
+    total = s + n
+    for j, alpha in ((0, s), (1, 1.0), (n, 1.0)):
+        mean = alpha / total
+        sd = np.sqrt(alpha * (total - alpha) / (total**2 * (total + 1)))
+        # 5 standard errors of the mean of `draws` weights: a false failure ~ 6e-7
+        assert abs(w[:, j].mean() - mean) <= 5 * sd / np.sqrt(draws) + 1e-15, (j, s)
+    if s == 0:
+        assert np.all(w[:, 0] == 0)
+
+
+def _cases():
+    rng = np.random.default_rng(2017)
+    base = rng.normal(0.80, 0.05, 15)
+    return {
+        # a clearly better than b: p_right near 1
+        "a_better": (base + rng.normal(0.03, 0.01, 15), base, 0.01),
+        # equivalent: differences well inside the rope, p_rope large
+        "equivalent": (base + rng.normal(0.0, 0.002, 15), base, 0.01),
+        # undecided: mass split between the rope and b better
+        "mixed": (base + rng.normal(-0.01, 0.02, 15), base, 0.01),
+        "no_rope": (base + rng.normal(0.005, 0.02, 15), base, 0.0),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_cases()))
+def test_signrank_probabilities_match_baycomp_within_monte_carlo_error(case):
+    a, b, rope = _cases()[case]
+    n_samples = 20_000
+    r = bayesian.signrank(a, b, rope=rope, n_samples=n_samples, key=11)
+    got = np.array([r.p_left, r.p_rope, r.p_right])
+    # baycomp's two_on_multiple(x, y) tests y - x: x, y = b, a.
+    ref = _baycomp_probs(b, a, rope, nsamples=n_samples, random_state=12)
+    # Two independent estimates of each probability: 4 standard errors of their
+    # difference (a false failure about 6e-5 per probability).
+    p = (got + ref) / 2
+    se = np.sqrt(p * (1 - p) * 2 / n_samples)
+    assert np.all(np.abs(got - ref) <= 4 * se + 1e-12), (got, ref)
+    np.testing.assert_allclose(got.sum(), 1.0, rtol=0, atol=1e-12)
+    if case == "a_better":
+        assert r.p_right > 0.99 and ref[2] > 0.99
+    if case == "equivalent":
+        assert r.p_rope > 0.95
+    if case == "mixed":
+        assert 0.05 < r.p_left < 0.95 and 0.05 < r.p_rope < 0.95
+    if case == "no_rope":
+        assert r.p_rope == 0 and np.all(r.samples[:, 1] == 0)
+
+
+@pytest.mark.parametrize("rope", [0.0, 0.01])
+def test_signrank_swapping_the_learners_swaps_left_and_right_exactly(rope):
+    a, b = RNG.normal(0.8, 0.05, 12), RNG.normal(0.8, 0.05, 12)
+    r = bayesian.signrank(a, b, rope=rope, n_samples=2_000, key=4)
+    s = bayesian.signrank(b, a, rope=rope, n_samples=2_000, key=4)
+    np.testing.assert_array_equal(s.samples, r.samples[:, ::-1])
+    assert (s.p_left, s.p_rope, s.p_right) == (r.p_right, r.p_rope, r.p_left)
+    left = bayesian.signrank(a, b, rope=rope, n_samples=2_000, key=4, prior_place="left")
+    right = bayesian.signrank(b, a, rope=rope, n_samples=2_000, key=4, prior_place="right")
+    np.testing.assert_array_equal(right.samples, left.samples[:, ::-1])
+
+
+def test_signrank_prior_place_moves_mass_to_its_side():
+    a, b = RNG.normal(0.8, 0.05, 6), RNG.normal(0.8, 0.05, 6)
+    kw = dict(rope=0.01, n_samples=2_000, key=8, prior_strength=1.0)
+    mid = bayesian.signrank(a, b, **kw).samples
+    left = bayesian.signrank(a, b, prior_place="left", **kw).samples
+    right = bayesian.signrank(a, b, prior_place="right", **kw).samples
+    # Same weights; the pairs with the pseudo-observation move to its side (rounding
+    # is monotone, so the inequality holds exactly), and strictly on average.
+    assert np.all(left[:, 0] >= mid[:, 0]) and np.all(right[:, 2] >= mid[:, 2])
+    assert left[:, 0].mean() > mid[:, 0].mean() and right[:, 2].mean() > mid[:, 2].mean()
+
+
+def test_signrank_same_key_same_samples_for_any_batch_size():
+    a, b = RNG.normal(0.8, 0.05, 10), RNG.normal(0.8, 0.05, 10)
+    runs = [
+        bayesian.signrank(a, b, rope=0.01, n_samples=777, key=9, batch_size=bs)
+        for bs in (None, 1, 7, 64, 1000)
+    ]
+    for r in runs[1:]:
+        np.testing.assert_array_equal(r.samples, runs[0].samples)
+        assert (r.p_left, r.p_rope, r.p_right) == (runs[0].p_left, runs[0].p_rope, runs[0].p_right)
+    r = runs[0]
+    assert r.samples.shape == (777, 3) and r.n_samples == 777 and r.n_datasets == 10
+    assert r.seed == 9 and r.rope == 0.01 and r.prior_place == "rope"
+    np.testing.assert_allclose(r.samples.sum(axis=1), 1.0, rtol=0, atol=1e-14)
+    assert r.p_left + r.p_rope + r.p_right == pytest.approx(1.0, abs=1e-15)
+    # a typed key and the recorded seed reproduce the run; another key does not
+    typed = bayesian.signrank(a, b, rope=0.01, n_samples=777, key=jax.random.key(9))
+    np.testing.assert_array_equal(typed.samples, r.samples)
+    other = bayesian.signrank(a, b, rope=0.01, n_samples=777, key=10)
+    assert not np.array_equal(other.samples, r.samples)
+    fresh = bayesian.signrank(a, b, rope=0.01, n_samples=50)
+    again = bayesian.signrank(a, b, rope=0.01, n_samples=50, key=fresh.seed)
+    np.testing.assert_array_equal(again.samples, fresh.samples)
+
+
+def test_signrank_bucket_padding_changes_no_bit_and_no_compile():
+    a, b = RNG.normal(0.8, 0.05, 7), RNG.normal(0.8, 0.05, 7)
+    d = a - b
+    full, mask = _bayesian._pseudo_data(d, "left")
+    assert full.shape == (8,)
+    wider = np.r_[full, np.zeros(8)]
+    with jax.enable_x64(True):
+        args = (jnp.float64(0.01), jnp.float64(0.5), jnp.uint32(0))
+        key = jax.random.key(1)
+        one = _bayesian._signrank_block(key, full, mask, *args, block_size=64)
+        two = _bayesian._signrank_block(key, wider, np.r_[mask, mask * False], *args, block_size=64)
+    np.testing.assert_array_equal(np.asarray(one), np.asarray(two))
+    # 6 and 7 data sets (with the pseudo-observation: 7 and 8) share the bucket of 8.
+    bayesian.signrank(a[:6], b[:6], rope=0.01, n_samples=100, key=0)
+    with CompileCounter() as counter:
+        bayesian.signrank(a, b, rope=0.02, n_samples=100, key=1)
+    assert counter.compiles == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "error", "match"),
+    [
+        (([0.1, np.nan, 0.3], [0.2, 0.2, 0.2]), {}, ValueError, "`a` contains NaN"),
+        (([0.1, 0.2, 0.3], [0.2, np.inf, 0.2]), {}, ValueError, "`b` contains inf"),
+        (([0.1, 0.2, 0.3], [0.2, 0.2]), {}, ValueError, "same shape"),
+        (([0.1], [0.2]), {}, ValueError, "at least 2 data sets"),
+        (([[0.1, 0.2]], [[0.2, 0.3]]), {}, ValueError, "`a` must be 1-dimensional"),
+        ((["x", "y"], [0.2, 0.3]), {}, TypeError, "`a` must be an array of real"),
+        (([0.1, 0.2], [0.2, 0.3]), dict(rope=-0.1), ValueError, "`rope`"),
+        (([0.1, 0.2], [0.2, 0.3]), dict(rope=np.nan), ValueError, "`rope`"),
+        (([0.1, 0.2], [0.2, 0.3]), dict(rope="0.1"), TypeError, "`rope`"),
+        (([0.1, 0.2], [0.2, 0.3]), dict(n_samples=0), ValueError, "`n_samples`"),
+        (([0.1, 0.2], [0.2, 0.3]), dict(n_samples=10.0), TypeError, "`n_samples`"),
+        (([0.1, 0.2], [0.2, 0.3]), dict(prior_strength=-1.0), ValueError, "`prior_strength`"),
+        (([0.1, 0.2], [0.2, 0.3]), dict(prior_place="middle"), ValueError, "`prior_place`"),
+        (([0.1, 0.2], [0.2, 0.3]), dict(prior_place=None), TypeError, "`prior_place`"),
+        (([0.1, 0.2], [0.2, 0.3]), dict(batch_size=0), ValueError, "`batch_size`"),
+        (([0.1, 0.2], [0.2, 0.3]), dict(key=-1), ValueError, "`key`"),
+    ],
+)
+def test_signrank_bad_input_is_named(args, kwargs, error, match):
+    kwargs = {"rope": 0.01, **kwargs}
+    with pytest.raises(error, match=match):
+        bayesian.signrank(*args, **kwargs)
+
+
+def test_signrank_result_is_readable_and_a_pytree():
+    r = bayesian.signrank([0.8, 0.9, 0.7], [0.7, 0.85, 0.7], rope=0.01, n_samples=100, key=0)
+    text = repr(r)
+    assert text.startswith("SignRankResult(p_left=") and "seed=0" in text
+    leaves = jax.tree_util.tree_leaves(r)
+    assert len(leaves) == 4 and leaves[3].shape == (100, 3)
+
+
+def test_signrank_refuses_jit_with_a_clear_error():
+    b = jnp.asarray([0.7, 0.85, 0.7])
+    with pytest.raises(TypeError, match=r"cannot run under jax\.jit"):
+        jax.jit(lambda a: bayesian.signrank(a, b, rope=0.01, n_samples=10, key=0).p_left)(b)

@@ -115,6 +115,21 @@ def test_table_tests_equal_the_functions_and_references():
     np.testing.assert_array_equal(t.column("c45_cf"), SCORES[:, 2])
 
 
+def test_signrank_is_the_bayesian_test_of_the_columns():
+    t = jaxtests.read_scores(_long(SCORES))
+    r = t.signrank("c45_m", "c45", rope=0.01, n_samples=2000, key=4)
+    ref = jaxtests.bayesian.signrank(SCORES[:, 1], SCORES[:, 0], rope=0.01, n_samples=2000, key=4)
+    assert (float(r.p_left), float(r.p_rope), float(r.p_right)) == (
+        float(ref.p_left),
+        float(ref.p_rope),
+        float(ref.p_right),
+    )
+    # Errors instead of scores: negated, so p_right still means "the first learner better".
+    lo = jaxtests.read_scores(_long(-SCORES), higher_is_better=False)
+    r_lo = lo.signrank("c45_m", "c45", rope=0.01, n_samples=2000, key=4)
+    np.testing.assert_array_equal(np.asarray(r_lo.samples), np.asarray(r.samples))
+
+
 def test_lower_is_better_reverses_the_ranks():
     hi = jaxtests.read_scores(_long(SCORES)).nemenyi()
     lo = jaxtests.read_scores(_long(-SCORES), higher_is_better=False).nemenyi()
@@ -253,9 +268,30 @@ def test_compare_control_wilcoxon_and_permutation(capsys, demsar_csv, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_compare_bayes_signrank(capsys, demsar_csv, tmp_path):
+    args = ("compare", demsar_csv, "--test", "bayes-signrank", "--pair", "c45_m", "c45")
+    status, out, err = cli(capsys, *args, "--rope", 0.01, "--seed", 7, "--json")
+    assert status == 0, err
+    res = json.loads(out)
+    (row,) = res["rows"]
+    ref = jaxtests.bayesian.signrank(SCORES[:, 1], SCORES[:, 0], rope=0.01, key=7)
+    for side in ("left", "rope", "right"):
+        assert row[f"p_{side}"] == float(getattr(ref, f"p_{side}"))
+    best = max(("left", "rope", "right"), key=lambda s_: row[f"p_{s_}"])
+    decided = {"left": "c45 better", "rope": "equivalent", "right": "c45_m better"}[best]
+    assert row["decision"] == (decided if row[f"p_{best}"] >= 0.95 else "undecided")
+    assert res["results"]["bayes-signrank"]["seed"] == 7
+    status, out, err = cli(capsys, *args, "--rope", 0.01, "--out", tmp_path)
+    assert status == 0, err
+    assert "P(c45 better) = " in out and (tmp_path / "simplex.png").exists()
+    status, out, err = cli(capsys, *args)
+    assert status == 2 and "needs --rope" in err
+
+
 @pytest.mark.parametrize(
     ("args", "pattern"),
     [
+        (("--rope", "0.1"), r"--rope is not used by --test friedman nemenyi"),
         (("--test", "t"), r"--test t runs on per-fold or per-instance files"),
         (("--blocked",), r"--blocked is not used on a many-data-set file"),
         (("--seed", "1"), r"--seed is not used by --test friedman nemenyi"),

@@ -140,12 +140,43 @@ def _wilcoxon(table, args):
     return [row], {"wilcoxon": res}
 
 
+def _bayes_signrank(table, args):
+    a, b = _pair(table, args)
+    if args.rope is None:
+        raise BadInput("--test bayes-signrank needs --rope (e.g. 0.01 for accuracy).")
+    res, notes = _quiet_call(table.signrank, a, b, rope=args.rope, key=args.seed)
+    probs = {f"p_{s}": float(getattr(res, f"p_{s}")) for s in ("left", "rope", "right")}
+    # Benavoli et al. (2017): decide when one region's posterior probability is >= 0.95.
+    regions = {"p_left": f"{b} better", "p_rope": "equivalent", "p_right": f"{a} better"}
+    best = max(probs, key=probs.get)
+    row = {
+        "test": "bayes-signrank",
+        "comparison": f"{a} vs {b}",
+        "measure": table.measure,
+        "statistic": None,
+        "df": None,
+        "pvalue": None,
+        "decision": regions[best] if probs[best] >= 0.95 else "undecided",
+        **probs,
+    }
+    if notes:
+        row["notes"] = notes
+    text = (
+        f"bayes-signrank {a} vs {b}, rope {args.rope:g}, {res.n_samples} posterior samples "
+        f"(seed {res.seed}): P({b} better) = {probs['p_left']:.4f}, "
+        f"P(equivalent) = {probs['p_rope']:.4f}, P({a} better) = {probs['p_right']:.4f}"
+    )
+    summary = {**probs, "rope": res.rope, "n_samples": res.n_samples, "seed": res.seed}
+    return [row], {"bayes-signrank": summary, "bayes_text": text, "bayes_result": (res, (a, b))}
+
+
 DATASET_TESTS = {
     "friedman": DatasetTest(_friedman),
     "friedman-permutation": DatasetTest(_friedman_permutation, random=True),
     "nemenyi": DatasetTest(_nemenyi),
     "friedman-posthoc": DatasetTest(_posthoc),
     "wilcoxon": DatasetTest(_wilcoxon, pairwise=True, one_sided=True),
+    "bayes-signrank": DatasetTest(_bayes_signrank, pairwise=True, random=True),
 }
 
 # Options of the per-fold and per-instance layouts that a many-data-set file does not take.
@@ -183,10 +214,12 @@ def _check_options(args, tests, table):
         if not any(DATASET_TESTS[t].pairwise for t in tests):
             unused("--pair", "those tests compare all learners at once")
     random = any(DATASET_TESTS[t].random for t in tests)
-    if args.n_resamples is not None and not random:
+    if args.n_resamples is not None and "friedman-permutation" not in tests:
         unused("--n-resamples", "only friedman-permutation draws resamples")
     if args.seed is not None and not random:
-        unused("--seed", "only friedman-permutation draws random numbers")
+        unused("--seed", "only friedman-permutation and bayes-signrank draw random numbers")
+    if args.rope is not None and "bayes-signrank" not in tests:
+        unused("--rope", "only bayes-signrank has a region of practical equivalence")
     if args.alternative not in (None, "two-sided"):
         fixed = [t for t in tests if not DATASET_TESTS[t].one_sided]
         if fixed:
@@ -202,8 +235,8 @@ def _check_options(args, tests, table):
             raise BadInput(
                 f"--control: learner {args.control!r} is not in the file ({list(table.learners)})."
             )
-    if args.out is not None and "nemenyi" not in tests:
-        unused("--out", "it receives the critical-difference diagram of --test nemenyi")
+    if args.out is not None and not {"nemenyi", "bayes-signrank"} & set(tests):
+        unused("--out", "it receives the plots of --test nemenyi and bayes-signrank")
 
 
 def read(args):
@@ -245,9 +278,8 @@ def run(args):
             raise BadInput(f"{args.file}: --test {t}: {exc}") from None
         rows += r
         results.update(res)
-    figure = None
-    if args.out is not None:
-        figure = _critical_difference_png(results["nemenyi"], args.out)
+    figures = _figures(results, args.out) if args.out is not None else []
+    results.pop("bayes_result", None)
     notes = [f"{r['test']}, {r['measure']}: {n}" for r in rows for n in r.get("notes", ())]
     if table.n_folds is not None:
         folds = sorted(set(table.n_folds))
@@ -266,8 +298,8 @@ def run(args):
             "rows": rows,
             "results": {k: v for k, v in results.items() if not k.endswith("_text")},
         }
-        if figure is not None:
-            payload["figure"] = figure
+        if figures:
+            payload["figures"] = figures
         print(dumps(payload))
         return 0
     columns = ["test", "comparison", "measure", "statistic", "df", "pvalue", "decision"]
@@ -282,21 +314,30 @@ def run(args):
         print("nemenyi: statistic = difference of average ranks.")
     if any(r["test"].startswith("friedman-posthoc") for r in rows):
         print("friedman-posthoc: statistic = z of the average ranks; adjusted p-values.")
-    for key in ("nemenyi_text", "posthoc_text"):
+    for key in ("bayes_text", "nemenyi_text", "posthoc_text"):
         if key in results:
             print()
             print(results[key])
-    if figure is not None:
-        print(f"\nwrote {figure}")
+    for path in figures:
+        print(f"wrote {path}")
     for n in dict.fromkeys(notes):
         print(f"jaxtests: note: {n}", file=sys.stderr)
     return 0
 
 
-def _critical_difference_png(res, out):
+def _figures(results, out):
+    """PNGs of the tests that have a plot: the CD diagram and the posterior simplex."""
     from jaxtests._cli._common import _matplotlib_agg, _save_plot
 
     _matplotlib_agg()
-    from jaxtests.plot import critical_difference
+    from jaxtests import plot
 
-    return _save_plot(critical_difference(res), out, "critical_difference.png")
+    paths = []
+    if "nemenyi" in results:
+        fig = plot.critical_difference(results["nemenyi"])
+        paths.append(_save_plot(fig, out, "critical_difference.png"))
+    if "bayes_result" in results:
+        res, names = results["bayes_result"]
+        fig = plot.simplex(res, names=names)
+        paths.append(_save_plot(fig, out, "simplex.png"))
+    return paths

@@ -88,7 +88,15 @@ def add_parser(subparsers):
         help="the score is an error or loss: rank 1 goes to the lowest",
     )
     d.add_argument("--control", help="friedman-posthoc: compare every learner with this one")
-    d.add_argument("--out", help="folder for the critical-difference diagram of nemenyi (PNG)")
+    d.add_argument(
+        "--rope",
+        type=NONNEGATIVE,
+        default=None,
+        help="bayes-signrank: half-width of the region of practical equivalence",
+    )
+    d.add_argument(
+        "--out", help="folder for the PNGs of nemenyi (critical difference) and bayes-signrank"
+    )
     c.add_argument("--quiet", action="store_true", help="no progress bar")
     fmt = c.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="machine-readable output")
@@ -116,6 +124,7 @@ def _check_options(args, tests, data, task):
     for option, value in (
         ("--lower-is-better", args.lower_is_better),
         ("--control", args.control),
+        ("--rope", args.rope),
         ("--out", args.out),
     ):
         if value not in (None, False):

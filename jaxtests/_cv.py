@@ -2,13 +2,18 @@
 
 Every model sees identical folds, so per-fold results are paired (Yildiz &
 Alpaydin, "Statistical Tests using Hinge/epsilon-Sensitive Loss", Section 2).
-The result keeps the per-instance outputs (decision values of
-classifiers, predictions of regressors) with their instance indices, so any
-loss, confusion count or measure, and any test, is computed afterwards
-without refitting.
+The result keeps the per-instance outputs (decision values of binary
+classifiers, predicted class indices of multiclass ones, predictions of
+regressors) with their instance indices, so any loss, confusion count or
+measure, and any test, is computed afterwards without refitting.
+
+Multiclass labels (three or more distinct values) are encoded as scikit-learn's
+``LabelEncoder`` does: the sorted distinct labels become ``0 .. C - 1`` and the
+result records them as ``classes``. Two-class labels keep the ±1 convention.
 """
 
 import dataclasses
+import functools
 import numbers
 from typing import NamedTuple
 
@@ -20,7 +25,13 @@ from jaxtests import _learners, _models
 from jaxtests._precision import x64
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
-from jaxtests._validation import as_float_array, as_int_scalar, as_label_array, check_choice
+from jaxtests._validation import (
+    as_class_labels,
+    as_float_array,
+    as_int_scalar,
+    as_label_array,
+    check_choice,
+)
 from jaxtests.kernels import losses as klosses
 from jaxtests.kernels import measures as kmeasures
 
@@ -32,7 +43,11 @@ _COUNT_MEASURES = ("tpr", "fpr", "precision", "specificity", "accuracy", "error"
 _RANK_MEASURES = ("roc_auc", "average_precision")
 _COUNTS = ("tp", "fn", "fp", "tn")
 _REG_MEASURES = ("rmse",)
-_MEASURES = _LOSSES + _COUNTS + _COUNT_MEASURES + _RANK_MEASURES + _REG_MEASURES
+# from the (C x C) confusion matrix, binary (C = 2) or multiclass
+_MATRIX_MEASURES = ("balanced_accuracy", "precision_macro", "recall_macro", "f1_macro")
+_MEASURES = _LOSSES + _COUNTS + _COUNT_MEASURES + _RANK_MEASURES + _REG_MEASURES + _MATRIX_MEASURES
+# the losses and measures defined for multiclass results
+_MULTICLASS_MEASURES = ("zero_one", "accuracy", "error", *_MATRIX_MEASURES)
 
 
 # ---------------------------------------------------------------- splitters
@@ -71,6 +86,11 @@ def _ranks_within(strata, u):
     return order, rank
 
 
+def _class_strata(y):
+    """Class index of each instance (``y > 0`` for ±1 labels, the index itself for 0..C-1)."""
+    return np.unique(y, return_inverse=True)[1].astype(np.int64).reshape(-1)
+
+
 def _uniforms(key, r, n):
     return np.asarray(jax.random.uniform(jax.random.fold_in(key, r), (n,), dtype=jnp.float64))
 
@@ -82,7 +102,8 @@ class KFold:
     Each repetition shuffles the instances with a key derived from the run's
     key (``fold_in(key, repetition)``). Stratified: instances are ordered by
     class, randomly within class, and dealt to folds in turn, so fold sizes and
-    per-fold class counts differ by at most one.
+    per-fold class counts differ by at most one, for any number of classes
+    (the allocation of scikit-learn's ``StratifiedKFold``).
 
     Parameters
     ----------
@@ -117,13 +138,15 @@ class KFold:
         strat = self.stratified and classification
         if strat:
             _check_two_classes(y)
-            n_min = int(min(np.sum(y > 0), np.sum(y <= 0)))
+            counts = np.unique(y, return_counts=True)[1]
+            n_min = int(counts.min())
             if n_min < self.n_splits:
+                which = "smaller" if counts.size == 2 else "smallest"
                 raise ValueError(
                     f"`cv`: stratified {self.n_splits}-fold needs at least {self.n_splits} "
-                    f"instances per class; the smaller class has {n_min}."
+                    f"instances per class; the {which} class has {n_min}."
                 )
-        strata = (y > 0).astype(np.int64) if strat else np.zeros(n, np.int64)
+        strata = _class_strata(y) if strat else np.zeros(n, np.int64)
         test = np.zeros((self.repeats, self.n_splits, n), bool)
         for r in range(self.repeats):
             order, _ = _ranks_within(strata, _uniforms(key, r, n))
@@ -201,11 +224,7 @@ class RandomSplits:
     def split(self, y, key, classification):
         """Return :class:`Splits` with ``R = n_splits`` repetitions of one split each."""
         n = len(y)
-        strata = (
-            (y > 0).astype(np.int64)
-            if (self.stratified and classification)
-            else np.zeros(n, np.int64)
-        )
+        strata = _class_strata(y) if (self.stratified and classification) else np.zeros(n, np.int64)
         sizes = np.bincount(strata)
         n_test = np.maximum(1, np.round(sizes * self.test_size).astype(np.int64))
         if np.any(n_test >= sizes):
@@ -256,7 +275,20 @@ def _check_two_classes(y):
 
 
 def _check_training_classes(y, splits):
-    """Both classes in every training set (one class: NaN or infinite decisions)."""
+    """Every class in every training set (one class: NaN or infinite decisions)."""
+    classes = np.unique(y)
+    if classes.size > 2:  # class indices 0 .. C - 1
+        counts = np.stack([(splits.train & (np.asarray(y) == c)).sum(-1) for c in classes], -1)
+        bad = np.argwhere(counts == 0)
+        if bad.size:
+            r, k, c = (int(v) for v in bad[0])
+            where = f"split {k}" if splits.shape[0] == 1 else f"repetition {r}, split {k}"
+            raise ValueError(
+                f"`cv`: the training set of {where} has no instance of class index {c}; a "
+                "multiclass learner needs every class in every training set (use stratified "
+                "or larger folds)."
+            )
+        return
     pos = np.asarray(y) > 0
     n_pos = (splits.train & pos).sum(-1)
     n_neg = (splits.train & ~pos).sum(-1)
@@ -274,7 +306,8 @@ def _check_training_classes(y, splits):
 def make_splits(cv, y, key, classification, *, repeats=1, stratified=True):
     """Resolve ``cv`` (int, splitter, or iterable of (train, test)) into :class:`Splits`.
 
-    For classification, ``y`` and every training set must hold both classes.
+    For classification, ``y`` and every training set must hold every class
+    (``y``: ±1 labels, or class indices ``0 .. C - 1`` with ``C >= 3``).
     """
     if isinstance(cv, bool | str | bytes) or (
         isinstance(cv, numbers.Number) and not isinstance(cv, numbers.Integral)
@@ -377,6 +410,26 @@ def sklearn_outputs(est, X, y, train, test):
     return f
 
 
+def sklearn_predictions(est, X, y, train, test, n_classes):
+    """Fit a clone of ``est`` on class indices ``y`` at ``train``; predicted indices at ``test``.
+
+    Multiclass: the estimator is fitted on the integer indices ``0 .. C - 1``
+    (the sorted classes, so its ``classes_`` are in the same order) and its
+    ``predict`` gives the labels.
+    """
+    from sklearn.base import clone
+
+    codes = np.asarray(y).astype(np.int64)
+    m = clone(est).fit(X[train], codes[train])
+    p = np.asarray(m.predict(X[test]))
+    if p.shape != (len(test),) or not np.all(np.isin(p, np.arange(n_classes))):
+        raise ValueError(
+            f"`models`: {type(est).__name__}.predict did not return one of the {n_classes} "
+            "class indices it was fitted on per instance."
+        )
+    return p.astype(np.float64)
+
+
 def _normalise_models(models):
     if isinstance(models, dict):
         items = list(models.items())
@@ -431,6 +484,44 @@ _CV_TESTS = {
 }
 
 
+# ---------------------------------------------------------------- confusion matrices
+
+
+@functools.partial(jax.jit, static_argnames=("n_classes", "binary"))
+def _fold_confusion(yt, f, valid, n_classes, binary):
+    """Per-fold confusion matrices ``(R, K, C, C)`` (rows true class) from ``(R, K, m)``.
+
+    Binary: ±1 labels and decision values, class 0 is -1 and a value is +1 iff
+    ``> 0``; multiclass: class indices. Padding counts nowhere.
+    """
+    if binary:
+        t, p = (yt > 0).astype(f.dtype), (f > 0).astype(f.dtype)
+    else:
+        t, p = yt, f
+    cls = jnp.arange(n_classes, dtype=f.dtype).reshape((1,) * t.ndim + (n_classes,))
+    T = ((t[..., None] == cls) & valid[..., None]).astype(jnp.float64)
+    P = (p[..., None] == cls).astype(jnp.float64)
+    return jnp.einsum("rkmi,rkmj->rkij", T, P)
+
+
+_MATRIX_KERNELS = {
+    "balanced_accuracy": kmeasures.balanced_accuracy,
+    "precision_macro": kmeasures.macro_precision,
+    "recall_macro": kmeasures.macro_recall,
+    "f1_macro": kmeasures.macro_f1,
+}
+
+
+@functools.partial(jax.jit, static_argnames="measure")
+def _matrix_measure(cm, measure):
+    """A measure of confusion matrices ``(..., C, C)``: accuracy, error or a macro average."""
+    if measure in ("accuracy", "error"):
+        total = jnp.sum(cm, axis=(-2, -1))
+        correct = jnp.trace(cm, axis1=-2, axis2=-1)
+        return (correct if measure == "accuracy" else total - correct) / total
+    return _MATRIX_KERNELS[measure](cm)
+
+
 # ---------------------------------------------------------------- result
 
 
@@ -441,17 +532,21 @@ class CVResult:
     Attributes
     ----------
     outputs : (M, R, K, m) array
-        Decision values (classifiers) or predictions (regressors) of model ``M``
-        on the test instances of fold ``K`` of repetition ``R``; padded to ``m``.
+        Decision values (binary classifiers), predicted class indices
+        (multiclass) or predictions (regressors) of model ``M`` on the test
+        instances of fold ``K`` of repetition ``R``; padded to ``m``.
     index : (R, K, m) int array
         Instance index (row of ``X``) of each output; padding entries are 0.
     valid : (R, K, m) bool array
         False on padding.
     y : (n,) array
-        Targets (±1 for classification).
+        Targets: ±1 (binary), class indices ``0 .. C - 1`` (multiclass) or reals.
     n_train : (R, K) int array
         Training-set sizes.
     names, task, seed : the model names, ``"classification"``/``"regression"``, the seed.
+    classes : tuple or None
+        Multiclass: the sorted distinct labels, ``classes[i]`` encoded as ``i``;
+        None for binary (±1) and regression results.
     """
 
     outputs: jax.Array
@@ -462,6 +557,21 @@ class CVResult:
     names: tuple = static_field()
     task: str = static_field()
     seed: object = static_field(default=None)
+    classes: tuple | None = static_field(default=None)
+
+    @property
+    def n_classes(self):
+        """Number of classes: 2 for binary, ``len(classes)`` for multiclass, None for regression."""
+        if self.task != "classification":
+            return None
+        return 2 if self.classes is None else len(self.classes)
+
+    def _refuse_multiclass(self, what, instead):
+        if self.classes is not None:
+            raise ValueError(
+                f"{what} is binary only; this is a multiclass result ({len(self.classes)} "
+                f"classes): {instead}"
+            )
 
     # ---- access
     def _m(self, name):
@@ -517,7 +627,10 @@ class CVResult:
         ``epsilon=``, ``"power"`` with ``p=``) or a callable ``loss(y, f)``;
         ``None`` is ``"zero_one"`` for classifiers and ``"square"`` for
         regressors. A decision value ``f = 0`` predicts -1 (scikit-learn's
-        rule), in the 0/1 loss as in :meth:`confusion`.
+        rule), in the 0/1 loss as in :meth:`confusion`. Multiclass results
+        hold predicted classes, not margins: only ``"zero_one"`` (prediction
+        ``!=`` label) is defined, the other losses are refused; a callable gets
+        the class indices ``(y, prediction)``.
 
         Parameters
         ----------
@@ -557,10 +670,19 @@ class CVResult:
                     f"`loss`={loss!r} needs ±1 labels; this is a regression result (use "
                     "'square', 'absolute', 'epsilon_insensitive' or 'power')."
                 )
+            if loss != "zero_one":
+                self._refuse_multiclass(
+                    f"`loss`={loss!r}",
+                    "its outputs are predicted classes, not decision values; use 'zero_one' "
+                    "(or a callable loss of the class indices).",
+                )
             need = {"epsilon_insensitive": "epsilon", "power": "p"}.get(loss)
             if need is not None and need not in loss_kwargs:
                 raise ValueError(f"`loss`={loss!r} needs the keyword `{need}`.")
-            val = getattr(klosses, loss)(yt, f, **loss_kwargs)
+            if self.classes is not None:  # multiclass 0/1 loss: prediction != label
+                val = jnp.where(f == yt, 0.0, 1.0)
+            else:
+                val = getattr(klosses, loss)(yt, f, **loss_kwargs)
         return jnp.where(self.valid, jnp.asarray(val, jnp.float64), jnp.nan)
 
     @x64
@@ -642,6 +764,7 @@ class CVResult:
         Array([[8., 8., 8., 8., 8.]], dtype=float64)
         """
         self._need_clf("`confusion`")
+        self._refuse_multiclass("`confusion`", "use `confusion_matrix`.")
         f = self.outputs[self._m(name)]
         yt = jnp.where(self.valid, self._targets(), 0.0)  # padding: neither class
         t = yt > 0
@@ -655,13 +778,51 @@ class CVResult:
         )
 
     @x64
+    def confusion_matrix(self, name):
+        """Per-fold confusion matrices ``(R, K, C, C)``, rows true class, columns predicted.
+
+        Multiclass: class ``i`` is ``classes[i]``. Binary: class 0 is -1 and
+        class 1 is +1 (predicted iff the decision value is ``> 0``), so
+        ``cm[..., 1, 1]`` is ``tp`` of :meth:`confusion`.
+
+        Parameters
+        ----------
+        name : str
+            Model name (of a classification result).
+
+        Returns
+        -------
+        (R, K, C, C) jax.Array
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(60, 2))
+        >>> y = np.digitize(X[:, 0] + rng.normal(size=60), [-0.5, 0.5])  # classes 0, 1, 2
+        >>> cv = jaxtests.cross_validate({"lda": models.lda()}, X, y, cv=5, key=0)
+        >>> cv.classes, cv.confusion_matrix("lda").shape
+        ((0, 1, 2), (1, 5, 3, 3))
+        """
+        self._need_clf("`confusion_matrix`")
+        f = self.outputs[self._m(name)]
+        return _fold_confusion(self._targets(), f, self.valid, self.n_classes, self.classes is None)
+
+    @x64
     def fold_scores(self, name, measure):
         """Per-fold value ``(R, K)`` of a measure or a mean loss.
 
         ``measure``: a loss name (mean loss), a confusion count (``"tp"``...),
         ``"tpr"``, ``"fpr"``, ``"precision"``, ``"specificity"``, ``"accuracy"``,
         ``"error"``, ``"f1"``, ``"roc_auc"`` or ``"average_precision"``
-        (classification), or ``"rmse"`` (regression).
+        (classification), or ``"rmse"`` (regression); from the confusion
+        matrix, ``"balanced_accuracy"`` (mean recall over the classes present
+        in the fold), ``"precision_macro"``, ``"recall_macro"`` and
+        ``"f1_macro"`` (scikit-learn's ``average="macro"``: unweighted mean over
+        the classes true or predicted in the fold, 0 for a zero division).
+        Multiclass results take ``"zero_one"``, ``"accuracy"``, ``"error"`` and
+        the four matrix measures; the binary ones are refused.
 
         Parameters
         ----------
@@ -704,6 +865,14 @@ class CVResult:
                 raise ValueError(f"`{arg}`={measure!r} needs a regression result.")
             return jnp.sqrt(self.fold_losses(name, "square"))
         self._need_clf(f"`{arg}`={measure!r}")
+        if measure not in _MULTICLASS_MEASURES:
+            self._refuse_multiclass(
+                f"`{arg}`={measure!r}",
+                f"use one of {list(_MULTICLASS_MEASURES)} (e.g. measures=('recall_macro', "
+                "'precision_macro') for the multivariate tests).",
+            )
+        if measure in _MATRIX_MEASURES or self.classes is not None:
+            return _matrix_measure(self.confusion_matrix(name), measure)
         if measure in _RANK_MEASURES:
             f = self.outputs[self._m(name)]
             # the per-fold computation uses only the valid entries (padding
@@ -1434,8 +1603,14 @@ def _cross_validate_iv(models, X, y, cv, repeats, stratified, key):
         raise ValueError("`models` mixes classifiers and regressors; compare like with like.")
     task = tasks.pop()
     X = np.asarray(as_float_array(X, "X", ndim=2))
+    classes = None
     if task == "classification":
-        y = np.asarray(as_label_array(y, "y"))
+        y_in = y if isinstance(y, jax.Array | np.ndarray) else np.asarray(y)
+        if y_in.ndim == 1:  # two classes: ±1 as before; three or more: indices 0..C-1
+            y, classes = as_class_labels(y_in, "y")
+        else:
+            y = as_label_array(y, "y")
+        y = np.asarray(y)
         if y.ndim != 1:
             raise ValueError(f"`y` must be 1-dimensional, got shape {y.shape}.")
         if np.all(y == y[0]):
@@ -1451,7 +1626,7 @@ def _cross_validate_iv(models, X, y, cv, repeats, stratified, key):
     splits = make_splits(
         cv, y, typed_key, task == "classification", repeats=repeats, stratified=stratified
     )
-    return items, task, X, y, splits, seed
+    return items, task, X, y, classes, splits, seed
 
 
 @x64
@@ -1467,8 +1642,10 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
         ``2 p - 1``) or ``predict``). All classifiers or all regressors.
     X : (n, d) array
     y : (n,) array
-        ±1 or {0, 1} labels for classifiers (1 is the positive class), real targets
-        for regressors.
+        ±1 or {0, 1} labels for binary classifiers (1 is the positive class);
+        three or more distinct labels (integers or strings) for multiclass,
+        encoded as the indices of the sorted classes (``CVResult.classes``);
+        real targets for regressors.
     cv : int, splitter or iterable of (train, test) index arrays
         An int is ``KFold(cv, repeats=repeats, stratified=stratified)``; also
         ``FiveByTwo()``, ``RandomSplits(...)``, or explicit folds.
@@ -1482,7 +1659,8 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     Returns
     -------
     CVResult
-        Outputs ``(M, R, K, m)`` with instance indices; methods give losses
+        Outputs ``(M, R, K, m)`` (decision values; predicted class indices
+        for multiclass) with instance indices; methods give losses
         (default: 0/1 for classifiers, square for regressors), confusion
         counts, measures and the tests on per-fold values (``ttest_paired``,
         ``hotelling_t2``, ``anova``, ``manova``, ``posthoc``,
@@ -1491,6 +1669,19 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
         Tests that assume independent folds refuse the folds of several
         repetitions unless ``pool_repetitions=True``; results carry the model
         (``posthoc``) or measure (``hotelling_t2``, ``manova``) names.
+
+    Notes
+    -----
+    Multiclass (``C >= 3`` classes): built-in learners fit all classes at once
+    and predict the class of largest score: ``lda``, ``qda``,
+    ``nearest_centroid`` and ``knn`` (majority vote) natively, ``logistic``
+    multinomial (softmax), ``ridge_classifier`` one-vs-rest on ±1 targets
+    (``RidgeClassifier``), ``svc`` one-vs-one with votes (LIBSVM, as
+    scikit-learn's ``SVC``); scikit-learn estimators are fitted on the class
+    indices and their ``predict`` is kept. Only the 0/1 loss and the measures
+    ``accuracy``, ``error``, ``balanced_accuracy``, ``precision_macro``,
+    ``recall_macro``, ``f1_macro`` apply; margin losses (hinge...) and binary
+    measures (tpr, roc_auc...) raise.
 
     Examples
     --------
@@ -1509,7 +1700,9 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     Yildiz, O. T., & Alpaydin, E., "Statistical Tests using Hinge/epsilon-Sensitive
     Loss" (paired folds, Section 2).
     """
-    items, task, X, y, splits, seed = _cross_validate_iv(models, X, y, cv, repeats, stratified, key)
+    items, task, X, y, classes, splits, seed = _cross_validate_iv(
+        models, X, y, cv, repeats, stratified, key
+    )
     R, K = splits.shape
     index, valid = padded_test_index(splits.test)
     W = splits.train.reshape(R * K, -1).astype(np.float64)
@@ -1517,14 +1710,21 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     outs = []
     for _, m in items:
         if is_builtin(m):
-            full = _learners.fold_decisions(m, Xj, yj[None, :], Wj)[0].reshape(R, K, -1)
-            out = jnp.take_along_axis(full, jnp.asarray(index), axis=-1)
+            if classes is None:
+                full = _learners.fold_decisions(m, Xj, yj[None, :], Wj)
+            else:
+                full = _learners.fold_predictions(m, Xj, yj[None, :], Wj, n_classes=len(classes))
+            out = jnp.take_along_axis(full[0].reshape(R, K, -1), jnp.asarray(index), axis=-1)
         else:
             out = np.zeros(index.shape)
             for r in range(R):
                 for k in range(K):
                     v = valid[r, k]
-                    out[r, k, v] = sklearn_outputs(m, X, y, splits.train[r, k], index[r, k, v])
+                    tr, te = splits.train[r, k], index[r, k, v]
+                    if classes is None:
+                        out[r, k, v] = sklearn_outputs(m, X, y, tr, te)
+                    else:
+                        out[r, k, v] = sklearn_predictions(m, X, y, tr, te, len(classes))
             out = jnp.asarray(out)
         outs.append(jnp.where(jnp.asarray(valid), out, 0.0))
     return CVResult(
@@ -1536,4 +1736,5 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
         names=tuple(n for n, _ in items),
         task=task,
         seed=seed,
+        classes=classes,
     )

@@ -2,7 +2,8 @@
 
 A row binds the public constructor, the decision function (fit on the
 training rows, decision values at all rows; the kernels are in
-``jaxtests.kernels.learners``), the number of label vectors fitted per
+``jaxtests.kernels.learners``), the multiclass class-score function (``None``
+for regressors), the number of label vectors fitted per
 ``vmap`` in the label-permutation test, and the name of the CLI's
 ``sanity --model`` choice. Adding a learner means a kernel pair in
 ``kernels/learners.py``, a constructor in ``_models.py`` and one row here.
@@ -13,6 +14,8 @@ import functools
 from collections.abc import Callable
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 
 from jaxtests import _models
 from jaxtests.kernels import learners as klearners
@@ -24,9 +27,12 @@ class Learner:
 
     ``decision(params, X, y, w) -> (n,)`` fits on the rows with ``w > 0`` and
     returns decision values at all rows of ``X`` (pure jnp; ``params`` is
-    ``Model.hyper``). ``fit_chunk`` is the number of label vectors per vmapped
-    fit in the label-permutation test; ``cli_name`` the CLI's ``--model``
-    choice (``None``: not offered).
+    ``Model.hyper``). ``scores(params, X, y, w, n_classes) -> (n, C)`` is
+    the multiclass fit on class indices ``y`` in ``0 .. C - 1``: a score per
+    class at all rows, the prediction its argmax (``None``: regressors).
+    ``fit_chunk`` is the number of label vectors per vmapped fit in the
+    label-permutation test; ``cli_name`` the CLI's ``--model`` choice
+    (``None``: not offered).
     """
 
     kind: str
@@ -35,6 +41,7 @@ class Learner:
     decision: Callable
     fit_chunk: int = 64
     cli_name: str | None = None
+    scores: Callable | None = None
 
 
 def _ridge(p, X, y, w):
@@ -61,15 +68,21 @@ def _logistic(p, X, y, w):
     return klearners.linear_decision(klearners.logistic_fit(X, y, w, p["C"], p["n_iter"]), X)
 
 
+def _kernel_inputs(p, X, w):
+    """Kernel arguments and the (optionally standardised) features of a kernel machine."""
+    gamma = p["gamma"] if p["gamma"] is not None else 1.0 / X.shape[1]
+    kargs = (p["kernel"], p["degree"], gamma, p["coef0"], p["normalize"])
+    if p["standardize"]:  # scaling fitted on the training rows (w > 0) only
+        mean, scale = klearners.standardize_fit(X, w)
+        X = (X - mean[None, :]) / scale[None, :]
+    return kargs, X
+
+
 def _kernel_machine(fit):
     """Decision function of a kernel machine: optional standardisation, ``fit``, decision."""
 
     def decision(p, X, y, w):
-        gamma = p["gamma"] if p["gamma"] is not None else 1.0 / X.shape[1]
-        kargs = (p["kernel"], p["degree"], gamma, p["coef0"], p["normalize"])
-        if p["standardize"]:  # scaling fitted on the training rows (w > 0) only
-            mean, scale = klearners.standardize_fit(X, w)
-            X = (X - mean[None, :]) / scale[None, :]
+        kargs, X = _kernel_inputs(p, X, w)
         return klearners.svm_decision(fit(p, X, y, w, kargs), X, *kargs)
 
     return decision
@@ -83,19 +96,72 @@ def _svr_fit(p, X, y, w, kargs):
     return klearners.svr_fit(X, y, w, p["C"], p["epsilon"], *kargs, p["tol"], p["max_iter"])
 
 
+# ---- multiclass scores ``(n, C)`` on class indices ``y`` (see ``Learner.scores``)
+
+
+def _ridge_ovr(p, X, y, w, C):
+    return klearners.linear_scores(klearners.ridge_ovr_fit(X, y, w, p["alpha"], C), X)
+
+
+def _lda_mc(p, X, y, w, C):
+    return klearners.linear_scores(klearners.lda_multiclass_fit(X, y, w, p["reg"], C), X)
+
+
+def _qda_mc(p, X, y, w, C):
+    return klearners.qda_scores(klearners.qda_multiclass_fit(X, y, w, p["reg_param"], C), X)
+
+
+def _centroid_mc(p, X, y, w, C):
+    return klearners.linear_scores(klearners.nearest_centroid_multiclass_fit(X, y, w, C), X)
+
+
+def _knn_mc(p, X, y, w, C):
+    return klearners.knn_votes(klearners.knn_fit(X, y, w), X, p["k"], C)
+
+
+def _logistic_mc(p, X, y, w, C):
+    fit = klearners.logistic_multinomial_fit(X, y, w, p["C"], p["n_iter"], C)
+    return klearners.linear_scores(fit, X)
+
+
+def _svc_ovo(p, X, y, w, C):
+    """LIBSVM's one-vs-one: a C-SVC per class pair on its two classes' rows, then votes."""
+    kargs, X = _kernel_inputs(p, X, w)  # standardised on the whole training fold
+    pairs = np.asarray(klearners.ovo_pairs(C))
+    a = jnp.asarray(pairs[:, 0], y.dtype)
+    b = jnp.asarray(pairs[:, 1], y.dtype)
+
+    def pair(a, b):
+        t = jnp.where(y == a, 1.0, -1.0).astype(X.dtype)
+        wp = jnp.where((y == a) | (y == b), w, 0.0)
+        return klearners.svm_decision(_svc_fit(p, X, t, wp, kargs), X, *kargs)
+
+    return klearners.ovo_votes(jax.vmap(pair)(a, b), C)
+
+
 _C, _R = "classification", "regression"
 
 # Order: the CLI's ``sanity --model`` choices first, in the order it lists them.
 LEARNERS = {
     row.kind: row
     for row in (
-        Learner("ridge_classifier", _C, _models.ridge_classifier, _ridge, 1024, "ridge"),
-        Learner("lda", _C, _models.lda, _lda, 64, "lda"),
-        Learner("logistic", _C, _models.logistic, _logistic, 128, "logistic"),
-        Learner("nearest_centroid", _C, _models.nearest_centroid, _centroid, 64, "centroid"),
-        Learner("knn", _C, _models.knn, _knn, 64, "knn"),
-        Learner("qda", _C, _models.qda, _qda, 64),
-        Learner("svc", _C, _models.svc, _kernel_machine(_svc_fit), 16),
+        Learner(
+            "ridge_classifier", _C, _models.ridge_classifier, _ridge, 1024, "ridge", _ridge_ovr
+        ),
+        Learner("lda", _C, _models.lda, _lda, 64, "lda", _lda_mc),
+        Learner("logistic", _C, _models.logistic, _logistic, 128, "logistic", _logistic_mc),
+        Learner(
+            "nearest_centroid",
+            _C,
+            _models.nearest_centroid,
+            _centroid,
+            64,
+            "centroid",
+            _centroid_mc,
+        ),
+        Learner("knn", _C, _models.knn, _knn, 64, "knn", _knn_mc),
+        Learner("qda", _C, _models.qda, _qda, 64, scores=_qda_mc),
+        Learner("svc", _C, _models.svc, _kernel_machine(_svc_fit), 16, scores=_svc_ovo),
         Learner("ridge", _R, _models.ridge, _ridge, 1024),
         Learner("svr", _R, _models.svr, _kernel_machine(_svr_fit), 16),
     )
@@ -135,4 +201,29 @@ def fold_decisions(model, X, Y, W):
 def fold_decisions_per_fold_labels(model, X, Y, W):
     """As :func:`fold_decisions` with fold-specific labels ``Y : (B, F, n)``."""
     per_fold = jax.vmap(lambda y, w: fit_decision(model, X, y, w))
+    return jax.vmap(per_fold, in_axes=(0, None))(Y, W)
+
+
+def fit_predict(model, X, y, w, n_classes):
+    """Fit ``model`` on class indices ``y`` (``0 .. C - 1``) with weights ``w``; predict all rows.
+
+    ``X : (n, d)``, ``y, w : (n,)`` -> ``(n,)`` predicted class indices (as
+    ``X``'s dtype): the argmax of the learner's class scores. Pure given the
+    static ``model`` and ``n_classes``; vmap it over ``(y, w)``.
+    """
+    scores = learner(model.kind).scores(model.hyper, X, y, w, n_classes)
+    return jnp.argmax(scores, axis=-1).astype(X.dtype)
+
+
+@functools.partial(jax.jit, static_argnames=("model", "n_classes"))
+def fold_predictions(model, X, Y, W, n_classes):
+    """Predicted classes ``(B, F, n)`` for class vectors ``Y : (B, n)`` and folds ``W : (F, n)``."""
+    per_fold = jax.vmap(lambda y, w: fit_predict(model, X, y, w, n_classes), in_axes=(None, 0))
+    return jax.vmap(per_fold, in_axes=(0, None))(Y, W)
+
+
+@functools.partial(jax.jit, static_argnames=("model", "n_classes"))
+def fold_predictions_per_fold_labels(model, X, Y, W, n_classes):
+    """As :func:`fold_predictions` with fold-specific class vectors ``Y : (B, F, n)``."""
+    per_fold = jax.vmap(lambda y, w: fit_predict(model, X, y, w, n_classes))
     return jax.vmap(per_fold, in_axes=(0, None))(Y, W)

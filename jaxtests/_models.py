@@ -54,6 +54,8 @@ def ridge_classifier(alpha=1.0):
     """Ridge classifier on ±1 labels (scikit-learn ``RidgeClassifier``); closed form.
 
     The intercept is not penalised. Decision value: the ridge fit of the ±1 labels.
+    Multiclass: one-vs-rest, a ridge fit of ±1 targets per class, predicting the
+    class of largest fit (as ``RidgeClassifier``).
 
     Parameters
     ----------
@@ -104,6 +106,8 @@ def lda(reg=0.0):
     """Linear discriminant (scikit-learn ``LinearDiscriminantAnalysis(solver="lsqr")``).
 
     ``reg`` is added to the pooled covariance's diagonal. Decision: log posterior ratio.
+    Multiclass: the class of largest discriminant ``mu_c' S^-1 z - mu_c' S^-1 mu_c / 2
+    + log pi_c``.
 
     Parameters
     ----------
@@ -126,6 +130,8 @@ def lda(reg=0.0):
 
 def qda(reg_param=1e-3):
     """Quadratic discriminant (scikit-learn ``QuadraticDiscriminantAnalysis(reg_param)``).
+
+    Multiclass: the class of largest log posterior.
 
     Parameters
     ----------
@@ -152,6 +158,8 @@ def qda(reg_param=1e-3):
 def nearest_centroid():
     """Nearest class centroid; decision ``|z - mu-|^2 - |z - mu+|^2``.
 
+    Multiclass: the class of the nearest centroid (scikit-learn ``NearestCentroid``).
+
     Returns
     -------
     Model
@@ -168,6 +176,9 @@ def nearest_centroid():
 
 def knn(k=5):
     """k-nearest neighbours (Euclidean, uniform weights); decision = mean neighbour label.
+
+    Multiclass: the majority class of the ``k`` neighbours, the smallest class
+    among tied counts (scikit-learn ``KNeighborsClassifier``).
 
     Parameters
     ----------
@@ -192,7 +203,9 @@ def logistic(C=1.0, n_iter=25):
     """L2 logistic regression (``LogisticRegression(C=C)``) by Newton steps from zero.
 
     At most ``n_iter`` steps; a fit stops once a step moves no coefficient by
-    more than ``1e-10 (1 + max|coef|)`` (converged to round-off).
+    more than ``1e-10 (1 + max|coef|)`` (converged to round-off). Multiclass:
+    multinomial (softmax) logistic regression, scikit-learn's default for three
+    or more classes, predicting the class of largest score.
 
     Parameters
     ----------
@@ -253,6 +266,11 @@ def svc(
     standardize=True,
 ):
     """Support vector classifier on the hinge loss (LIBSVM's C-SVC dual, solved by SMO).
+
+    Multiclass: one-vs-one as LIBSVM and scikit-learn's ``SVC``: a classifier
+    per pair of classes on the two classes' training rows (standardised on the
+    whole training fold), each voting; the class with most votes wins, the
+    smallest class among ties.
 
     Parameters
     ----------

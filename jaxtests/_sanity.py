@@ -15,6 +15,12 @@ counts (``ridge_partition_counts``: products in the cheap order, float32 with a
 proven error bound and a float64 recomputation of any label vector whose
 decisions the bound cannot settle) inside a ``lax.fori_loop`` over blocks:
 memory does not grow with the number of permutations.
+
+Multiclass labels (three or more classes, encoded as the indices of the sorted
+classes as in ``cross_validate``) take the sort-based path: one permutation of
+the class vector per key ``fold_in(key, b)`` (within each fold of a stratified
+split, so every fold keeps its class counts), fitted in vmapped chunks by the
+learners' multiclass fits, scored from per-fold confusion matrices.
 """
 
 import dataclasses
@@ -38,14 +44,22 @@ from jaxtests._cv import (
     model_task,
     padded_test_index,
     sklearn_outputs,
+    sklearn_predictions,
 )
 from jaxtests._precision import x64
 from jaxtests._progress import as_progress
 from jaxtests._pvalues import CI_LEVEL, clopper_pearson, tie_tol
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
-from jaxtests._validation import as_float_array, as_int_scalar, as_label_array, check_choice
+from jaxtests._validation import (
+    as_class_labels,
+    as_float_array,
+    as_int_scalar,
+    as_label_array,
+    check_choice,
+)
 from jaxtests.kernels import learners as klearners
+from jaxtests.kernels import measures as kmeasures
 
 __all__ = ["PermutationTestScoreResult", "permutation_test_score"]
 
@@ -60,7 +74,18 @@ _CLF_SCORES = (
     "specificity",
     "f1",
     "roc_auc",
+    "precision_macro",
+    "recall_macro",
+    "f1_macro",
 )
+# from the confusion matrix (any number of classes), scikit-learn's definitions
+_MATRIX_SCORES = {
+    "balanced_accuracy": kmeasures.balanced_accuracy,
+    "precision_macro": kmeasures.macro_precision,
+    "recall_macro": kmeasures.macro_recall,
+    "f1_macro": kmeasures.macro_f1,
+}
+_MULTICLASS_SCORES = ("accuracy", "error", *_MATRIX_SCORES)
 _REG_SCORES = ("r2", "neg_mean_squared_error", "neg_mean_absolute_error")
 _BLOCK_BYTES = 2**23  # a block of permuted labels: about 8 MB as float64
 _CALL_BLOCKS = 16  # label blocks per call of the compiled ridge stream
@@ -103,21 +128,49 @@ def count_scores(tp, fn, fp, tn, scoring):
             val = _div(tp, tp + fp)
         elif s == "f1":
             val = _div(2 * tp, 2 * tp + fp + fn)
+        elif s != "balanced_accuracy":  # a macro average over the classes -1, +1
+            cm = jnp.stack([jnp.stack([tn, fp], -1), jnp.stack([fn, tp], -1)], -2)
+            val = _MATRIX_SCORES[s](cm)
         else:  # balanced_accuracy
             val = (_div(tp, tp + fn) + _div(tn, tn + fp)) / 2
         out.append(jnp.mean(val, axis=-1))
     return jnp.stack(out, axis=-1)
 
 
-def fold_scores(f, yt, valid, scoring, classification):
+def matrix_scores(cm, scoring):
+    """Mean over folds of confusion-matrix scores; ``cm : (B, K, C, C)`` -> ``(B, S)``.
+
+    Pure; rows are the true class. ``accuracy``/``error`` from the trace, the
+    others scikit-learn's (``balanced_accuracy_score``, ``average="macro"``).
+    """
+    out = []
+    for s in scoring:
+        if s in ("accuracy", "error"):
+            total = jnp.sum(cm, axis=(-2, -1))
+            correct = jnp.trace(cm, axis1=-2, axis2=-1)
+            val = (correct if s == "accuracy" else total - correct) / total
+        else:
+            val = _MATRIX_SCORES[s](cm)
+        out.append(jnp.mean(val, axis=-1))
+    return jnp.stack(out, axis=-1)
+
+
+def fold_scores(f, yt, valid, scoring, classification, n_classes=0):
     """Mean over folds of each score; ``f, yt : (B, K, m)``, ``valid : (K, m)`` -> ``(B, S)``.
 
-    Pure; classification scores other than ``roc_auc`` go through
-    :func:`count_scores`.
+    Pure; binary classification scores other than ``roc_auc`` go through
+    :func:`count_scores`. ``n_classes > 0``: ``f`` and ``yt`` are class indices
+    and the scores come from per-fold ``C x C`` confusion matrices
+    (:func:`matrix_scores`).
     """
     v = valid[None]
     cnt = jnp.sum(valid, axis=-1).astype(f.dtype)[None]
     out = []
+    if n_classes:
+        cls = jnp.arange(n_classes, dtype=f.dtype).reshape(1, 1, 1, n_classes)
+        T = ((yt[..., None] == cls) & v[..., None]).astype(f.dtype)
+        P = (f[..., None] == cls).astype(f.dtype)
+        return matrix_scores(jnp.einsum("bkmi,bkmj->bkij", T, P), scoring)
     if classification:
         t, p = yt > 0, f > 0
         tp = jnp.sum(v & t & p, -1, dtype=f.dtype)
@@ -154,11 +207,19 @@ def fold_scores(f, yt, valid, scoring, classification):
 # ---------------------------------------------------------------- batched fits
 
 
-def _decisions(model, X, Y, train, test_index, per_fold):
-    """``(B, K, m)`` test-set decisions for label vectors ``Y`` (``(B, n)`` or ``(B, K, n)``)."""
-    if model.kind in ("ridge", "ridge_classifier"):
+def _decisions(model, X, Y, train, test_index, per_fold, n_classes=0):
+    """``(B, K, m)`` test-set decisions for label vectors ``Y`` (``(B, n)`` or ``(B, K, n)``).
+
+    ``n_classes > 0``: predicted class indices of the multiclass fits.
+    """
+    if n_classes:
+        if per_fold:
+            full = _learners.fold_predictions_per_fold_labels(model, X, Y, train, n_classes)
+        else:
+            full = _learners.fold_predictions(model, X, Y, train, n_classes)
+    elif model.kind in ("ridge", "ridge_classifier"):
         return klearners.ridge_fold_decisions(X, Y, train, test_index, model.hyper["alpha"])
-    if per_fold:
+    elif per_fold:
         full = _learners.fold_decisions_per_fold_labels(model, X, Y, train)
     else:
         full = _learners.fold_decisions(model, X, Y, train)
@@ -167,17 +228,21 @@ def _decisions(model, X, Y, train, test_index, per_fold):
     )
 
 
-def _score_labels(model, X, Y, y, train, test_index, valid, *, scoring, classification):
+def _score_labels(
+    model, X, Y, y, train, test_index, valid, *, scoring, classification, n_classes=0
+):
     per_fold = Y.ndim == 3
-    f = _decisions(model, X, Y, train, test_index, per_fold)
+    f = _decisions(model, X, Y, train, test_index, per_fold, n_classes)
     if per_fold:  # permute="train": test labels are the original ones
         yt = jnp.broadcast_to(y[test_index], f.shape)
     else:
         yt = Y[:, test_index]
-    return fold_scores(f, yt, valid, scoring, classification)
+    return fold_scores(f, yt, valid, scoring, classification, n_classes)
 
 
-_score_labels_jit = jax.jit(_score_labels, static_argnames=("model", "scoring", "classification"))
+_score_labels_jit = jax.jit(
+    _score_labels, static_argnames=("model", "scoring", "classification", "n_classes")
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -187,6 +252,7 @@ class _Fit:
     model: object  # a jaxtests.models.Model
     scoring: tuple
     classification: bool
+    n_classes: int = 0  # multiclass: the number of classes; 0 otherwise
 
     @property
     def chunk(self):
@@ -221,6 +287,7 @@ def _data_scores(fit, data, Y):
         data.valid,
         scoring=fit.scoring,
         classification=fit.classification,
+        n_classes=fit.n_classes,
     )
 
 
@@ -347,6 +414,8 @@ class PermutationTestScoreResult:
     pvalue_interval : (2,) or (S, 2) array
         99% Clopper–Pearson interval for the exact permutation p-value, given
         the Monte Carlo count.
+    classes : tuple or None
+        Multiclass: the sorted distinct labels (class ``i`` is ``classes[i]``).
     """
 
     statistic: jax.Array
@@ -357,6 +426,7 @@ class PermutationTestScoreResult:
     n_permutations: int = static_field(default=0)
     permute: str = static_field(default="all")
     seed: object = static_field(default=None)
+    classes: tuple | None = static_field(default=None)
 
     @property
     def score(self):
@@ -393,6 +463,7 @@ class _Plan:
 
     model: object
     classification: bool
+    classes: object  # multiclass: tuple of the sorted labels; None otherwise
     X: np.ndarray
     y: np.ndarray
     train: np.ndarray
@@ -420,8 +491,14 @@ def _permutation_test_score_iv(
     task = model_task(model, "model")
     classification = task == "classification"
     X = np.asarray(as_float_array(X, "X", ndim=2))
+    classes = None
     if classification:
-        y = np.asarray(as_label_array(y, "y"))
+        y_in = y if isinstance(y, jax.Array | np.ndarray) else np.asarray(y)
+        if y_in.ndim == 1:  # two classes: ±1 as before; three or more: indices 0..C-1
+            y, classes = as_class_labels(y_in, "y")
+        else:
+            y = as_label_array(y, "y")
+        y = np.asarray(y)
     else:
         y = np.asarray(as_float_array(y, "y", ndim=1))
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
@@ -433,6 +510,11 @@ def _permutation_test_score_iv(
     if not scoring:
         raise ValueError("`scoring` is empty.")
     for s in scoring:
+        if classes is not None and s in _CLF_SCORES and s not in _MULTICLASS_SCORES:
+            raise ValueError(
+                f"`scoring`={s!r} is binary only; `y` has {len(classes)} classes: use one of "
+                f"{list(_MULTICLASS_SCORES)}."
+            )
         check_choice(s, "scoring", _CLF_SCORES if classification else _REG_SCORES)
     check_choice(permute, "permute", ("all", "train"))
     n = y.shape[0]
@@ -512,6 +594,7 @@ def _permutation_test_score_iv(
     return _Plan(
         model=model,
         classification=classification,
+        classes=classes,
         X=X,
         y=y,
         train=train,
@@ -566,7 +649,9 @@ def permutation_test_score(
     model : jaxtests.models spec or scikit-learn estimator
     X : (n, d) array
     y : (n,) array
-        ±1 or {0, 1} labels (classifiers) or real targets (regressors).
+        ±1 or {0, 1} labels (binary classifiers); three or more distinct labels
+        (integers or strings) for multiclass, encoded as the indices of the
+        sorted classes (the result's ``classes``); real targets (regressors).
     cv : int, splitter or iterable of (train, test) index arrays
         An int is a stratified (classifiers) k-fold shuffled with ``key``.
     n_permutations : int, optional
@@ -575,9 +660,12 @@ def permutation_test_score(
     scoring : str or sequence of str
         Classifiers: ``accuracy``, ``balanced_accuracy``, ``error``,
         ``recall``/``tpr``, ``fpr``, ``specificity``, ``precision``, ``f1``,
-        ``roc_auc``; regressors: ``r2``, ``neg_mean_squared_error``,
-        ``neg_mean_absolute_error``. Several are computed in one pass. Each
-        score is the mean over folds (as scikit-learn's).
+        ``roc_auc``, ``precision_macro``, ``recall_macro``, ``f1_macro``
+        (multiclass: ``accuracy``, ``error``, ``balanced_accuracy`` and the
+        three macro averages; the binary ones are refused); regressors:
+        ``r2``, ``neg_mean_squared_error``, ``neg_mean_absolute_error``.
+        Several are computed in one pass. Each score is the mean over folds
+        (as scikit-learn's).
     key : int, JAX key or None
         Seed of the folds and the permutations; recorded as ``seed``.
     permute : {"all", "train"}
@@ -626,7 +714,10 @@ def permutation_test_score(
     drawn sort-free and exactly uniformly (see
     ``jaxtests.kernels.learners.draw_binary_labels``) in blocks of
     :func:`block_rows` permutations, block ``j`` from ``fold_in(key, j)``.
-    Other modes draw one sort-based permutation per key ``fold_in(key, b)``.
+    Other modes, and multiclass labels, draw one sort-based permutation per
+    key ``fold_in(key, b)``: a permutation keeps the class counts (per fold
+    with stratified folds). Multiclass fits are those of ``cross_validate``
+    (native, multinomial logistic, one-vs-rest ridge, one-vs-one SVC).
     Every fit and score is in float64.
 
     References
@@ -685,6 +776,7 @@ def permutation_test_score(
         n_permutations=plan.n_permutations,
         permute=plan.permute,
         seed=plan.seed,
+        classes=plan.classes,
     )
 
 
@@ -692,7 +784,8 @@ def _builtin_scores(plan, progress):
     """Observed and permuted scores of a built-in learner (``(S,)`` and ``(B, S)``)."""
     y, B, key = plan.y, plan.n_permutations, plan.key
     n = y.shape[0]
-    fit = _Fit(plan.model, plan.scoring, plan.classification)
+    n_classes = 0 if plan.classes is None else len(plan.classes)
+    fit = _Fit(plan.model, plan.scoring, plan.classification, n_classes)
     data = _Data(
         X=jnp.asarray(plan.X),
         y=jnp.asarray(y),
@@ -730,7 +823,10 @@ def _builtin_scores(plan, progress):
             report(min(step, B - s))
         return obs, _joined(chunks, obs)
 
-    if not (plan.classification and plan.permute == "all" and not plan.grouped):
+    # the sort-based path: regression, groups, permute="train" and multiclass labels
+    if not (
+        plan.classification and plan.permute == "all" and not plan.grouped and plan.classes is None
+    ):
         mode = plan.permute if plan.permute == "train" else "all"
         step = plan.batch_size or chunk
         chunks = []
@@ -808,6 +904,7 @@ def _sklearn_permutation_scores(plan, n_jobs, progress):
 
     y, train, index, valid, B = plan.y, plan.train, plan.index, plan.valid, plan.n_permutations
     K = train.shape[0]
+    n_classes = 0 if plan.classes is None else len(plan.classes)
 
     def run(yy):
         # yy: (n,) for permute="all", (K, n) for "train"; joblib may call this in
@@ -820,7 +917,12 @@ def _sklearn_permutation_scores(plan, n_jobs, progress):
         for k in range(K):
             yk = yy if yy.ndim == 1 else yy[k]
             v = valid[k]
-            f[k, v] = sklearn_outputs(plan.model, plan.X, yk, train[k], index[k, v])
+            if n_classes:
+                f[k, v] = sklearn_predictions(
+                    plan.model, plan.X, yk, train[k], index[k, v], n_classes
+                )
+            else:
+                f[k, v] = sklearn_outputs(plan.model, plan.X, yk, train[k], index[k, v])
         yt = (yy[index] if yy.ndim == 1 else y[index])[None]
         return np.asarray(
             fold_scores(
@@ -829,6 +931,7 @@ def _sklearn_permutation_scores(plan, n_jobs, progress):
                 jnp.asarray(valid),
                 plan.scoring,
                 plan.classification,
+                n_classes,
             )
         )[0]
 

@@ -15,6 +15,7 @@ import numpy as np
 from jaxtests.kernels import statistics as kstatistics
 
 __all__ = [
+    "as_class_labels",
     "as_float_array",
     "as_int_scalar",
     "as_label_array",
@@ -134,6 +135,42 @@ def as_label_array(y, name, *, allow_empty=False):
             f" (all values: {vals.tolist()[:6]}{'...' if vals.size > 6 else ''})."
         )
     return jnp.asarray(arr, dtype=_float_dtype())
+
+
+def as_class_labels(y, name):
+    """Validate classification labels: binary as :func:`as_label_array`, else multiclass.
+
+    Returns ``(labels, classes)``. Two or fewer distinct values: ``labels`` is
+    :func:`as_label_array`'s float ±1 array (its rules and messages: {-1, +1}
+    or {0, 1} only) and ``classes`` is None. Three or more distinct values
+    (integers, integer-valued floats, bools or strings): ``classes`` is the
+    tuple of the sorted distinct values and ``labels`` their float indices
+    ``0 .. C - 1`` (scikit-learn's ``LabelEncoder``). Concrete 1-d input only.
+    """
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-dimensional, got shape {tuple(arr.shape)}.")
+    kind = arr.dtype.kind
+    if kind not in "biufUSO":
+        raise TypeError(f"`{name}` must hold class labels (numbers or strings), got {arr.dtype}.")
+    if kind in "fc":
+        check_finite(arr, name)
+    if kind == "O" and any(v is None or (isinstance(v, float) and v != v) for v in arr):
+        raise ValueError(f"`{name}` holds a missing label (None or NaN).")
+    try:
+        classes = np.unique(arr)
+    except TypeError:
+        raise TypeError(f"`{name}` mixes label types that cannot be sorted.") from None
+    if classes.size <= 2:
+        return as_label_array(arr, name), None
+    if kind == "f" and np.any(classes != np.round(classes)):
+        bad = classes[classes != np.round(classes)][0].item()
+        raise ValueError(
+            f"`{name}` holds {classes.size} distinct values including {bad!r}: class labels "
+            "must be integers or strings (real targets need a regressor)."
+        )
+    codes = np.searchsorted(classes, arr).astype(np.float64)
+    return jnp.asarray(codes, dtype=_float_dtype()), tuple(v.item() for v in classes)
 
 
 def check_same_shape(a, b, name_a, name_b):

@@ -10,6 +10,10 @@ fits all folds (and all permuted label vectors) at once. ``Z : (m, d)``;
 prediction for regressors. Hyper-parameters are plain numbers (static under
 ``jit``). Pure; no validation.
 
+Multiclass fits (section "multiclass") take class indices ``y`` in ``0 .. C -
+1`` with a static ``C`` and give class scores ``(m, C)`` whose argmax is the
+prediction.
+
 The last sections serve the label-permutation test: ``draw_binary_labels``
 (exactly uniform permuted ±1 label vectors without
 sorting, packed 32 to a word) and ``ridge_partition_counts`` (ridge classifier
@@ -29,21 +33,32 @@ __all__ = [
     "KernelMachine",
     "LinearModel",
     "RidgePartition",
+    "class_weights",
     "draw_binary_labels",
     "gram",
     "knn_decision",
     "knn_fit",
+    "knn_votes",
     "label_key_bits",
     "label_slots",
     "lda_fit",
+    "lda_multiclass_fit",
     "linear_decision",
+    "linear_scores",
     "logistic_fit",
+    "logistic_multinomial_fit",
     "nearest_centroid_fit",
+    "nearest_centroid_multiclass_fit",
+    "ovo_pairs",
+    "ovo_votes",
     "qda_decision",
     "qda_fit",
+    "qda_multiclass_fit",
+    "qda_scores",
     "radix_select",
     "ridge_fit",
     "ridge_fold_decisions",
+    "ridge_ovr_fit",
     "ridge_partition",
     "ridge_partition_counts",
     "smo_solve",
@@ -246,6 +261,11 @@ def knn_decision(params, Z, k):
     Equals ``2 p - 1`` with ``p`` scikit-learn's uniform-weight ``predict_proba``
     of class +1. Uses ``lax.top_k``, not a full sort.
     """
+    return jnp.mean(params.y[_knn_neighbours(params, Z, k)], axis=-1)
+
+
+def _knn_neighbours(params, Z, k):
+    """Indices ``(m, k)`` of the ``k`` nearest training instances (``w > 0``) of each row."""
     d2 = (
         jnp.sum(Z * Z, axis=1)[:, None]
         - 2 * Z @ params.X.T
@@ -253,7 +273,7 @@ def knn_decision(params, Z, k):
     )
     d2 = jnp.where(params.w[None, :] > 0, d2, jnp.inf)
     _, idx = lax.top_k(-d2, k)
-    return jnp.mean(params.y[idx], axis=-1)
+    return idx
 
 
 # ---------------------------------------------------------------- logistic
@@ -455,6 +475,177 @@ def svm_decision(params, Z, kernel, degree, gamma, coef0, normalize):
     """Kernel-machine decision values ``(m,)`` at ``Z : (m, d)``."""
     return gram(Z, params.X, kernel, degree, gamma, coef0, normalize) @ params.coef + (
         params.intercept
+    )
+
+
+# ---------------------------------------------------------------- multiclass
+#
+# Multiclass fits take class indices ``y : (n,)`` in ``0 .. C - 1`` (float) and a
+# static class count ``C``; the scores ``(m, C)`` predict the class with the
+# largest score (``argmax``: the smallest index among exact ties, as numpy's and
+# scikit-learn's ``argmax``).
+
+
+def linear_scores(params, Z):
+    """Class scores ``Z @ coef + intercept``; ``coef : (d, C)``, ``Z : (m, d)`` -> ``(m, C)``."""
+    return Z @ params.coef + params.intercept[None, :]
+
+
+def class_weights(y, w, n_classes):
+    """Training weights of each class, ``(C, n)``: ``w`` where ``y == c``, else 0."""
+    cls = jnp.arange(n_classes, dtype=y.dtype)[:, None]
+    return jnp.where(y[None, :] == cls, w[None, :], 0.0).astype(w.dtype)
+
+
+def _class_means(X, y, w, n_classes):
+    W = class_weights(y, w, n_classes)
+    nc = jnp.sum(W, axis=1)
+    return W, nc, (W @ X) / nc[:, None]
+
+
+def lda_multiclass_fit(X, y, w, reg, n_classes):
+    """Linear discriminant for ``C`` classes (``LinearDiscriminantAnalysis(solver="lsqr")``).
+
+    Pooled biased covariance ``S = sum_c pi_c S_c + reg I``; class scores
+    ``mu_c' S^-1 z - mu_c' S^-1 mu_c / 2 + log pi_c`` as a :class:`LinearModel`
+    with ``coef : (d, C)``, ``intercept : (C,)``.
+    """
+    _, nc, mu = _class_means(X, y, w, n_classes)
+    R = X - mu[jnp.clip(y.astype(jnp.int32), 0, n_classes - 1)]  # from the own class mean
+    S = ((R * w[:, None]).T @ R) / jnp.sum(nc) + reg * jnp.eye(X.shape[1], dtype=X.dtype)
+    coef = jnp.linalg.solve(S, mu.T)  # (d, C)
+    intercept = -0.5 * jnp.sum(mu * coef.T, axis=1) + jnp.log(nc / jnp.sum(nc))
+    return LinearModel(coef, intercept)
+
+
+def qda_multiclass_fit(X, y, w, reg_param, n_classes):
+    """Quadratic discriminant for ``C`` classes (as :func:`qda_fit`, class ``c`` in row ``c``)."""
+    W, nc, mu = _class_means(X, y, w, n_classes)
+    eye = jnp.eye(X.shape[1], dtype=X.dtype)
+
+    def chol(wc, n_c, m):
+        R = X - m[None, :]
+        S = (R * wc[:, None]).T @ R / n_c
+        return jnp.linalg.cholesky((1 - reg_param) * S + reg_param * eye)
+
+    return QDAModel(mu, jax.vmap(chol)(W, nc, mu), jnp.log(nc / jnp.sum(nc)))
+
+
+def qda_scores(params, Z):
+    """Log posterior (up to a shared constant) of each class, ``(m, C)``."""
+
+    def score(mu, L, lp):
+        r = jax.scipy.linalg.solve_triangular(L, (Z - mu[None, :]).T, lower=True)
+        logdet = 2 * jnp.sum(jnp.log(jnp.diagonal(L)))
+        return -0.5 * (jnp.sum(r * r, axis=0) + logdet) + lp
+
+    return jax.vmap(score)(params.means, params.chol, params.log_prior).T
+
+
+def nearest_centroid_multiclass_fit(X, y, w, n_classes):
+    """Nearest of ``C`` centroids: scores ``2 mu_c' z - |mu_c|^2`` (``= |z|^2 - |z - mu_c|^2``)."""
+    _, _, mu = _class_means(X, y, w, n_classes)
+    return LinearModel(2 * mu.T, -jnp.sum(mu * mu, axis=1))
+
+
+def knn_votes(params, Z, k, n_classes):
+    """Votes ``(m, C)`` of the ``k`` nearest training instances (uniform weights).
+
+    The argmax is the majority class, the smallest class index among tied
+    counts (scikit-learn's ``KNeighborsClassifier.predict``, ``scipy.stats.mode``).
+    """
+    lab = params.y[_knn_neighbours(params, Z, k)]  # (m, k)
+    cls = jnp.arange(n_classes, dtype=lab.dtype)
+    return jnp.sum(lab[:, :, None] == cls[None, None, :], axis=1, dtype=Z.dtype)
+
+
+def ridge_ovr_fit(X, y, w, alpha, n_classes):
+    """One-vs-rest ridge on ±1 targets per class (scikit-learn's ``RidgeClassifier``).
+
+    Column ``c`` of the targets is +1 on class ``c`` and -1 elsewhere; the
+    fits share the training rows. ``coef : (d, C)``, ``intercept : (C,)``.
+    """
+    cls = jnp.arange(n_classes, dtype=y.dtype)
+    T = jnp.where(y[None, :] == cls[:, None], 1.0, -1.0).astype(X.dtype)  # (C, n)
+    fit = jax.vmap(lambda t: ridge_fit(X, t, w, alpha))(T)
+    return LinearModel(fit.coef.T, fit.intercept)
+
+
+def logistic_multinomial_fit(X, y, w, C, n_iter, n_classes, tol=1e-10):
+    """Multinomial (softmax) L2 logistic regression by Newton steps from zero.
+
+    Minimises ``C sum_i w_i (-log softmax(f_i)[y_i]) + sum_c |beta_c|^2 / 2``
+    with unpenalised intercepts: scikit-learn's ``LogisticRegression(C=C)``
+    for ``C >= 3`` classes (multinomial, its default since 1.5). The loss is
+    unchanged by adding one constant to every intercept; a penalty
+    ``(sum_c b_c)^2 / 2`` selects the representative with ``sum_c b_c = 0``
+    (same coefficients, same predictions) and keeps the Hessian definite. The
+    Hessian blocks ``sum_i w_i (p_ia [a = b] - p_ia p_ib) x_i x_i'`` come from
+    the upper triangles of the row-wise outer products, as in
+    :func:`logistic_fit`; the stopping rule is the same. Returns
+    ``coef : (d, C)``, ``intercept : (C,)``.
+    """
+    n, d = X.shape
+    D = d + 1
+    K = n_classes
+    Xa = jnp.concatenate([X, jnp.ones((n, 1), X.dtype)], axis=1)
+    rows, cols = np.triu_indices(D)
+    O = Xa[:, rows] * Xa[:, cols]  # (n, D (D + 1) / 2)
+    sym = np.zeros((D, D), np.int64)
+    sym[rows, cols] = np.arange(rows.size)
+    sym[cols, rows] = np.arange(rows.size)
+    Y = (y[:, None] == jnp.arange(K, dtype=y.dtype)[None, :]).astype(X.dtype)  # (n, K)
+    pen = jnp.concatenate([jnp.ones(d, X.dtype), jnp.zeros(1, X.dtype)]) / C
+    is_b = np.zeros(D)
+    is_b[d] = 1.0
+    # penalty (sum_c b_c)^2 / 2 on the intercepts: Hessian 1 1' over the K intercepts
+    tie = jnp.asarray(np.kron(np.ones((K, K)), np.outer(is_b, is_b)), X.dtype)
+    ridge = jnp.diag(jnp.tile(pen, K)) + tie + 1e-12 * jnp.eye(K * D, dtype=X.dtype)
+    eye = jnp.eye(K, dtype=X.dtype)
+
+    def step(theta):  # theta : (K, D)
+        P = jax.nn.softmax(Xa @ theta.T, axis=1)  # (n, K)
+        b_sum = jnp.sum(theta[:, d])
+        g = ((w[:, None] * (P - Y)).T @ Xa + pen[None, :] * theta).at[:, d].add(b_sum)
+        S = w[:, None, None] * (P[:, :, None] * eye[None] - P[:, :, None] * P[:, None, :])
+        H = jnp.einsum("iab,iu->abu", S, O)[:, :, sym]  # (K, K, D, D)
+        H = jnp.transpose(H, (0, 2, 1, 3)).reshape(K * D, K * D) + ridge
+        delta = jax.scipy.linalg.cho_solve((jnp.linalg.cholesky(H), True), g.reshape(-1))
+        return theta - delta.reshape(K, D)
+
+    def cond(st):
+        _, moved, it = st
+        return (it < n_iter) & (moved > 0)
+
+    def body(st):
+        theta, _, it = st
+        new = step(theta)
+        moved = jnp.max(jnp.abs(new - theta)) > tol * (1 + jnp.max(jnp.abs(new)))
+        return new, moved.astype(X.dtype), it + 1
+
+    init = (jnp.zeros((K, D), X.dtype), jnp.ones((), X.dtype), jnp.zeros((), jnp.int32))
+    theta, _, _ = lax.while_loop(cond, body, init)
+    return LinearModel(theta[:, :d].T, theta[:, d])
+
+
+def ovo_pairs(n_classes):
+    """The ``C (C - 1) / 2`` class pairs ``(a, b)``, ``a < b``, in LIBSVM's order."""
+    return tuple((a, b) for a in range(n_classes) for b in range(a + 1, n_classes))
+
+
+def ovo_votes(decisions, n_classes):
+    """Votes ``(m, C)`` of the pairwise decisions ``(P, m)`` (LIBSVM's one-vs-one).
+
+    Pair ``(a, b)`` votes ``a`` where its decision is ``> 0``, else ``b``; the
+    argmax of the votes is the smallest class index among tied counts, as
+    LIBSVM's ``svm_predict``.
+    """
+    pairs = np.asarray(ovo_pairs(n_classes)).reshape(-1, 2)
+    to_a = np.eye(n_classes)[pairs[:, 0]]  # (P, C)
+    to_b = np.eye(n_classes)[pairs[:, 1]]
+    win = (decisions > 0).astype(decisions.dtype)  # (P, m)
+    return win.T @ jnp.asarray(to_a, decisions.dtype) + (1 - win).T @ jnp.asarray(
+        to_b, decisions.dtype
     )
 
 

@@ -18,6 +18,7 @@ __all__ = [
     "ConfusionCounts",
     "accuracy",
     "average_precision",
+    "balanced_accuracy",
     "binary_clf_curve",
     "class_counts",
     "confusion_counts",
@@ -25,6 +26,9 @@ __all__ = [
     "error",
     "f_beta",
     "fpr",
+    "macro_f1",
+    "macro_precision",
+    "macro_recall",
     "pearson",
     "precision",
     "ratio",
@@ -134,6 +138,56 @@ def f_beta(c, beta=1.0, zero_division=jnp.nan):
     """
     b2 = beta * beta
     return ratio((1 + b2) * c.tp, (1 + b2) * c.tp + b2 * c.fn + c.fp, zero_division)
+
+
+def balanced_accuracy(cm):
+    """Mean recall over the classes present in the true labels; ``cm : (..., C, C)`` -> ``(...)``.
+
+    scikit-learn's ``balanced_accuracy_score``: a class with no true instance
+    (row of zeros) is left out of the mean.
+    """
+    tp = jnp.diagonal(cm, axis1=-2, axis2=-1)
+    support = jnp.sum(cm, axis=-1)
+    present = support > 0
+    recall = ratio(tp, support, 0.0)
+    n_present = jnp.sum(present, axis=-1, dtype=cm.dtype)
+    return ratio(jnp.sum(jnp.where(present, recall, 0.0), axis=-1), n_present, jnp.nan)
+
+
+def _macro(cm, part):
+    """Unweighted mean over the classes that are true or predicted somewhere (0 for 0/0).
+
+    scikit-learn's ``average="macro"`` with ``labels=None`` (the classes of
+    ``unique_labels(y_true, y_pred)``) and its default ``zero_division``
+    (``"warn"``, scored 0).
+    """
+    tp = jnp.diagonal(cm, axis1=-2, axis2=-1)
+    support = jnp.sum(cm, axis=-1)  # row sums: true instances of the class
+    predicted = jnp.sum(cm, axis=-2)  # column sums: predictions of the class
+    present = (support + predicted) > 0
+    if part == "precision":
+        val = ratio(tp, predicted, 0.0)
+    elif part == "recall":
+        val = ratio(tp, support, 0.0)
+    else:
+        val = ratio(2 * tp, support + predicted, 0.0)
+    n_present = jnp.sum(present, axis=-1, dtype=cm.dtype)
+    return ratio(jnp.sum(jnp.where(present, val, 0.0), axis=-1), n_present, jnp.nan)
+
+
+def macro_precision(cm):
+    """Macro-averaged precision from ``cm : (..., C, C)`` (scikit-learn's ``average="macro"``)."""
+    return _macro(cm, "precision")
+
+
+def macro_recall(cm):
+    """Macro-averaged recall from ``cm : (..., C, C)`` (scikit-learn's ``average="macro"``)."""
+    return _macro(cm, "recall")
+
+
+def macro_f1(cm):
+    """Macro-averaged F1 from ``cm : (..., C, C)`` (scikit-learn's ``average="macro"``)."""
+    return _macro(cm, "f1")
 
 
 def _auc_1d(y, s):

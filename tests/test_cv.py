@@ -156,6 +156,11 @@ def test_validation_messages(pima):
     with pytest.raises(ValueError, match="`X` has 200 rows but `y` has 199"):
         cross_validate([models.lda()], X, y[:-1])
     with pytest.raises(ValueError, match="`y` must hold binary labels"):
+        cross_validate([models.lda()], X, np.r_[np.ones(100), 2 * np.ones(100)])
+    # three or more distinct values are multiclass labels: integers or strings only
+    with pytest.raises(ValueError, match=r"`y` holds 200 distinct values including 0\.5"):
+        cross_validate([models.lda()], X, np.arange(200.0) + 0.5)
+    with pytest.raises(ValueError, match="per class; the smallest class has 1"):
         cross_validate([models.lda()], X, np.arange(200.0))
     with pytest.raises(ValueError, match="`X` contains NaN at index"):
         cross_validate([models.lda()], np.where(X == X[3, 2], np.nan, X), y)

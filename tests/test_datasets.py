@@ -37,10 +37,19 @@ def test_diabetes_matches_sklearn():
 
 def test_list_datasets():
     info = datasets.list_datasets()
-    assert set(info) == {"breast_cancer", "pima", "diabetes"}
+    assert set(info) == {"breast_cancer", "pima", "diabetes", "wine"}
     for name, meta in info.items():
         X, _ = getattr(datasets, meta["loader"])()
         assert X.shape == meta["shape"], name
+
+
+def test_wine_equals_scikit_learns_copy():
+    sk = pytest.importorskip("sklearn.datasets")
+    X, y = datasets.load_wine()
+    ref = sk.load_wine()  # the UCI wine recognition data as scikit-learn ships it
+    np.testing.assert_array_equal(X, ref.data)
+    np.testing.assert_array_equal(y, ref.target)
+    assert np.bincount(y.astype(int)).tolist() == [59, 71, 48]  # UCI: class distribution
 
 
 def test_load_csv_roundtrip_and_gzip(tmp_path):

@@ -1,7 +1,8 @@
 """Small real datasets shipped with jaxtests, and a CSV loader for your own data.
 
 Every loader returns ``(X, y)`` as float64 numpy arrays. Binary
-classification labels are ±1 with the positive class documented per loader.
+classification labels are ±1 with the positive class documented per loader;
+multiclass labels (wine) are 0, 1, 2.
 Provenance and licences: ``jaxtests/datasets/data/README.md``.
 """
 
@@ -10,6 +11,7 @@ from jaxtests.datasets._loaders import load_breast_cancer as load_breast_cancer
 from jaxtests.datasets._loaders import load_csv as load_csv
 from jaxtests.datasets._loaders import load_diabetes as load_diabetes
 from jaxtests.datasets._loaders import load_pima as load_pima
+from jaxtests.datasets._loaders import load_wine as load_wine
 
 __all__ = [
     "list_datasets",
@@ -17,4 +19,5 @@ __all__ = [
     "load_csv",
     "load_diabetes",
     "load_pima",
+    "load_wine",
 ]

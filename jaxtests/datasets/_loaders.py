@@ -7,12 +7,20 @@ import numpy as np
 
 from jaxtests.datasets._text import parse_number, read_csv_rows
 
-__all__ = ["list_datasets", "load_breast_cancer", "load_csv", "load_diabetes", "load_pima"]
+__all__ = [
+    "list_datasets",
+    "load_breast_cancer",
+    "load_csv",
+    "load_diabetes",
+    "load_pima",
+    "load_wine",
+]
 
 _DATASETS = {
     "breast_cancer": ("breast_cancer.csv", "malignant", "classification", (569, 30)),
     "pima": ("pima.csv", "diabetes", "classification", (768, 8)),
     "diabetes": ("diabetes.csv", "progression", "regression", (442, 10)),
+    "wine": ("wine.csv", "cultivar", "multiclass", (178, 13)),
 }
 
 
@@ -28,7 +36,7 @@ def list_datasets():
     --------
     >>> from jaxtests import datasets
     >>> sorted(datasets.list_datasets())
-    ['breast_cancer', 'diabetes', 'pima']
+    ['breast_cancer', 'diabetes', 'pima', 'wine']
     """
     return {
         name: {"task": task, "shape": shape, "loader": f"load_{name}"}
@@ -106,6 +114,28 @@ def load_diabetes():
     (442, 10)
     """
     return _bundled("diabetes")
+
+
+def load_wine():
+    """Wine recognition data (UCI; CC BY 4.0): three cultivars, a multiclass set.
+
+    Returns
+    -------
+    X : ndarray, shape (178, 13)
+        Chemical analysis: alcohol, malic acid, ash, alcalinity of ash, magnesium,
+        total phenols, flavanoids, nonflavanoid phenols, proanthocyanins, colour
+        intensity, hue, OD280/OD315 of diluted wines, proline.
+    y : ndarray, shape (178,)
+        Cultivar 0, 1 or 2 (59, 71 and 48 wines).
+
+    Examples
+    --------
+    >>> from jaxtests import datasets
+    >>> X, y = datasets.load_wine()
+    >>> X.shape, sorted(set(y.tolist()))
+    ((178, 13), [0.0, 1.0, 2.0])
+    """
+    return _bundled("wine")
 
 
 def load_csv(path, *, label, features=None, delimiter=","):

@@ -321,6 +321,12 @@ class AnovaResult:
         Within (one-way) or residual (blocked) sum of squares.
     ss_block : array or None
         Between-fold sum of squares (blocked only).
+    eta_squared : array
+        ``ss_effect / SS_total``: the share of all variation that lies between the
+        algorithms (``SS_total`` includes ``ss_block`` when blocked).
+    partial_eta_squared : array
+        ``ss_effect / (ss_effect + ss_error)``; equal to ``eta_squared`` one-way, larger
+        when blocked (the fold variation is left out). Also ``F df1 / (F df1 + df2)``.
     method : str
         "parametric" (F distribution) or "permutation" (algorithm labels permuted
         within each fold).
@@ -334,6 +340,8 @@ class AnovaResult:
     ss_effect: jax.Array
     ss_error: jax.Array
     ss_block: jax.Array | None
+    eta_squared: jax.Array
+    partial_eta_squared: jax.Array
     blocked: bool = static_field()
     method: str = static_field()
     pvalue_interval: jax.Array | None = None
@@ -348,7 +356,10 @@ def _anova_oneway(x, where):
     n_groups, k = x.shape[-2], kstatistics.count(x, where)
     ss = kstatistics.anova_sums(x, where)
     f = kstatistics.anova_f(x, where)
-    return f, kstatistics.f_sf(f, n_groups - 1, n_groups * (k - 1)), ss.between, ss.within
+    # 0/0 (constant data) is NaN, as F; no within variation gives 1, as F = inf.
+    eta2 = ss.between / (ss.between + ss.within)
+    p = kstatistics.f_sf(f, n_groups - 1, n_groups * (k - 1))
+    return f, p, ss.between, ss.within, eta2, eta2
 
 
 @jax.jit
@@ -356,12 +367,18 @@ def _anova_blocked(x, where):
     n_groups, k = x.shape[-2], kstatistics.count(x, where)
     ss = kstatistics.blocked_anova_sums(x, where)
     f = kstatistics.blocked_anova_f(x, where)
+    # No algorithm effect is 0, as F = 0 (statsmodels' AnovaRM), also over zero sums.
+    none = ss.treatment == 0
+    eta2 = jnp.where(none, 0.0, ss.treatment / (ss.treatment + ss.block + ss.error))
+    partial = jnp.where(none, 0.0, ss.treatment / (ss.treatment + ss.error))
     return (
         f,
         kstatistics.f_sf(f, n_groups - 1, (n_groups - 1) * (k - 1)),
         ss.treatment,
         ss.error,
         ss.block,
+        eta2,
+        partial,
     )
 
 
@@ -423,7 +440,9 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
     -----
     One-way: ``F = (SSB / (L - 1)) / (SSW / (L (k - 1)))``. Blocked:
     ``F = (SS_alg / (L - 1)) / (SS_res / ((L - 1)(k - 1)))`` with
-    ``SS_res = SS_total - SS_alg - SS_folds``.
+    ``SS_res = SS_total - SS_alg - SS_folds``. Effect sizes: ``eta_squared =
+    SS_alg / SS_total`` and ``partial_eta_squared = SS_alg / (SS_alg + SS_res)``
+    (pingouin's ``"n2"`` and ``"np2"``); one-way they are the same number.
 
     Degenerate data. A sum of squares at or below the rounding floor
     ``L k (64 eps max|x|)^2`` is reported as exactly 0 (it is rounding residue, and
@@ -432,7 +451,9 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
     means F = inf (p = 0), constant data NaN. Blocked, as statsmodels' ``AnovaRM``:
     no algorithm effect gives F = 0 (p = 1), also when the residual is 0 (identical
     algorithms, constant data); an effect with zero residual gives F = inf (p = 0).
-    Zero error variance comes with a ``RuntimeWarning``.
+    Zero error variance comes with a ``RuntimeWarning``. The effect sizes follow F:
+    1 where F = inf (partial; ``eta_squared`` is below 1 when blocked and the folds
+    differ), 0 where F = 0, NaN where F is NaN.
 
     The permutation p-value is ``(b + 1) / (B + 1)`` with ``b`` the draws whose F is at
     least the observed one (Phipson & Smyth 2010). Permutations within folds leave
@@ -455,9 +476,13 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
     >>> r = jaxtests.anova(x)
     >>> round(float(r.statistic), 4), round(float(r.pvalue), 6), r.df
     (15.0278, 0.00054, (2, 12))
+    >>> round(float(r.eta_squared), 4)  # one-way: eta^2 = partial eta^2
+    0.7147
     >>> r = jaxtests.anova(x, blocked=True)  # folds as blocks
     >>> round(float(r.statistic), 4), r.df
     (63.6471, (2, 8))
+    >>> round(float(r.eta_squared), 4), round(float(r.partial_eta_squared), 4)
+    (0.7147, 0.9409)
     """
     if not isinstance(blocked, bool | np.bool_):
         raise TypeError(f"`blocked` must be a bool, got {type(blocked).__name__}.")
@@ -466,10 +491,10 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
     factor, x = rescale_pow2(x)  # exact; F and p are scale-invariant
     n_groups, k = x.shape[-2], x.shape[-1]
     if blocked:
-        f, p, sse, ssr, ssb = _anova_blocked(*pad_last(x))
+        f, p, sse, ssr, ssb, eta2, partial = _anova_blocked(*pad_last(x))
         df = (n_groups - 1, (n_groups - 1) * (k - 1))
     else:
-        f, p, sse, ssr = _anova_oneway(*pad_last(x))
+        f, p, sse, ssr, eta2, partial = _anova_oneway(*pad_last(x))
         ssb = None
         df = (n_groups - 1, n_groups * (k - 1))
     if is_concrete(ssr) and np.any(np.asarray(ssr) == 0):
@@ -505,6 +530,8 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
         ss_effect=scale_back(sse, factor, 2),
         ss_error=scale_back(ssr, factor, 2),
         ss_block=scale_back(ssb, factor, 2),
+        eta_squared=eta2,
+        partial_eta_squared=partial,
         blocked=bool(blocked),
         method=method,
         **fields,

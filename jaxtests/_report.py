@@ -14,6 +14,7 @@ import numpy as np
 __all__ = [
     "Progress",
     "dumps",
+    "estimate_text",
     "jsonable",
     "markdown_table",
     "prepare_out",
@@ -119,6 +120,19 @@ def _cell(v):
             return "nan"
         return f"{v:.4g}"
     return str(v)
+
+
+def estimate_text(value, interval=None):
+    """An estimate, with its confidence interval when given, as one table cell:
+    ``0.046 [0.01108, 0.08092]``.
+
+    ``interval`` is a ``(low, high)`` pair (a one-sided one has ``inf``); numbers as
+    :func:`text_table` prints them.
+    """
+    if interval is None:
+        return _cell(float(value))
+    low, high = interval
+    return f"{_cell(float(value))} [{_cell(float(low))}, {_cell(float(high))}]"
 
 
 def text_table(rows, columns):

@@ -57,6 +57,14 @@ def test_compare_t_json_matches_library(folds_csv):
     np.testing.assert_allclose(row["statistic"], float(t.statistic), rtol=1e-12)
     np.testing.assert_allclose(row["pvalue"], float(t.pvalue), rtol=1e-12)
     np.testing.assert_allclose(out["results"]["t"]["df"], float(t.df), rtol=1e-12)
+    # Effect sizes at 1 - alpha: the library's intervals (themselves tested against
+    # scipy and pingouin in test_effect_sizes.py).
+    ci, dz = t.confidence_interval(0.95), t.effect_size_interval(0.95)
+    assert row["confidence_level"] == 0.95
+    np.testing.assert_allclose(row["mean_difference_interval"], [ci.low, ci.high], rtol=1e-12)
+    np.testing.assert_allclose(row["effect_size"], float(t.effect_size), rtol=1e-12)
+    np.testing.assert_allclose(row["effect_size_interval"], [dz.low, dz.high], rtol=1e-12)
+    assert row["effect"].startswith("d_z ") and row["difference"].count("[") == 1
     h = hotelling_t2(vals["svm"][:, 1:], vals["knn"][:, 1:])
     np.testing.assert_allclose(out["rows"][1]["statistic"], float(h.statistic), rtol=1e-12)
     np.testing.assert_allclose(out["rows"][1]["pvalue"], float(h.pvalue), rtol=1e-12)

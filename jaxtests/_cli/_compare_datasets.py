@@ -13,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from jaxtests._cli._common import BadInput, _given_twice, _quiet_call, _row
+from jaxtests._report import estimate_text
 
 # Demšar's recommendation for many learners: Friedman, then Nemenyi (or a control).
 CONTROL_CORRECTIONS = ("holm", "bonferroni", "hochberg", "hommel")
@@ -137,6 +138,8 @@ def _wilcoxon(table, args):
     a, b = _pair(table, args)
     res, notes = _quiet_call(table.wilcoxon, a, b, alternative=args.alternative or "two-sided")
     row = _row(f"wilcoxon ({res.method})", f"{a} vs {b}", table.measure, res, args.alpha, notes)
+    row["effect"] = f"r_rb {estimate_text(res.rank_biserial)}"  # rank-biserial correlation
+    row["rank_biserial"] = float(res.rank_biserial)
     return [row], {"wilcoxon": res}
 
 
@@ -303,6 +306,7 @@ def run(args):
         print(dumps(payload))
         return 0
     columns = ["test", "comparison", "measure", "statistic", "df", "pvalue", "decision"]
+    columns += [c for c in ("effect",) if any(c in r for r in rows)]
     render = markdown_table if args.markdown else text_table
     direction = "higher" if table.higher_is_better else "lower"
     print(

@@ -28,6 +28,9 @@ from jaxtests._cli._compare_data import (
     _pair,
     _signflip_data,
 )
+from jaxtests._multivariate import AnovaResult
+from jaxtests._report import estimate_text
+from jaxtests._ttests import TtestResult
 
 
 class Inputs(NamedTuple):
@@ -117,6 +120,39 @@ def _signflip(inp, m, a, b):
     return res, f"signflip ({unit}, {res.method})"
 
 
+def _effect_fields(res, confidence_level):
+    """Effect sizes of a row: text cells ``difference`` and ``effect`` for the table
+    (those the test has), and the numbers for ``--json``.
+
+    Paired t tests: the mean difference ``a - b`` and Cohen's ``d_z``, each with its
+    ``confidence_level`` interval (``1 - alpha``, so that a two-sided interval
+    excludes 0 exactly when the unadjusted test rejects). ANOVA: eta² and, blocked,
+    partial eta² (one-way they are equal).
+    """
+    if isinstance(res, TtestResult):
+        diff = res.confidence_interval(confidence_level)
+        dz = res.effect_size_interval(confidence_level)
+        return {
+            "difference": estimate_text(res.mean_difference, diff),
+            "effect": "d_z " + estimate_text(res.effect_size, dz),
+            "confidence_level": confidence_level,
+            "mean_difference": float(res.mean_difference),
+            "mean_difference_interval": [float(diff.low), float(diff.high)],
+            "effect_size": float(res.effect_size),
+            "effect_size_interval": [float(dz.low), float(dz.high)],
+        }
+    if isinstance(res, AnovaResult):
+        eta = "eta² " + estimate_text(res.eta_squared)
+        if res.blocked:
+            eta += ", partial eta² " + estimate_text(res.partial_eta_squared)
+        return {
+            "effect": eta,
+            "eta_squared": float(res.eta_squared),
+            "partial_eta_squared": float(res.partial_eta_squared),
+        }
+    return {}
+
+
 def _per_measure(test, spec, inp):
     """``test`` on each measure; several measures get p-values adjusted with --correction."""
     table, args = inp.table, inp.args
@@ -136,7 +172,7 @@ def _per_measure(test, spec, inp):
         except ValueError as exc:
             raise BadInput(f"{args.file}: --test {test} on {m!r}: {exc}") from None
         res, label = res
-        rows.append(_row(label, comparison, m, res, alpha, notes))
+        rows.append(_row(label, comparison, m, res, alpha, notes) | _effect_fields(res, 1 - alpha))
         results[m] = res
     if len(ms) > 1:
         corr = args.correction or "holm"

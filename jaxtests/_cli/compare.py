@@ -259,8 +259,14 @@ def run(args):
         }
         print(dumps(payload))
         return 0
+    columns += [c for c in ("difference", "effect") if any(c in r for r in rows)]
     render = markdown_table if args.markdown else text_table
     print(render(rows, columns))
+    if any("difference" in r for r in rows):
+        print(
+            f"difference: mean of A - B; intervals at {1 - args.alpha:.0%} "
+            "(not adjusted across measures)."
+        )
     for t in adjusted:
         print(f"{t}: p-values adjusted across the measures; raw p-values with --json.")
     if "posthoc_text" in results:

@@ -288,3 +288,36 @@ def test_progress_bar_shows_before_the_first_chunk(capsys):
     late = capsys.readouterr().err
     assert "draws" in early and "00:00" in early
     assert "50.0/100" in late and "<00:0" in late
+
+
+def test_compare_bayes_t_is_the_correlated_ttest(capsys, tmp_path):
+    import jaxtests
+
+    rng = np.random.default_rng(8)
+    a = 0.80 + 0.02 * rng.standard_normal(10)
+    b = a - 0.01 + 0.01 * rng.standard_normal(10)
+    path = tmp_path / "folds.csv"
+    lines = ["algorithm,fold,accuracy"]
+    lines += [f"{n},{j},{float(x[j])!r}" for n, x in (("a", a), ("b", b)) for j in range(10)]
+    path.write_text("\n".join(lines) + "\n")
+    args = ("compare", path, "--test", "bayes-t", "--rope", "0.005")
+    status, out, err = cli(capsys, *args, "--n-train", 90, "--n-test", 10, "--json")
+    assert status == 0, err
+    (row,) = json.loads(out)["rows"]
+    ref = jaxtests.bayesian.correlated_ttest(a, b, rope=0.005, rho=10 / 100)
+    for side in ("left", "rope", "right"):
+        np.testing.assert_allclose(row[f"p_{side}"], float(getattr(ref, f"p_{side}")), rtol=1e-12)
+    refused(capsys, r"bayes-t needs --n-train and --n-test", *args)
+    refused(
+        capsys,
+        r"bayes-t needs --rope",
+        "compare",
+        path,
+        "--test",
+        "bayes-t",
+        "--n-train",
+        9,
+        "--n-test",
+        1,
+    )
+    refused(capsys, r"--rope is not used by --test t", "compare", path, "--rope", "0.01")

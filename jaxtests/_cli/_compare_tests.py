@@ -279,6 +279,48 @@ def _swap(inp):
     return [_row("swap", f"{a} vs {b}", measure, res, args.alpha, notes)], {"swap": res}
 
 
+def _bayes_t(inp):
+    """Corani & Benavoli's correlated Bayesian t on each measure: three probabilities."""
+    from jaxtests.bayesian import correlated_ttest
+
+    table, args = inp.table, inp.args
+    a, b = _pair(table, args)
+    ms = _measure_names(table, args, multi=False) if args.measures else [table.measures[0]]
+    _check_defined(table, ms, args)
+    rho = args.n_test / (args.n_train + args.n_test)  # Nadeau & Bengio's correlation
+    rows, results, texts = [], {}, []
+    for m in ms:
+        xa, xb = _pair_values(inp, m, a, b)
+        res, notes = _quiet_call(correlated_ttest, xa, xb, rope=args.rope, rho=rho)
+        probs = {f"p_{s}": float(getattr(res, f"p_{s}")) for s in ("left", "rope", "right")}
+        # Benavoli et al. (2017): decide when one region's probability is at least 0.95.
+        # Whether lower or higher is better depends on the measure: the words say which.
+        regions = {"p_left": f"{a} lower", "p_rope": "equivalent", "p_right": f"{a} higher"}
+        best = max(probs, key=probs.get)
+        row = {
+            "test": "bayes-t",
+            "comparison": f"{a} vs {b}",
+            "measure": m,
+            "statistic": None,
+            "df": float(res.df),
+            "pvalue": None,
+            "decision": regions[best] if probs[best] >= 0.95 else "undecided",
+            **probs,
+        }
+        if notes:
+            row["notes"] = notes
+        rows.append(row)
+        results[m] = res
+        texts.append(
+            f"bayes-t on {m}, rope {args.rope:g}, rho {rho:.4g}: "
+            f"P({a} - {b} < -{args.rope:g}) = {probs['p_left']:.4f}, "
+            f"P(|{a} - {b}| <= {args.rope:g}) = {probs['p_rope']:.4f}, "
+            f"P({a} - {b} > {args.rope:g}) = {probs['p_right']:.4f}"
+        )
+    result = results[ms[0]] if len(ms) == 1 else results
+    return rows, {"bayes-t": result, "bayes_text": "\n".join(texts)}
+
+
 # In the order of --test's choices.
 TESTS = {
     "t": Test(pairwise=True, per_measure=_t, pooling=True),
@@ -291,6 +333,7 @@ TESTS = {
     "posthoc": Test(pairwise=False, run=_posthoc, two_sided_only=True, pooling=True),
     "signflip": Test(pairwise=True, per_measure=_signflip, random=True, pooling=True),
     "swap": Test(pairwise=True, run=_swap, random=True),
+    "bayes-t": Test(pairwise=True, run=_bayes_t, two_sided_only=True),
 }
 
 

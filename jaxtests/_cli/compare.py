@@ -88,11 +88,11 @@ def add_parser(subparsers):
         help="the score is an error or loss: rank 1 goes to the lowest",
     )
     d.add_argument("--control", help="friedman-posthoc: compare every learner with this one")
-    d.add_argument(
+    c.add_argument(
         "--rope",
         type=NONNEGATIVE,
         default=None,
-        help="bayes-signrank: half-width of the region of practical equivalence",
+        help="bayes-t, bayes-signrank: half-width of the region of practical equivalence",
     )
     d.add_argument(
         "--out", help="folder for the PNGs of nemenyi (critical difference) and bayes-signrank"
@@ -124,7 +124,6 @@ def _check_options(args, tests, data, task):
     for option, value in (
         ("--lower-is-better", args.lower_is_better),
         ("--control", args.control),
-        ("--rope", args.rope),
         ("--out", args.out),
     ):
         if value not in (None, False):
@@ -138,10 +137,15 @@ def _check_options(args, tests, data, task):
         )
     if args.pair and not any(TESTS[t].pairwise for t in tests):
         unused("--pair", "those tests compare all algorithms at once")
-    if (args.n_train is not None or args.n_test is not None) and "corrected-t" not in tests:
-        unused("--n-train/--n-test", "only --test corrected-t uses them")
-    if "corrected-t" in tests and (args.n_train is None or args.n_test is None):
-        raise BadInput("--test corrected-t needs --n-train and --n-test.")
+    sized = [t for t in tests if t in ("corrected-t", "bayes-t")]
+    if (args.n_train is not None or args.n_test is not None) and not sized:
+        unused("--n-train/--n-test", "only --test corrected-t and bayes-t use them")
+    if sized and (args.n_train is None or args.n_test is None):
+        raise BadInput(f"--test {sized[0]} needs --n-train and --n-test.")
+    if "bayes-t" in tests and args.rope is None:
+        raise BadInput("--test bayes-t needs --rope (e.g. 0.01 for accuracy).")
+    if args.rope is not None and "bayes-t" not in tests:
+        unused("--rope", "only bayes-t (and bayes-signrank on a many-data-set file) use it")
     if args.blocked and "anova" not in tests:
         unused("--blocked", "only --test anova uses it")
     if args.swap_measure is not None and "swap" not in tests:
@@ -247,6 +251,8 @@ def run(args):
     columns = ["test", "comparison", "measure", "statistic", "df", "pvalue", "decision"]
     if args.json:
         for r in rows:
+            if r["pvalue"] is None:  # Bayesian rows: posterior probabilities, no p-value
+                continue
             if not (np.isfinite(r["statistic"]) and np.isfinite(r["pvalue"])):
                 r["reason"] = "; ".join(r.get("notes", ())) or "the statistic is undefined"
         payload = {
@@ -255,7 +261,7 @@ def run(args):
             "folds": list(table.folds),
             "alpha": args.alpha,
             "rows": rows,
-            "results": results,
+            "results": {k: v for k, v in results.items() if not k.endswith("_text")},
         }
         print(dumps(payload))
         return 0
@@ -269,9 +275,10 @@ def run(args):
         )
     for t in adjusted:
         print(f"{t}: p-values adjusted across the measures; raw p-values with --json.")
-    if "posthoc_text" in results:
-        print()
-        print(results["posthoc_text"])
+    for key in ("bayes_text", "posthoc_text"):
+        if key in results:
+            print()
+            print(results[key])
     for n in dict.fromkeys(notes):
         print(f"jaxtests: note: {n}", file=sys.stderr)
     return 0

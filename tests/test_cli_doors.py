@@ -321,3 +321,16 @@ def test_compare_bayes_t_is_the_correlated_ttest(capsys, tmp_path):
         1,
     )
     refused(capsys, r"--rope is not used by --test t", "compare", path, "--rope", "0.01")
+
+
+def test_signflip_reports_the_mean_with_its_t_interval(capsys, tmp_path):
+    d = np.array([0.1, -0.05, 0.2, 0.15, 0.05, 0.12, -0.02, 0.08, 0.11, 0.03])
+    path = tmp_path / "d.csv"
+    path.write_text("d\n" + "\n".join(repr(float(x)) for x in d) + "\n")
+    status, out, err = cli(capsys, "signflip", path)
+    assert status == 0, err
+    ci = scipy.stats.ttest_1samp(d, 0).confidence_interval(0.95)  # scipy's t interval
+    dz = d.mean() / d.std(ddof=1)  # Cohen's d_z
+    head = out.splitlines()[0]
+    assert f"mean {d.mean():.4g} [{ci.low:.4g}, {ci.high:.4g}] (95% t interval)" in head, head
+    assert f"d_z {dz:.4g}" in head, head

@@ -294,14 +294,9 @@ def logistic_fit(X, y, w, C, n_iter, tol=1e-10):
     all fits of a batch): a single large matrix product when vmapped over folds
     and label vectors. Newton systems are solved by Cholesky.
     """
-    n, d = X.shape
+    d = X.shape[1]
     D = d + 1
-    Xa = jnp.concatenate([X, jnp.ones((n, 1), X.dtype)], axis=1)
-    rows, cols = np.triu_indices(D)
-    O = Xa[:, rows] * Xa[:, cols]  # (n, D (D + 1) / 2)
-    sym = np.zeros((D, D), np.int64)
-    sym[rows, cols] = np.arange(rows.size)
-    sym[cols, rows] = np.arange(rows.size)
+    Xa, O, sym = _augmented_products(X)
     pen = jnp.concatenate([jnp.ones(d, X.dtype), jnp.zeros(1, X.dtype)]) / C
     # intercept-only data (all w y equal) keeps H positive definite via pen on beta
     ridge = jnp.diag(pen) + 1e-12 * jnp.eye(D, dtype=X.dtype)
@@ -313,20 +308,42 @@ def logistic_fit(X, y, w, C, n_iter, tol=1e-10):
         H = ((w * p * (1 - p)) @ O)[sym] + ridge
         return theta - jax.scipy.linalg.cho_solve((jnp.linalg.cholesky(H), True), g)
 
+    theta = _newton(step, jnp.zeros(D, X.dtype), n_iter, tol)
+    return LinearModel(theta[:d], theta[d])
+
+
+def _augmented_products(X):
+    """``Xa = [X, 1]``, its products ``O[:, u] = Xa_r Xa_c`` over the upper triangle
+    ``u = (r, c)`` and the ``(D, D)`` index ``sym`` of each ``(r, c)`` in ``u``: the
+    Hessian ``sum_i s_i xa_i xa_i'`` of a logistic loss is ``(s @ O)[sym]``."""
+    n, d = X.shape
+    D = d + 1
+    Xa = jnp.concatenate([X, jnp.ones((n, 1), X.dtype)], axis=1)
+    rows, cols = np.triu_indices(D)
+    O = Xa[:, rows] * Xa[:, cols]  # (n, D (D + 1) / 2)
+    sym = np.zeros((D, D), np.int64)
+    sym[rows, cols] = np.arange(rows.size)
+    sym[cols, rows] = np.arange(rows.size)
+    return Xa, O, sym
+
+
+def _newton(step, theta0, n_iter, tol):
+    """Iterate ``theta <- step(theta)`` until no coefficient moves by more than ``tol``
+    relative to the largest, or ``n_iter`` steps."""
+
     def cond(st):
-        _, delta, it = st
-        return (it < n_iter) & (delta > 0)
+        _, moved, it = st
+        return (it < n_iter) & (moved > 0)
 
     def body(st):
         theta, _, it = st
         new = step(theta)
         moved = jnp.max(jnp.abs(new - theta)) > tol * (1 + jnp.max(jnp.abs(new)))
-        return new, moved.astype(X.dtype), it + 1
+        return new, moved.astype(theta.dtype), it + 1
 
-    theta0 = jnp.zeros(D, X.dtype)
-    init = (theta0, jnp.ones((), X.dtype), jnp.zeros((), jnp.int32))
+    init = (theta0, jnp.ones((), theta0.dtype), jnp.zeros((), jnp.int32))
     theta, _, _ = lax.while_loop(cond, body, init)
-    return LinearModel(theta[:d], theta[d])
+    return theta
 
 
 # ---------------------------------------------------------------- kernel machines
@@ -585,15 +602,10 @@ def logistic_multinomial_fit(X, y, w, C, n_iter, n_classes, tol=1e-10):
     :func:`logistic_fit`; the stopping rule is the same. Returns
     ``coef : (d, C)``, ``intercept : (C,)``.
     """
-    n, d = X.shape
+    d = X.shape[1]
     D = d + 1
     K = n_classes
-    Xa = jnp.concatenate([X, jnp.ones((n, 1), X.dtype)], axis=1)
-    rows, cols = np.triu_indices(D)
-    O = Xa[:, rows] * Xa[:, cols]  # (n, D (D + 1) / 2)
-    sym = np.zeros((D, D), np.int64)
-    sym[rows, cols] = np.arange(rows.size)
-    sym[cols, rows] = np.arange(rows.size)
+    Xa, O, sym = _augmented_products(X)
     Y = (y[:, None] == jnp.arange(K, dtype=y.dtype)[None, :]).astype(X.dtype)  # (n, K)
     pen = jnp.concatenate([jnp.ones(d, X.dtype), jnp.zeros(1, X.dtype)]) / C
     is_b = np.zeros(D)
@@ -613,18 +625,7 @@ def logistic_multinomial_fit(X, y, w, C, n_iter, n_classes, tol=1e-10):
         delta = jax.scipy.linalg.cho_solve((jnp.linalg.cholesky(H), True), g.reshape(-1))
         return theta - delta.reshape(K, D)
 
-    def cond(st):
-        _, moved, it = st
-        return (it < n_iter) & (moved > 0)
-
-    def body(st):
-        theta, _, it = st
-        new = step(theta)
-        moved = jnp.max(jnp.abs(new - theta)) > tol * (1 + jnp.max(jnp.abs(new)))
-        return new, moved.astype(X.dtype), it + 1
-
-    init = (jnp.zeros((K, D), X.dtype), jnp.ones((), X.dtype), jnp.zeros((), jnp.int32))
-    theta, _, _ = lax.while_loop(cond, body, init)
+    theta = _newton(step, jnp.zeros((K, D), X.dtype), n_iter, tol)
     return LinearModel(theta[:, :d].T, theta[:, d])
 
 

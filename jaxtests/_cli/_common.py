@@ -64,6 +64,28 @@ def _row(test, comparison, measure, res, alpha, notes=(), pvalue=None):
     return row
 
 
+def _bayes_row(test, comparison, measure, res, regions, df=None, notes=()):
+    """A result-table row of a Bayesian test: its posterior probabilities ``p_left``,
+    ``p_rope``, ``p_right`` and the region (``regions``, in that order) whose probability
+    reaches 0.95 as the decision (Benavoli et al. 2017), else "undecided"."""
+    sides = ("left", "rope", "right")
+    probs = {f"p_{s}": float(np.asarray(getattr(res, f"p_{s}"))) for s in sides}
+    best = max(range(3), key=lambda i: probs[f"p_{sides[i]}"])
+    row = {
+        "test": test,
+        "comparison": comparison,
+        "measure": measure,
+        "statistic": None,
+        "df": df,
+        "pvalue": None,
+        "decision": regions[best] if probs[f"p_{sides[best]}"] >= 0.95 else "undecided",
+        **probs,
+    }
+    if notes:
+        row["notes"] = list(notes)
+    return row
+
+
 def _quiet_call(fn, *a, **kw):
     """``fn(*a, **kw)`` with its warnings returned as one-line notes, not printed."""
     with warnings.catch_warnings(record=True) as caught:

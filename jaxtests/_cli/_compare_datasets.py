@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from jaxtests._cli._common import BadInput, _given_twice, _quiet_call, _row
+from jaxtests._cli._common import BadInput, _bayes_row, _given_twice, _quiet_call, _row
 from jaxtests._report import estimate_text
 
 # Demšar's recommendation for many learners: Friedman, then Nemenyi (or a control).
@@ -148,22 +148,9 @@ def _bayes_signrank(table, args):
     if args.rope is None:
         raise BadInput("--test bayes-signrank needs --rope (e.g. 0.01 for accuracy).")
     res, notes = _quiet_call(table.signrank, a, b, rope=args.rope, key=args.seed)
-    probs = {f"p_{s}": float(getattr(res, f"p_{s}")) for s in ("left", "rope", "right")}
-    # Benavoli et al. (2017): decide when one region's posterior probability is >= 0.95.
-    regions = {"p_left": f"{b} better", "p_rope": "equivalent", "p_right": f"{a} better"}
-    best = max(probs, key=probs.get)
-    row = {
-        "test": "bayes-signrank",
-        "comparison": f"{a} vs {b}",
-        "measure": table.measure,
-        "statistic": None,
-        "df": None,
-        "pvalue": None,
-        "decision": regions[best] if probs[best] >= 0.95 else "undecided",
-        **probs,
-    }
-    if notes:
-        row["notes"] = notes
+    regions = (f"{b} better", "equivalent", f"{a} better")
+    row = _bayes_row("bayes-signrank", f"{a} vs {b}", table.measure, res, regions, notes=notes)
+    probs = {k: row[k] for k in ("p_left", "p_rope", "p_right")}
     text = (
         f"bayes-signrank {a} vs {b}, rope {args.rope:g}, {res.n_samples} posterior samples "
         f"(seed {res.seed}): P({b} better) = {probs['p_left']:.4f}, "

@@ -20,7 +20,7 @@ from jaxtests import (
     ttest_corrected,
     ttest_paired,
 )
-from jaxtests._cli._common import BadInput, _quiet_call, _resamples_used, _row
+from jaxtests._cli._common import BadInput, _bayes_row, _quiet_call, _resamples_used, _row
 from jaxtests._cli._compare_data import (
     _check_5x2,
     _check_defined,
@@ -292,23 +292,10 @@ def _bayes_t(inp):
     for m in ms:
         xa, xb = _pair_values(inp, m, a, b)
         res, notes = _quiet_call(correlated_ttest, xa, xb, rope=args.rope, rho=rho)
-        probs = {f"p_{s}": float(getattr(res, f"p_{s}")) for s in ("left", "rope", "right")}
-        # Benavoli et al. (2017): decide when one region's probability is at least 0.95.
         # Whether lower or higher is better depends on the measure: the words say which.
-        regions = {"p_left": f"{a} lower", "p_rope": "equivalent", "p_right": f"{a} higher"}
-        best = max(probs, key=probs.get)
-        row = {
-            "test": "bayes-t",
-            "comparison": f"{a} vs {b}",
-            "measure": m,
-            "statistic": None,
-            "df": float(res.df),
-            "pvalue": None,
-            "decision": regions[best] if probs[best] >= 0.95 else "undecided",
-            **probs,
-        }
-        if notes:
-            row["notes"] = notes
+        regions = (f"{a} lower", "equivalent", f"{a} higher")
+        row = _bayes_row("bayes-t", f"{a} vs {b}", m, res, regions, float(res.df), notes)
+        probs = {k: row[k] for k in ("p_left", "p_rope", "p_right")}
         rows.append(row)
         results[m] = res
         texts.append(

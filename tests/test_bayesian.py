@@ -273,7 +273,7 @@ def test_signrank_same_key_same_samples_for_any_batch_size():
     a, b = RNG.normal(0.8, 0.05, 10), RNG.normal(0.8, 0.05, 10)
     runs = [
         bayesian.signrank(a, b, rope=0.01, n_samples=777, key=9, batch_size=bs)
-        for bs in (None, 1, 7, 64, 1000)
+        for bs in (None, 7, 64, 1000)
     ]
     for r in runs[1:]:
         np.testing.assert_array_equal(r.samples, runs[0].samples)

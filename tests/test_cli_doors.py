@@ -334,3 +334,24 @@ def test_signflip_reports_the_mean_with_its_t_interval(capsys, tmp_path):
     head = out.splitlines()[0]
     assert f"mean {d.mean():.4g} [{ci.low:.4g}, {ci.high:.4g}] (95% t interval)" in head, head
     assert f"d_z {dz:.4g}" in head, head
+
+
+def test_multiclass_per_instance_file_is_refused_not_read_as_regression(capsys, tmp_path):
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 3, 30)
+    lines = ["algorithm,fold,instance,y_true,score"]
+    for a in ("lda", "knn"):
+        pred = np.where(rng.uniform(size=30) < 0.8, y, rng.integers(0, 3, 30))
+        lines += [f"{a},{i % 3},{i},{y[i]},{pred[i]}" for i in range(30)]
+    path = tmp_path / "multi.csv"
+    path.write_text("\n".join(lines) + "\n")
+    refused(capsys, r"look like multiclass labels and predictions", "compare", path)
+    # A regression target with real-valued predictions is still a regression.
+    reg = tmp_path / "reg.csv"
+    rows = ["algorithm,fold,instance,y_true,score"]
+    noisy = {a: y + 0.1 * rng.normal(size=30) for a in "ab"}
+    rows += [f"{a},{i % 3},{i},{y[i]},{float(noisy[a][i])!r}" for a in "ab" for i in range(30)]
+    reg.write_text("\n".join(rows) + "\n")
+    status, out, err = cli(capsys, "compare", reg, "--json")
+    assert status == 0, err
+    assert json.loads(out)["rows"][0]["measure"] == "square"

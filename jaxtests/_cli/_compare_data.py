@@ -24,7 +24,8 @@ def _task(data, path):
     """'classification' for labels in {-1, +1} or {0, 1}, else 'regression'.
 
     Two other values (say {1, 2}) are refused: they are labels coded differently, not a
-    regression target.
+    regression target; so are integer values predicted exactly from their own set
+    (multiclass labels).
     """
     v = np.unique(data.y_true)
     if np.all(np.isin(v, (-1, 1))) or np.all(np.isin(v, (0, 1))):
@@ -34,6 +35,16 @@ def _task(data, path):
             f"{path}, column 'y_true': the two values {v[0]:g} and {v[1]:g} are not class "
             "labels; classification labels must be -1/+1 or 0/1 (+1 and 1 the positive class). "
             "Recode them (a regression target has more than two distinct values)."
+        )
+    if np.all(v == np.round(v)) and np.all(np.isin(data.scores, v)):
+        # Integer targets predicted exactly from their own set: class labels, not a
+        # regression; square losses of class indices would answer another question.
+        raise BadInput(
+            f"{path}: 'y_true' holds {v.size} integer values and every score is one of them: "
+            "these look like multiclass labels and predictions, which the per-instance layout "
+            "does not take (it takes -1/+1 or 0/1 labels with decision values, or regression "
+            "targets). Write per-fold measures instead (algorithm, fold, accuracy, ...), e.g. "
+            "from jaxtests.cross_validate(...).fold_scores."
         )
     return "regression"
 

@@ -1,10 +1,14 @@
-"""Strict numerics for the whole suite: float64, no implicit rank or dtype promotion."""
+"""Strict numerics for the whole suite: float64, no implicit rank or dtype promotion; plots
+drawn with matplotlib's Agg backend (no display)."""
 
 import os
 
 import jax
+import matplotlib
 import numpy as np
 import pytest
+
+matplotlib.use("Agg")  # before any test module imports pyplot
 
 jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_numpy_rank_promotion", "raise")

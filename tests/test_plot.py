@@ -6,12 +6,9 @@ import io
 import itertools
 
 import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 
 import jaxtests
 from jaxtests import plot

@@ -4,12 +4,9 @@ bar as long as the critical difference, one thick bar per group, and readable at
 import itertools
 
 import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 
 import jaxtests
 from jaxtests import plot

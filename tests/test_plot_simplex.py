@@ -1,12 +1,8 @@
 """The simplex of a Bayesian signed-rank test's posterior: baycomp's plot_simplex."""
 
-import matplotlib
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt
 
 from jaxtests import _plotting, bayesian, plot
 

@@ -57,17 +57,21 @@ def add_parser(subparsers):
         "--correction",
         default=None,
         choices=CORRECTIONS,
-        help="multiple-comparison correction of posthoc and of several --measures (default holm)",
+        help="multiple-comparison correction of posthoc, friedman-posthoc and several "
+        "--measures (default holm)",
     )
     c.add_argument(
         "--n-resamples",
         type=POSITIVE_INT,
         default=None,
-        help="Monte Carlo draws of signflip/swap (default 10^5); refused if the p-value is exact",
+        help="Monte Carlo draws of signflip/swap/friedman-permutation (default 10^5); refused "
+        "if the p-value is exact",
     )
-    c.add_argument("--seed", type=SEED, default=None, help="seed for permutation tests")
-    c.add_argument("--n-train", type=POSITIVE_INT, help="training-set size (corrected-t)")
-    c.add_argument("--n-test", type=POSITIVE_INT, help="test-set size (corrected-t)")
+    c.add_argument(
+        "--seed", type=SEED, default=None, help="seed of the permutation tests and bayes-signrank"
+    )
+    c.add_argument("--n-train", type=POSITIVE_INT, help="training-set size (corrected-t, bayes-t)")
+    c.add_argument("--n-test", type=POSITIVE_INT, help="test-set size (corrected-t, bayes-t)")
     c.add_argument("--blocked", action="store_true", help="ANOVA with folds as blocks")
     c.add_argument(
         "--pool-repetitions",

@@ -3,8 +3,9 @@
 import jax
 import numpy as np
 
+from jaxtests import _pvalues
 from jaxtests import _validation as v
-from jaxtests._engine import jitted
+from jaxtests._engine import MAX_MITM, jitted
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._signflip import signflip_pvalue
@@ -14,7 +15,6 @@ __all__ = ["WilcoxonResult", "wilcoxon"]
 
 ZERO_METHODS = ("wilcox", "pratt", "zsplit")
 METHODS = ("auto", "exact", "approx", "asymptotic", "permutation")
-MAX_EXACT = 1000  # nonzero differences counted exactly (subset sums of the doubled ranks)
 
 
 @result
@@ -224,13 +224,17 @@ def wilcoxon(
     batch_shape, n = d.shape[:-1], d.shape[-1]
     d2 = d.reshape(-1, n)
     signed, r_plus, r_minus, count, mean, sd = _signed_ranks(d2, zero_method)
-    n_nonzero = int(np.sum(np.any(d2 != 0, axis=0)))
+    nonzero = np.any(d2 != 0, axis=0)
+    # The engine counts half-integer ranks by subset sums when their table is small enough
+    # (up to 1,000 differences), and any differences up to MAX_MITM by meeting in the middle.
+    exact_ok = nonzero.sum() <= MAX_MITM or _pvalues.lattice_feasible(signed[:, nonzero])
     if method == "auto":
-        method = "exact" if n_nonzero <= MAX_EXACT else "approx"
-    if method == "exact" and n_nonzero > MAX_EXACT:
+        method = "exact" if exact_ok else "approx"
+    if method == "exact" and not exact_ok:
         raise ValueError(
-            f"`method`='exact' counts at most {MAX_EXACT} nonzero differences, got "
-            f"{n_nonzero}. Use 'approx' or 'permutation'."
+            f"`method`='exact' counts at most {_pvalues.LATTICE_MAX_M} nonzero differences "
+            f"(fewer when 'pratt' or 'zsplit' rank the zeros), got {int(nonzero.sum())}. "
+            "Use 'approx' or 'permutation'."
         )
     fields = {}
     z = None

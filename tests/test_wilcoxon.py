@@ -218,3 +218,19 @@ def test_bad_data_is_named():
         jaxtests.wilcoxon([1.0, np.nan, 2.0], [1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="shape"):
         jaxtests.wilcoxon([1.0, 2.0, 3.0], [1.0, 2.0])
+
+
+def test_ranked_zeros_beyond_the_subset_sum_table_fall_back_to_approx():
+    # 900 nonzero of 1,500 pairs: with "wilcox" the ranks run to 900 (exact); "pratt" ranks
+    # them among all 1,500, whose subset-sum table is too large: "auto" is scipy's normal
+    # approximation, "exact" a clear refusal (not the engine's meet-in-the-middle limit).
+    x = RNG.normal(size=1500)
+    y = x.copy()
+    y[:900] = RNG.normal(size=900)
+    assert jaxtests.wilcoxon(x, y).method == "exact"
+    r = jaxtests.wilcoxon(x, y, zero_method="pratt")
+    ref = stats.wilcoxon(x, y, zero_method="pratt", method="asymptotic")
+    assert r.method == "approx"
+    np.testing.assert_allclose(float(r.pvalue), ref.pvalue, rtol=1e-10)
+    with pytest.raises(ValueError, match="'pratt' or 'zsplit' rank the zeros"):
+        jaxtests.wilcoxon(x, y, zero_method="pratt", method="exact")

@@ -1,19 +1,22 @@
-"""Traced programs kept on disk: a later process skips tracing and lowering too.
+"""Compiled programs kept on disk: a later process neither traces, lowers nor compiles them.
 
 JAX's persistent cache (:mod:`jaxtests._cache`) stores compiled executables,
-but each process still traces and lowers every program before it can look
-one up: about 0.1-0.4 s per program, most of a warm first call. When
-jaxtests owns the cache, :func:`call` keeps a :func:`jax.export` serialization
-of each program (one per function, static arguments and input shapes) beside
-it, and a later process deserializes it (about 1 ms) and calls it; the
-executable then comes from the persistent cache. Same StableHLO, same
-results. Anything unusual (traced inputs, user callables in the static
-arguments, several devices, a serialization error) takes the plain path.
+but each process still traces and lowers every program to find its key:
+about 0.02-0.1 s per program, and a first lowering of an exported call
+imports ``scipy.linalg`` (0.1 s). When jaxtests owns the cache, :func:`call`
+keeps each program's executable (``jax.experimental.serialize_executable``:
+one per function, static arguments and input shapes, on this backend and
+machine) beside it, and a later process loads it and calls it. Same program,
+same results. Anything unusual (traced inputs, user callables in the static
+arguments, several devices, a file that does not load) takes the plain jit path.
 """
 
+import contextlib
 import functools
 import hashlib
 import os
+import pickle
+import platform
 import tempfile
 
 import jax
@@ -23,8 +26,9 @@ from jaxtests import kernels as jax_kernels
 
 __all__ = ["call"]
 
-_FORMAT = 1  # bump when the key or the file layout changes
-_programs = {}  # key -> jitted Exported.call, or None (plain path)
+_FORMAT = 2  # bump when the key or the file layout changes
+LOADED = "/jaxtests/programs/loaded"  # a jax.monitoring event per program loaded from disk
+_programs = {}  # key -> jax.stages.Compiled, or None (plain path)
 
 
 def _folder():
@@ -59,6 +63,25 @@ def _aval(x):
     return (tuple(np.shape(x)), str(dtype), weak)
 
 
+@functools.cache
+def _machine():
+    """What an executable is built for: backend, device kind and (on CPU) the CPU's features.
+
+    A cache folder shared by machines (a network home) must not hand one CPU's
+    object code to another.
+    """
+    device = jax.devices()[0]
+    cpu = ""
+    if device.platform == "cpu":
+        try:
+            with open("/proc/cpuinfo") as f:
+                cpu = next((line for line in f if line.startswith(("flags", "Features"))), "")
+        except OSError:
+            cpu = ""
+        cpu += platform.machine() + platform.processor()
+    return (jax.default_backend(), device.device_kind, device.client.platform_version, cpu)
+
+
 def _key(name, args, static, compiler_options):
     leaves, tree = jax.tree_util.tree_flatten(args)
     text = repr(
@@ -67,7 +90,7 @@ def _key(name, args, static, compiler_options):
             _code_digest(),
             name,
             jax.__version__,
-            jax.default_backend(),
+            _machine(),
             str(jax.config.jax_default_device),
             bool(jax.config.jax_enable_x64),
             sorted(static.items()),
@@ -82,32 +105,79 @@ def _key(name, args, static, compiler_options):
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _load_or_export(path, fn, args, static, compiler_options):
-    from jax import export
+class _CacheHits:
+    """Counts JAX persistent-cache hits while active (one listener for the process)."""
 
-    exported = None
+    n = 0
+    _registered = False
+
+    @classmethod
+    def listen(cls):
+        if not cls._registered:
+            jax.monitoring.register_event_listener(cls._event)
+            cls._registered = True
+
+    @classmethod
+    def _event(cls, event, **kwargs):
+        if event == "/jax/compilation_cache/cache_hits":
+            cls.n += 1
+
+
+def _fresh_compile(fn, args, static):
+    """``fn`` compiled by XLA now, never loaded from JAX's cache, and whether it was.
+
+    An executable JAX loaded from its persistent cache serializes without its
+    kernels (jax 0.10: the reloaded copy fails with "Function ... not found"),
+    so only a fresh compilation may be written; JAX's cache is set aside for
+    this one compilation (a scoped setting), and a hit seen anyway is reported.
+    """
+    _CacheHits.listen()
+    before = _CacheHits.n
+    lowered = fn.lower(*args, **static)
+    try:
+        from jax._src import compilation_cache
+        from jax._src import config as jax_config
+
+        # JAX decides once per process whether its cache is used, at the first compilation:
+        # decided here first, so the scope below never turns it off for the user's programs.
+        compilation_cache.is_cache_used(jax.devices()[0].client)
+        scope = jax_config.enable_compilation_cache(False)
+    except Exception:  # another jax: compile as usual, the hit count decides
+        scope = contextlib.nullcontext()
+    with scope:
+        compiled = lowered.compile()
+    return compiled, _CacheHits.n == before
+
+
+def _load_or_compile(path, fn, args, static):
+    """``(program, loaded)``: the stored executable, or a fresh one (stored when it can be)."""
+    from jax.experimental import serialize_executable as se
+
     if os.path.exists(path):
         try:
             with open(path, "rb") as f:
-                exported = export.deserialize(bytearray(f.read()))
+                payload, in_tree, out_tree = pickle.load(f)
+            program = se.deserialize_and_load(payload, in_tree, out_tree)
+            jax.monitoring.record_event(LOADED)  # counted by `jaxtests warmup` and the bench
+            return program, True
         except Exception:  # a file from another version, or a partial one: rebuild it
-            exported = None
-    if exported is None:
-        exported = export.export(fn)(*args, **static)
-        blob = exported.serialize()
+            pass
+    compiled, fresh = _fresh_compile(fn, args, static)
+    if fresh:
+        blob = pickle.dumps(se.serialize(compiled), protocol=pickle.HIGHEST_PROTOCOL)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(blob)
         os.replace(tmp, path)  # atomic: concurrent processes never read half a file
-    return jax.jit(exported.call, compiler_options=compiler_options)
+    return compiled, False
 
 
 def call(fn, name, args, static=None, compiler_options=None):
-    """``fn(*args, **static)`` for a jitted ``fn``, through an exported program when possible.
+    """``fn(*args, **static)`` for a jitted ``fn``, through a compiled program kept on disk.
 
     ``name`` identifies ``fn`` across processes; ``static`` holds its static
     arguments (hashable, with a stable ``repr``); ``compiler_options`` those
-    ``fn`` was jitted with.
+    ``fn`` was jitted with (part of the key).
     """
     static = static or {}
     folder = _folder()
@@ -119,18 +189,29 @@ def call(fn, name, args, static=None, compiler_options=None):
         return fn(*args, **static)
     program = _programs.get(key, False)
     if program is False:
+        path = os.path.join(folder, f"{key}.jaxexec")
         try:
             os.makedirs(folder, exist_ok=True)
-            program = _load_or_export(
-                os.path.join(folder, f"{key}.jaxexport"), fn, args, static, compiler_options
-            )
-        except Exception:  # any failure of the export path: the plain program serves
-            program = None
+            program, loaded = _load_or_compile(path, fn, args, static)
+        except Exception:  # any failure of the stored path: the plain program serves
+            program, loaded = None, False
+        if loaded:
+            # A loaded executable's first run is waited for here, where a failure (a file
+            # this jax or machine cannot run) still falls back, not later in the caller.
+            try:
+                out = jax.block_until_ready(program(*args))
+            except Exception:
+                program = None
+                with contextlib.suppress(OSError):
+                    os.remove(path)
+            else:
+                _programs[key] = program
+                return out
         _programs[key] = program
     if program is None:
         return fn(*args, **static)
     try:
         return program(*args)
-    except Exception:  # e.g. a device the export was not lowered for: the plain path decides
+    except Exception:  # e.g. inputs the stored program does not take: the plain path decides
         _programs[key] = None
         return fn(*args, **static)

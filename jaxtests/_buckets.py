@@ -4,24 +4,50 @@ A jitted program compiles once per input shape. The public tests pad their
 instance, fold and sample axes up to the next size of :data:`LADDER` (powers
 of two and 1.5 times powers of two: at most 1.5x the work) and pass the true
 size, or a mask, as a traced value, so any size inside a compiled bucket runs
-without compiling. Padding never changes a result: padded entries are zeros
-that add nothing to a sum, or are masked out.
+without compiling. The Monte Carlo engine's fused sums go further: their
+loops stop at the live words (a traced count), so their data is padded to a
+few large capacities (:func:`capacity_words`) and one program serves every
+size up to 16,384 instances, then up to 262,144. Padding never changes a
+result: padded entries are zeros that add nothing to a sum, or are masked out.
 """
 
 import typing
 
 import numpy as np
 
-__all__ = ["LADDER", "bucket", "pad_axis", "pad_last"]
+__all__ = ["CAPACITY_WORDS", "LADDER", "bucket", "capacity_words", "pad_axis", "pad_last"]
 
 # 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, ... up to 3 * 2^40.
 LADDER = tuple(sorted({1, *(2**k for k in range(42)), *(3 * 2**k for k in range(41))}))
+
+# Monte Carlo engine programs whose loops stop at the live words (the fused sign-flip and
+# two-sample sums): their data is padded to one of these capacities (words of 32
+# instances: 16,384 and 262,144 instances), so one program serves every size up to it.
+CAPACITY_WORDS = (2**9, 2**13)
+CAPACITY_ELEMENTS = 2**20  # hypotheses x capacity beyond this: the fine ladder instead
 
 
 def bucket(n, minimum=1):
     """The smallest ladder size ``>= max(n, minimum)``."""
     n = max(int(n), int(minimum))
     return LADDER[int(np.searchsorted(LADDER, n))]
+
+
+def capacity_words(n, n_h=1):
+    """Words (of 32 instances) a fused Monte Carlo program holds for ``n`` instances.
+
+    The smallest of :data:`CAPACITY_WORDS` that holds ``n``, while ``n_h``
+    hypotheses at that capacity stay within :data:`CAPACITY_ELEMENTS` values
+    (padding costs memory and one pass of the preparation, never draws: the
+    draw loops run over the live words); else the ladder's bucket of the words.
+    """
+    words = -(-int(n) // 32)
+    for cap in CAPACITY_WORDS:
+        if cap >= words:
+            if n_h * 32 * cap <= CAPACITY_ELEMENTS:
+                return cap
+            break
+    return bucket(words)
 
 
 def pad_axis(x, size, axis=-1, value=0):
@@ -56,16 +82,24 @@ def pad_last(*arrays, minimum=1, axis=-1):
 def warmup_plan(max_instances=10_000, n_resamples=(9_999, 100_000)):
     """The calls ``jaxtests warmup`` makes: ``[(label, thunk), ...]``.
 
-    One call per compiled bucket of the common tests (sign-flip "mean" and
-    two-sample Monte Carlo tests with scipy's and jaxtests' default numbers of
-    resamples, up to ``max_instances``; the paired t test, one-way and blocked
-    ANOVA of 3 algorithms and the paired Hotelling T² of 2 measures on folds).
+    One call per compiled program of the common tests (sign-flip "mean" and
+    balanced two-sample Monte Carlo tests with scipy's and jaxtests' default
+    numbers of resamples, one per capacity, or ladder bucket beyond them, up
+    to ``max_instances``; the paired t test, one-way and blocked ANOVA of 3
+    algorithms and the paired Hotelling T² of 2 measures on folds).
     """
     import jaxtests
 
     rng = np.random.default_rng(0)
     plan = []
-    words = [b for b in LADDER if 32 * b <= max(32, max_instances)]
+    need = -(-max(1, int(max_instances)) // 32)
+    words = []
+    for cap in CAPACITY_WORDS:
+        words.append(cap)
+        if cap >= need:
+            break
+    else:
+        words += [b for b in LADDER if CAPACITY_WORDS[-1] < b <= bucket(need)]
     for b in words:
         m = 32 * b
         for n in n_resamples:

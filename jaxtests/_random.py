@@ -12,6 +12,14 @@ __all__ = ["resolve_key"]
 _MAX_SEED = 2**63
 
 
+def _seed_key(seed):
+    """``jax.random.key(seed)``, its threefry words made on the host (no program to compile)."""
+    if jax.config.jax_default_prng_impl != "threefry2x32":
+        return jax.random.key(seed)
+    # threefry's seed: the high and low 32-bit words of the 64-bit seed
+    return jax.random.wrap_key_data(np.array([seed >> 32, seed & 0xFFFFFFFF], np.uint32))
+
+
 def resolve_key(key, name="key"):
     """Return ``(typed_key, seed)`` for a user-supplied ``key``.
 
@@ -24,14 +32,14 @@ def resolve_key(key, name="key"):
     if key is None:
         # every process of a distributed run must draw with the same seed
         seed = _distributed.agree(secrets.randbits(63))
-        return jax.random.key(seed), seed
+        return _seed_key(seed), seed
     if isinstance(key, bool | np.bool_):
         raise TypeError(f"`{name}` must be an int seed or a JAX key, got a bool.")
     if isinstance(key, int | np.integer):
         seed = int(key)
         if not 0 <= seed < _MAX_SEED:
             raise ValueError(f"`{name}` must be an int seed in [0, 2**63), got {seed}.")
-        return jax.random.key(seed), seed
+        return _seed_key(seed), seed
     if isinstance(key, jax.Array | np.ndarray):
         if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
             if key.shape != ():

@@ -187,20 +187,23 @@ def wrap(statistic, batch_shape, res, alternative, correction, null_map=None):
     if null is not None:
         if null_map is not None:
             null = null_map(null)
-        null = jnp.asarray(np.asarray(null).reshape((*batch_shape, null.shape[-1])))
+        null = np.asarray(null).reshape((*batch_shape, null.shape[-1]))
+        null = jnp.asarray(null, dtype=null.dtype)
     lo, hi = res.interval
     n_extreme = np.asarray(res.n_extreme).reshape(-1)
     if n_extreme.dtype.kind == "f":  # subset-sum counts past 62 differences: beyond int64
         n_extreme = np.where(n_extreme < 2.0**63, n_extreme, -1.0)
     n_extreme = np.where(undefined, 0, n_extreme.astype(np.int64))
     return PermutationTestResult(
-        statistic=jnp.asarray(np.asarray(statistic, dtype=np.float64).reshape(batch_shape)),
+        statistic=jnp.asarray(
+            np.asarray(statistic, dtype=np.float64).reshape(batch_shape), dtype=np.float64
+        ),
         pvalue=shape(res.pvalue),
         pvalue_interval=jnp.asarray(np.stack([host(lo), host(hi)], axis=-1), dtype=np.float64),
-        n_extreme=jnp.asarray(n_extreme.reshape(batch_shape)),
+        n_extreme=jnp.asarray(n_extreme.reshape(batch_shape), dtype=np.int64),
         pvalue_adjusted=shape(res.adjusted) if res.adjusted is not None else None,
         n_draws=(
-            jnp.asarray(np.asarray(res.n_draws, np.int64).reshape(batch_shape))
+            jnp.asarray(np.asarray(res.n_draws, np.int64).reshape(batch_shape), dtype=np.int64)
             if res.n_draws is not None
             else None
         ),

@@ -9,7 +9,7 @@ import numpy as np
 
 from jaxtests import _aot, _pvalues
 from jaxtests import _validation as v
-from jaxtests._buckets import bucket, pad_axis
+from jaxtests._buckets import capacity_words, pad_axis
 from jaxtests._engine import (
     MAX_MITM,
     Plan,
@@ -126,6 +126,7 @@ def _signflip_linear_prep(dp, where, statistic):
     tol = kexceedance.tie_tol(mean_obs, abs_sum / m) + 4 * (m + 32) * EPS * abs_sum / m
     sd = jnp.sqrt(jnp.sum(dp * dp, axis=-1)) / m  # exact null sd of the mean
     n_words = dp.shape[-1] // 32
+    live = (jnp.sum(where, dtype=jnp.int32) + 31) // 32  # words the draw loops run over
     a = 2.0 / jnp.broadcast_to(m, total.shape)
     c = -total / m
     data = {
@@ -133,7 +134,8 @@ def _signflip_linear_prep(dp, where, statistic):
         "c": c,
         "d32": kevaluators.pad_words(dp, n_words),
         "d64": kevaluators.pad_words(dp, n_words, jnp.float64),
-        "err": kevaluators.float32_err(dp, n_words, a, c),
+        "err": kevaluators.float32_err(dp, n_words, a, c, live),
+        "nw": live,
     }
     return observed, mean_obs, tol, sd, total, kexceedance.tie_band(mean_obs, tol), data
 
@@ -172,7 +174,8 @@ def _linear(d2, statistic, opts):
     statistic's. ``d2 : (H, m)`` numpy.
     """
     n_h, m = d2.shape
-    dp = pad_axis(d2, 32 * bucket(-(-m // 32)))
+    # A capacity: one program serves every m up to it (the draw loops stop at m's words).
+    dp = pad_axis(d2, 32 * capacity_words(m, n_h))
     where = np.arange(dp.shape[-1]) < m
     observed, mean_obs, tol, sd, total, (t_lo, t_hi), fused = _aot.call(
         _signflip_linear_prep,
@@ -235,7 +238,10 @@ def _linear(d2, statistic, opts):
         # bucketed program serves every size of its bucket.
         n_words = dp.shape[-1] // 32
         n_total = opts.n_resamples
-        draws = kevaluators.block_draws_fused(n_words, n_h, n_total, opts.sequential is not None)
+        # Block size from the live words (a block's time is bounded; the size takes a few
+        # values, so a capacity compiles a program per size class at most).
+        live = -(-m // 32)
+        draws = kevaluators.block_draws_fused(live, n_h, n_total, opts.sequential is not None)
         data = fused
         evaluator = kevaluators.FusedEval(draws)
     plan = Plan(evaluator, data, mean_obs, tol, sd, n_total, draws, exact)
@@ -261,7 +267,10 @@ def _generic(d2, statistic, stat_fn, observed, opts):
         words = kevaluators.Words("enumerate", n_words, draws)
     else:
         n_total = opts.n_resamples
-        words = kevaluators.Words("random", n_words, draws)
+        # The fused sums' words (their counter stride is the capacity's): a user's mean sees
+        # the sign patterns of the built-in one.
+        stride = capacity_words(m, d2.shape[0]) if d2.ndim == 2 else 0
+        words = kevaluators.Words("random", n_words, draws, stride=stride)
     obs = jnp.asarray(observed)
     # Size of the statistic's values: its value on the rearrangement that makes
     # each instance's first entry non-negative (|d| for 1-d instances).

@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 import scipy.special
 
+from jaxtests import _aot
 from jaxtests import _permutation_methods as PM
 from jaxtests._buckets import pad_last
 from jaxtests._precision import x64
@@ -450,7 +451,9 @@ def ttest_paired(
     fields = {}
     ap, bp, where = pad_last(a, b)  # a new size inside a compiled bucket compiles nothing
     if method == "parametric":
-        mom, p, dz = _ttest_paired(ap, bp, where, alternative)
+        mom, p, dz = _aot.call(
+            _ttest_paired, "ttests._ttest_paired", (ap, bp, where), {"alternative": alternative}
+        )
         _warn_zero_variance(mom.standard_error, "`a - b`")
     else:
         mom, dz = _paired_moments(ap, bp, where)
@@ -675,7 +678,12 @@ def ttest_corrected(
     a, b = _pair_iv(a, b, axis, 2, method)
     factor, a, b = rescale_pow2(a, b)
     ap, bp, where = pad_last(a, b)  # a new size inside a compiled bucket compiles nothing
-    mom, p, dz = _ttest_corrected(ap, bp, where, n_test / n_train, alternative)
+    mom, p, dz = _aot.call(
+        _ttest_corrected,
+        "ttests._ttest_corrected",
+        (ap, bp, where, np.float64(n_test / n_train)),
+        {"alternative": alternative},
+    )
     _warn_zero_variance(mom.standard_error, "`a - b`")
     return TtestResult(
         statistic=mom.statistic,

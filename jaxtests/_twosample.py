@@ -9,7 +9,7 @@ import numpy as np
 
 from jaxtests import _aot, _pvalues
 from jaxtests import _validation as v
-from jaxtests._buckets import bucket, pad_axis
+from jaxtests._buckets import capacity_words, pad_axis
 from jaxtests._engine import (
     MAX_ENUMERATION,
     Plan,
@@ -79,7 +79,7 @@ def _twosample_prep(zp, n1, n, statistic):
         "z": zp,
         "z32": kevaluators.pad_words(zp, n_words),
         "d64": kevaluators.pad_words(zp, n_words, jnp.float64),
-        "err": kevaluators.float32_err(zp, n_words, a, c),
+        "err": kevaluators.float32_err(zp, n_words, a, c, (n.astype(jnp.int32) + 31) // 32),
     }
     return observed, obs, total, tol, sd, fused
 
@@ -266,8 +266,9 @@ def _twosample(x, y, statistic, opts):
         ones = jnp.ones_like(observed)
         plan = Plan(evaluator, data, observed, tol_g, ones, n_total, draws, exact)
         return wrap(observed, batch_shape, drive(plan, opts), opts.alternative, opts.correction)
-    # A shape bucket: zero padding, with the sample sizes traced (one program per bucket).
-    zp = pad_axis(z, 32 * bucket(-(-n // 32)))
+    # A capacity: zero padding, the sample sizes traced and the draw loops stopping at the
+    # live words, so one program serves every size up to it.
+    zp = pad_axis(z, 32 * capacity_words(n, n_h))
     observed, obs_md, total, tol, sd, fused = _aot.call(
         _twosample_prep,
         "twosample._twosample_prep",
@@ -283,7 +284,10 @@ def _twosample(x, y, statistic, opts):
         evaluator = kevaluators.LinearEval(words, tables)
     else:
         n_words = zp.shape[-1] // 32
-        draws = kevaluators.block_draws_fused(n_words, n_h, n_total, opts.sequential is not None)
+        # Block size from the live words (a block's time is bounded; the size takes a few
+        # values, so a capacity compiles a program per size class at most).
+        live = -(-n // 32)
+        draws = kevaluators.block_draws_fused(live, n_h, n_total, opts.sequential is not None)
         evaluator, extra = kevaluators.subset_evaluator(n, n1, n_words, draws)
         data = {k: fused[k] for k in ("a", "c", "z")}
         data.update(extra)

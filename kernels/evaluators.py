@@ -61,9 +61,10 @@ def block_draws_fused(n_words, n_h, n_total, sequential=False):
 
     Large blocks amortise the per-word loop overhead; a block never exceeds
     the next power of two above ``n_total`` (small tests stay cheap) nor 4096
-    draws under sequential stopping (stopping is checked between blocks).
-    The size depends only on the data's shape and ``n_resamples``, never on
-    ``batch_size`` or the device count.
+    draws under sequential stopping (stopping is checked between blocks), and
+    ``n_words`` (the words summed) times the draws stays within 2^26, which
+    bounds a block's time. The size depends only on the data and
+    ``n_resamples``, never on ``batch_size`` or the device count.
     """
     r = 2**17
     cap = 4096 if sequential else 2**17
@@ -93,16 +94,20 @@ def exact_terms(d, n_words):
     return False, {"d": dpad}
 
 
-def float32_err(d, n_words, a, c):
+def float32_err(d, n_words, a, c, n_live=None):
     """Bound on ``|t32 - t64|`` for ``t = a P + c`` of :func:`bit_sums` vs :func:`bit_sums_ordered`.
 
     Both sums are within their rounding bounds of the exact ``P`` (the float32
     one, Higham's, of :func:`jaxtests.kernels.resampling.bit_sums_error_bound`;
-    the float64 one ``gamma_{32 n_words}``), plus a float64 correction and the
-    affine map. ``d : (H, m)``, ``a, c : (H,)``.
+    the float64 one ``gamma_{32 n_live}``), plus a float64 correction and the
+    affine map. ``d : (H, m)``, ``a, c : (H,)``; ``n_live`` (traced or int,
+    default ``n_words``) the words the sums run over.
     """
+    live = n_words if n_live is None else n_live
     abs_sum = jnp.sum(jnp.abs(d), axis=-1)
-    bound = kresampling.bit_sums_error_bound(abs_sum, n_words) + (32 * n_words + 8) * EPS * abs_sum
+    bound = kresampling.bit_sums_error_bound(abs_sum, n_words, live)
+    live_f = live if isinstance(live, int) else live.astype(abs_sum.dtype)
+    bound = bound + (32 * live_f + 8) * EPS * abs_sum
     return (a * bound + 8 * EPS * jnp.abs(c)) * (1 + 2.0**-20)
 
 
@@ -121,6 +126,7 @@ class Words:
     draws: int
     n: int = 0  # items (combinations / subset-size correction)
     n1: int = 0  # subset size for label permutations (0: plain fair bits)
+    stride: int = 0  # counter stride of a draw's random words (0: n_words)
 
     def __call__(self, key, block_ids):
         r = self.draws
@@ -144,7 +150,9 @@ class Words:
             parts = []
             for b in block_ids:
                 keys, local = krandom.draw_keys(key, b.astype(jnp.int64) * r, r, 4)
-                w = krandom.word_grid(keys[:, 0], keys[:, 1], local, self.n_words)
+                w = krandom.word_grid(
+                    keys[:, 0], keys[:, 1], local, self.n_words, self.stride or None
+                )
                 if self.n1:
                     # Keyed by the draw's global index (its key block and its place in
                     # it), never by its place in this evaluation block: evaluation blocks
@@ -226,7 +234,7 @@ class FusedEval:
         # Block ids of one step are consecutive: their draws are one contiguous range.
         first = block_ids[0].astype(jnp.int64) * self.draws
         keys, local = krandom.draw_keys(key, first, block_ids.shape[0] * self.draws)
-        p = kresampling.bit_sums(keys[:, 0], keys[:, 1], local, data["d32"])
+        p = kresampling.bit_sums(keys[:, 0], keys[:, 1], local, data["d32"], None, data.get("nw"))
         if self.kind == "affine":
             return data["a"][:, None] * p + data["c"][:, None], (keys, local)
         return counts_statistic(p, data, self.measure, self.n_classes, self.beta), None
@@ -234,7 +242,7 @@ class FusedEval:
     def exact(self, data, lanes):
         """Float64 statistics of the lanes ``(keys, local)`` (the same draws)."""
         keys, local = lanes
-        p = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, data["d64"])
+        p = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, data["d64"], data.get("nw"))
         return data["a"][:, None] * p + data["c"][:, None]
 
 
@@ -270,7 +278,7 @@ class SubsetEval:
     def exact(self, data, lanes):
         """Float64 statistics of the lanes ``(keys, local, correction)`` (the same splits)."""
         keys, local, delta = lanes
-        p = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, data["d64"])
+        p = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, data["d64"], data.get("nw"))
         return data["a"][:, None] * (p + delta.T) + data["c"][:, None]
 
     def approx(self, key, block_ids, data):
@@ -280,7 +288,9 @@ class SubsetEval:
         keys, local = krandom.draw_keys(key, first, n_lanes, 6)
         z = data["z"]
         if self.mode == "bernoulli":
-            p, k = kresampling.bit_sums(keys[:, 0], keys[:, 1], local, data["z32"], data["mask"])
+            p, k = kresampling.bit_sums(
+                keys[:, 0], keys[:, 1], local, data["z32"], data["mask"], data.get("nw")
+            )
         elif self.mode == "empty":
             p, k = jnp.zeros((z.shape[0], n_lanes)), jnp.zeros((n_lanes,), jnp.int32)
         else:
@@ -308,18 +318,20 @@ def subset_evaluator(n, n1, n_words, draws):
     """Pick the cheaper start (fair bits, or no/every item) and its correction tiers.
 
     ``n`` items of ``z`` zero-padded to ``32 n_words`` columns (a shape
-    bucket). The evaluator depends on ``n`` and ``n1`` only through the
-    bucket, the start mode and the bucketed expected need (tiers are a speed
-    choice; any tiers give exact subsets), so a bucket compiles a handful of
-    programs at most. Returns the evaluator and its traced data.
+    bucket or a capacity). The evaluator depends on ``n`` and ``n1`` only
+    through ``n_words``, the start mode and the bucketed expected need (tiers
+    are a speed choice; any tiers give exact subsets), so a bucket compiles a
+    handful of programs at most. Returns the evaluator and its traced data
+    (the live item count, ``n1``, the live words ``nw`` and their bit mask).
     """
     n2 = n - n1
     n_max = 32 * n_words
+    live = -(-n // 32)
     spread = math.sqrt(n) / 2  # sd of K ~ Binomial(n, 1/2)
     need_bern = abs(n / 2 - n1) + 0.8 * spread
     # Costs in units of one trial (~20 ns on XLA:CPU): the fused pass costs about
-    # n_words / 4 trials per draw, every needed position about 2.4 trials.
-    cost_bern = n_words / 4 + 2.4 * need_bern
+    # n_words / 4 trials per draw (live words only), every needed position about 2.4.
+    cost_bern = live / 4 + 2.4 * need_bern
     cost_direct = 2.4 * min(n1, n2) * n / max(n1, n2)
     if cost_direct < cost_bern:
         mode = "empty" if n1 <= n2 else "full"
@@ -330,14 +342,13 @@ def subset_evaluator(n, n1, n_words, draws):
         tiers = kresampling.correction_tiers(
             n_max, _ladder(abs(n / 2 - n1) + 0.8 * spread_max), spread_max
         )
-    mask = np.zeros(n_words, np.uint64)
-    for w in range(n_words):
-        bits = min(32, max(0, n - 32 * w))
-        mask[w] = (1 << bits) - 1
+    bits = np.clip(n - 32 * np.arange(n_words), 0, 32).astype(np.uint64)
+    mask = ((np.uint64(1) << bits) - np.uint64(1)).astype(np.uint32)
     extra = {
-        "mask": mask.astype(np.uint32),
+        "mask": mask,
         "n_live": np.uint32(n),
         "n1": np.int32(n1),
+        "nw": np.int32(live),
     }
     return SubsetEval(draws, n_max, n_words, mode, tiers), extra
 

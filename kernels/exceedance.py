@@ -126,9 +126,11 @@ def evaluate(evaluator, key, block_ids, data, t_obs, tol, scale, alternative, ma
     group = 16
     n_groups = n_lanes // group
     hit = jnp.any(unsure.reshape(n_groups, group), axis=1)
-    # Groups per recheck pass: about 2^16 float64 adds, at most 1024 lanes.
+    # Groups per recheck pass: at most 1024 lanes and 2^22 float64 adds at the padded size
+    # (a pass costs its lanes times the live instances; a capacity holds up to 16,384
+    # instances in 16 groups, enough for data with many ties at a threshold).
     per = 1024 // group
-    while per > 1 and per * group * data["d64"].shape[1] * 32 > 2**16:
+    while per > 1 and per * group * data["d64"].shape[1] * 32 > 2**22:
         per //= 2
     per = min(per, n_groups)
     pos = jnp.cumsum(hit, dtype=jnp.int32) - 1

@@ -85,13 +85,17 @@ def draw_keys(key, first, n_draws, n_keys=2):
     return keys, (g % KEY_BLOCK).astype(jnp.uint32)
 
 
-def word_grid(k0, k1, local, n_words):
+def word_grid(k0, k1, local, n_words, stride=None):
     """Materialised words ``(n_words, L)`` of draws with key words ``k0, k1``, counters ``local``.
 
-    The same words as :func:`bit_sums` uses, for statistics that need explicit bits.
+    The same words as :func:`bit_sums` uses (word ``j`` of a draw has counter
+    ``local stride + j``; ``stride`` defaults to ``n_words``, and a fused sum
+    over capacity-padded data has the capacity's word count), for statistics
+    that need explicit bits.
     """
     j = jnp.arange(n_words, dtype=jnp.uint32)
-    return keyed_words(k0[None, :], k1[None, :], local[None, :] * jnp.uint32(n_words) + j[:, None])
+    step = jnp.uint32(n_words if stride is None else stride)
+    return keyed_words(k0[None, :], k1[None, :], local[None, :] * step + j[:, None])
 
 
 def uniform_below(r, n):

@@ -77,7 +77,7 @@ def _word_sum(w, dj):
     return _tree_sum(chains)
 
 
-def bit_sums(k0, k1, local, d, count_mask=None):
+def bit_sums(k0, k1, local, d, count_mask=None, n_live=None):
     """Sums ``P = sum_i bit_i d_i`` over random bits, fused with their generation.
 
     Lane ``l`` is a draw with key words ``k0[l], k1[l]`` and counter
@@ -92,13 +92,17 @@ def bit_sums(k0, k1, local, d, count_mask=None):
     adds. Words are summed in float32 in groups of :data:`F32_SUM_GROUP`, the
     group sums in float64: the error is bounded by
     :func:`bit_sums_error_bound`, and a draw's value does not depend on the
-    other lanes. Pure; no validation.
+    other lanes. ``n_live`` (a traced int32, default every word) is the number
+    of leading words holding data: the loops stop there, so a capacity-padded
+    ``d`` costs what its live words cost (the counters keep the stride
+    ``n_words``). Pure; no validation.
     """
     n_h, n_words, _ = d.shape
     n_lanes = local.shape[0]
     base = local * jnp.uint32(n_words)
     group = min(F32_SUM_GROUP, n_words)
-    n_groups = -(-n_words // group)
+    live = n_words if n_live is None else n_live
+    n_groups = (live + group - 1) // group
 
     def inner(j, carry):
         s, cnt = carry
@@ -112,7 +116,7 @@ def bit_sums(k0, k1, local, d, count_mask=None):
     def outer(g, carry):
         acc, cnt = carry
         lo = g * group
-        hi = jnp.minimum(lo + group, n_words)
+        hi = jnp.minimum(lo + group, live)
         s, cnt = lax.fori_loop(lo, hi, inner, (jnp.zeros((n_h, n_lanes), d.dtype), cnt))
         return acc + s.astype(jnp.float64), cnt
 
@@ -121,11 +125,11 @@ def bit_sums(k0, k1, local, d, count_mask=None):
     return acc if count_mask is None else (acc, cnt)
 
 
-def bit_sums_ordered(k0, k1, local, d):
+def bit_sums_ordered(k0, k1, local, d, n_live=None):
     """The sums of :func:`bit_sums` (same words) in ``d``'s dtype, one instance at a time.
 
-    ``d : (H, n_words, 32)`` -> ``(H, L)``. Each lane adds its selected
-    ``d_i`` in instance order whatever the other lanes are, so a float64
+    ``d : (H, n_words, 32)`` -> ``(H, L)``; ``n_live`` as in :func:`bit_sums`.
+    Each lane adds its selected ``d_i`` in instance order whatever the other lanes are, so a float64
     value is reproducible to the bit and within ``(32 n_words) 2^-53 sum|d|``
     of the exact sum: the recheck of the few float32 sums too close to a
     decision to settle it. Pure; no validation.
@@ -142,19 +146,23 @@ def bit_sums_ordered(k0, k1, local, d):
             acc = acc + jnp.where(bit[None, :], dj[:, k : k + 1], zero)
         return acc
 
-    return lax.fori_loop(0, n_words, body, jnp.zeros((n_h, local.shape[0]), d.dtype))
+    live = n_words if n_live is None else n_live
+    return lax.fori_loop(0, live, body, jnp.zeros((n_h, local.shape[0]), d.dtype))
 
 
-def bit_sums_error_bound(abs_sum, n_words):
+def bit_sums_error_bound(abs_sum, n_words, n_live=None):
     """Bound on ``|P_computed - P|`` of :func:`bit_sums` given ``abs_sum = sum_i |d_i|``.
 
     Rounding ``d`` to float32 costs ``u |d_i|`` (``u = 2^-24``); inside a group
     each term meets at most ``9 + F32_SUM_GROUP`` float32 roundings
     (Higham 2002, eq. 3.4: ``gamma_k = k u / (1 - k u)``), and the float64 sum
     of ``n_groups`` group sums adds ``gamma_{n_groups}`` with ``u = 2^-53``.
+    ``n_words`` is ``d``'s word count, ``n_live`` (traced or int) the words summed.
     """
     group = min(F32_SUM_GROUP, n_words)
-    n_groups = -(-n_words // group)
+    n_groups = ((n_words if n_live is None else n_live) + group - 1) // group
+    if not isinstance(n_groups, int):  # traced: strict promotion wants a float count
+        n_groups = n_groups.astype(jnp.result_type(abs_sum))
     k32 = group + 10
     g32 = k32 * 2.0**-24 / (1 - k32 * 2.0**-24)
     g64 = (n_groups + 2) * 2.0**-53

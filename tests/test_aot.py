@@ -1,4 +1,4 @@
-"""Exported programs on disk (jaxtests._aot): a second process neither traces nor lowers them."""
+"""Compiled programs on disk (jaxtests._aot): a second process neither traces nor compiles them."""
 
 import json
 import os
@@ -34,18 +34,18 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def _run(tmp_path, cache):
+def _run(tmp_path, cache, script=SCRIPT):
     env = dict(os.environ, JAX_PLATFORMS="cpu", XDG_CACHE_HOME=str(tmp_path / "xdg"))
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
     env["JAXTESTS_CACHE_DIR"] = cache
     proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=600
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def test_exported_programs_give_the_same_results_and_skip_tracing(tmp_path):
+def test_stored_programs_give_the_same_results_and_skip_tracing(tmp_path):
     cache = str(tmp_path / "jax")
     off = _run(tmp_path, "")
     first = _run(tmp_path, cache)
@@ -53,7 +53,7 @@ def test_exported_programs_give_the_same_results_and_skip_tracing(tmp_path):
     # Bit-identical results: no cache, exporting, and loading the exported programs.
     assert off["out"] == first["out"] == second["out"]
     programs = os.listdir(cache + "-programs")
-    assert programs and all(p.endswith(".jaxexport") for p in programs)
+    assert programs and all(p.endswith(".jaxexec") for p in programs)
     # The engine's program is traced when exported, never in a later process.
     assert "_run_counts" in first["traced"]
     assert "_run_counts" in off["traced"]
@@ -72,3 +72,33 @@ def test_a_corrupt_program_file_is_rebuilt(tmp_path):
     assert _run(tmp_path, cache)["out"] == ref["out"]
     sizes = [os.path.getsize(os.path.join(folder, n)) for n in os.listdir(folder)]
     assert min(sizes) > len(b"not a program")
+
+
+PRIME = textwrap.dedent(
+    """
+    import json
+    import numpy as np
+    import jaxtests
+    from jaxtests import _signflip
+
+    # The preparation program through plain jit: JAX's persistent cache now holds it.
+    dp = np.zeros((1, 32 * 512))
+    dp[0, :300] = np.random.default_rng(5).normal(0.2, 1, size=(2, 300))[0]
+    where = np.arange(32 * 512) < 300
+    jaxtests.signflip_test([1.0, 2.0, -0.5], key=0)  # sets the cache folder
+    _signflip._signflip_linear_prep(dp, where, statistic="mean")
+    print(json.dumps({}))
+    """
+)
+
+
+def test_a_program_in_jaxs_cache_is_stored_from_a_fresh_compile(tmp_path):
+    # An executable JAX loaded from its own cache serializes without its kernels (a later
+    # process failed with "Function ... not found"): jaxtests compiles its stored copy anew.
+    cache = str(tmp_path / "jax")
+    _run(tmp_path, cache, PRIME)
+    first = _run(tmp_path, cache)  # stores the preparation program (JAX's cache has it)
+    second = _run(tmp_path, cache)  # loads and runs it: no fallback to tracing
+    assert first["out"] == second["out"]
+    assert "_signflip_linear_prep" in first["traced"]
+    assert "_signflip_linear_prep" not in second["traced"]

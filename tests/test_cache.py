@@ -19,7 +19,7 @@ import json
 import jax
 import jax.monitoring
 
-counts = {"hits": 0, "requests": 0}
+counts = {"hits": 0, "requests": 0, "compiles": 0}
 
 
 def listen(event, **kwargs):
@@ -29,12 +29,22 @@ def listen(event, **kwargs):
         counts["requests"] += 1
 
 
+def duration(event, seconds, **kwargs):
+    # JAX reports a load from its cache as a backend compile too
+    if event == "/jax/core/compile/backend_compile_duration":
+        counts["compiles"] += 1
+
+
 jax.monitoring.register_event_listener(listen)
+jax.monitoring.register_event_duration_secs_listener(duration)
 PRELUDE
+import numpy as np
 import jaxtests
 
 at_import = jax.config.jax_compilation_cache_dir
-jaxtests.signflip_test([0.1, -0.3, 0.5, 0.7, 0.2], n_resamples=99, key=0)
+# a Monte Carlo sign-flip test (programs kept by jaxtests._aot) and Hotelling's T² (plain jit)
+jaxtests.signflip_test(np.linspace(-1, 2, 40), n_resamples=99, key=0)
+jaxtests.hotelling_t2(np.eye(6, 2) + np.arange(12).reshape(6, 2) ** 0.5, np.zeros((6, 2)))
 print(json.dumps(dict(
     counts,
     at_import=at_import,
@@ -62,17 +72,24 @@ def _entries(folder):
     return [f for f in os.listdir(folder) if f.endswith("-cache")]
 
 
+def _programs(folder):
+    return [f for f in os.listdir(f"{folder}-programs") if f.endswith(".jaxexec")]
+
+
 def test_default_folder_and_second_process_hits(tmp_path):
     folder = tmp_path / "xdg" / "jaxtests" / "jax"
     first = _run(tmp_path)
     assert first["at_import"] is None  # import alone changes no JAX setting
     assert first["folder"] == str(folder)
     assert first["min_time"] == _cache.MIN_COMPILE_TIME_SECS
-    assert first["requests"] > 0
-    assert len(_entries(folder)) > 0
-    # A second process compiles nothing the first compiled: every request is a hit.
+    assert first["requests"] > 0 and first["compiles"] > first["hits"]
+    assert len(_entries(folder)) > 0  # JAX's cache: the plain jitted programs
+    assert len(_programs(folder)) > 0  # jaxtests' own: the engine's executables
+    # A second process compiles nothing the first compiled: JAX's cache answers every
+    # request, and the engine's programs are loaded without asking it.
     second = _run(tmp_path)
-    assert second["hits"] == second["requests"] == first["requests"]
+    assert second["hits"] == second["requests"] > 0
+    assert second["compiles"] == second["hits"]
 
 
 def test_environment_moves_it(tmp_path):
@@ -80,6 +97,7 @@ def test_environment_moves_it(tmp_path):
     out = _run(tmp_path, JAXTESTS_CACHE_DIR=str(other))
     assert out["folder"] == str(other)
     assert len(_entries(other)) > 0
+    assert len(_programs(other)) > 0
     assert not (tmp_path / "xdg").exists()
 
 

@@ -6,7 +6,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import jaxtests
-from jaxtests._buckets import LADDER, CompileCounter, bucket, pad_last
+from jaxtests._buckets import (
+    CAPACITY_ELEMENTS,
+    CAPACITY_WORDS,
+    LADDER,
+    CompileCounter,
+    bucket,
+    capacity_words,
+    pad_last,
+)
 
 RNG = np.random.default_rng(12)
 
@@ -21,8 +29,9 @@ def _second_size_compiles(call, sizes):
 
 
 def _swap_data(n):
-    y = RNG.integers(0, 2, n)
-    flip = lambda rate: np.where(RNG.random(n) < rate, y, 1 - y)  # noqa: E731
+    rng = np.random.default_rng(n)  # its own stream: the swapped counts must not depend on order
+    y = rng.integers(0, 2, n)
+    flip = lambda rate: np.where(rng.random(n) < rate, y, 1 - y)  # noqa: E731
     return y, flip(0.8), flip(0.75)
 
 
@@ -81,6 +90,18 @@ FAMILIES = {
         ),
         (200, 210, 230),
     ),
+    # The fused Monte Carlo programs hold a capacity of 16,384 instances and loop over the
+    # live words only: one program for every size up to it.
+    "signflip_test mean, sizes across the ladder": (
+        lambda m: jaxtests.signflip_test(RNG.normal(size=m), n_resamples=999, key=1),
+        (150, 2000, 16_000),
+    ),
+    "permutation_test, sizes across the ladder": (
+        lambda n: jaxtests.permutation_test(
+            RNG.normal(size=n // 2), RNG.normal(size=n - n // 2), n_resamples=999, key=3
+        ),
+        (200, 3000, 16_000),
+    ),
 }
 
 
@@ -123,7 +144,7 @@ def test_padded_results_match_scipy_at_every_size_of_a_bucket():
 def test_monte_carlo_signflip_is_the_exact_count_of_its_draws_after_padding():
     # The same key on the same data, with the mean statistic and its t: both count
     # the same sign patterns (t is increasing in the mean), so padding the words
-    # (33 -> 48 instances) changes neither.
+    # (33 instances -> a capacity of 16,384) changes neither.
     d = RNG.normal(0.3, 1, size=33)
     rm = jaxtests.signflip_test(d, n_resamples=4000, method="monte-carlo", key=5)
     rt = jaxtests.signflip_test(d, statistic="t", n_resamples=4000, method="monte-carlo", key=5)
@@ -141,6 +162,19 @@ def test_bucket_is_the_smallest_ladder_size_and_costs_at_most_one_and_a_half(n):
     assert b <= max(1.5 * n, 2)
     smaller = [s for s in LADDER if s < b]
     assert not smaller or smaller[-1] < n
+
+
+@given(st.integers(1, 2**22), st.integers(1, 4096))
+def test_capacity_holds_the_data_within_its_memory_budget(n, n_h):
+    words = capacity_words(n, n_h)
+    assert 32 * words >= n
+    cap = next((c for c in CAPACITY_WORDS if 32 * c >= n), None)
+    if cap is not None and n_h * 32 * cap <= CAPACITY_ELEMENTS:
+        assert words == cap
+    else:  # the ladder's bucket: at most 1.5 times the words
+        assert words == bucket(-(-n // 32))
+    if n <= 16_384 and n_h <= 64:
+        assert words == CAPACITY_WORDS[0]
 
 
 def test_pad_last_pads_with_zeros_and_masks():

@@ -1,7 +1,8 @@
 """``jaxtests warmup``: compile the common sizes of the main tests once, into the cache.
 
-Every public test pads its data to a bucket size (:mod:`jaxtests._buckets`), so
-one call per bucket compiles every program a later run of that size needs;
+Every public test pads its data to a capacity or a bucket size
+(:mod:`jaxtests._buckets`), so one call per bucket compiles every program a
+later run of that size needs;
 with the persistent compilation cache on, later processes load them instead
 of compiling.
 """
@@ -13,6 +14,7 @@ from jaxtests._cli._common import POSITIVE_INT
 
 BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"
 CACHE_HIT = "/jax/compilation_cache/cache_hits"
+PROGRAM_LOADED = "/jaxtests/programs/loaded"  # jaxtests._aot.LOADED
 
 
 def add_parser(subparsers):
@@ -48,6 +50,9 @@ class _CompileCounter:
     def _on_event(self, event, **kwargs):
         if event == CACHE_HIT:
             self.loaded += 1
+        elif event == PROGRAM_LOADED:  # an executable of jaxtests' own, no compile event
+            self.loaded += 1
+            self.requests += 1
 
     def __enter__(self):
         from jax import monitoring

@@ -1,65 +1,80 @@
 """jaxtests: statistical tests for comparing learning algorithms, on JAX.
 
-Public API re-exports only; see the submodules for documentation.
+Public API re-exports only; see the submodules for documentation. The
+resampling and t tests are imported with the package (and jax with them);
+every other name at first use (PEP 562), so ``import jaxtests`` does not load
+cross-validation, plotting, studies, data sets or scipy.
 """
 
-from jaxtests import bayesian, datasets, losses, measures, models, study
-from jaxtests._cv import CVResult, FiveByTwo, KFold, RandomSplits, cross_validate
-from jaxtests._friedman import FriedmanResult, NemenyiResult, friedman, nemenyi
-from jaxtests._intervals import clopper_pearson, hoeffding_interval, hoeffding_sample_size
-from jaxtests._multivariate import anova, hotelling_t2, manova, mardia
-from jaxtests._permutation import PermutationTestResult, permutation_test, signflip_test, swap_test
-from jaxtests._posthoc import adjust_pvalues, cliques, ordering, posthoc
-from jaxtests._rank_posthoc import FriedmanPosthocResult, friedman_posthoc
-from jaxtests._sanity import PermutationTestScoreResult, permutation_test_score
-from jaxtests._scores import ScoreTable, read_scores
-from jaxtests._ttests import ftest_5x2cv, mcnemar, ttest_5x2cv, ttest_corrected, ttest_paired
-from jaxtests._wilcoxon import WilcoxonResult, wilcoxon
+import importlib as _importlib
 
-__all__ = [
-    "CVResult",
-    "FiveByTwo",
-    "FriedmanPosthocResult",
-    "FriedmanResult",
-    "KFold",
-    "NemenyiResult",
-    "PermutationTestResult",
-    "PermutationTestScoreResult",
-    "RandomSplits",
-    "ScoreTable",
-    "WilcoxonResult",
-    "adjust_pvalues",
-    "anova",
-    "bayesian",
-    "cliques",
-    "clopper_pearson",
-    "cross_validate",
-    "datasets",
-    "friedman",
-    "friedman_posthoc",
-    "ftest_5x2cv",
-    "hoeffding_interval",
-    "hoeffding_sample_size",
-    "hotelling_t2",
-    "losses",
-    "manova",
-    "mardia",
-    "mcnemar",
-    "measures",
-    "models",
-    "nemenyi",
-    "ordering",
-    "permutation_test",
-    "permutation_test_score",
-    "posthoc",
-    "read_scores",
-    "signflip_test",
-    "study",
-    "swap_test",
-    "ttest_5x2cv",
-    "ttest_corrected",
-    "ttest_paired",
-    "wilcoxon",
-]
+# re-exported eagerly (listed in __all__ below)
+from jaxtests._permutation import (  # noqa: F401
+    PermutationTestResult,
+    permutation_test,
+    signflip_test,
+    swap_test,
+)
+from jaxtests._ttests import (  # noqa: F401
+    ftest_5x2cv,
+    mcnemar,
+    ttest_5x2cv,
+    ttest_corrected,
+    ttest_paired,
+)
+
+# public name -> the module that defines it (submodules map to themselves)
+_WHERE = {
+    "bayesian": "jaxtests.bayesian",
+    "datasets": "jaxtests.datasets",
+    "losses": "jaxtests.losses",
+    "measures": "jaxtests.measures",
+    "models": "jaxtests.models",
+    "study": "jaxtests.study",
+    **dict.fromkeys(
+        ("CVResult", "FiveByTwo", "KFold", "RandomSplits", "cross_validate"), "jaxtests._cv"
+    ),
+    **dict.fromkeys(
+        ("FriedmanResult", "NemenyiResult", "friedman", "nemenyi"), "jaxtests._friedman"
+    ),
+    **dict.fromkeys(
+        ("clopper_pearson", "hoeffding_interval", "hoeffding_sample_size"), "jaxtests._intervals"
+    ),
+    **dict.fromkeys(("anova", "hotelling_t2", "manova", "mardia"), "jaxtests._multivariate"),
+    **dict.fromkeys(("adjust_pvalues", "cliques", "ordering", "posthoc"), "jaxtests._posthoc"),
+    **dict.fromkeys(("FriedmanPosthocResult", "friedman_posthoc"), "jaxtests._rank_posthoc"),
+    **dict.fromkeys(("PermutationTestScoreResult", "permutation_test_score"), "jaxtests._sanity"),
+    **dict.fromkeys(("ScoreTable", "read_scores"), "jaxtests._scores"),
+    **dict.fromkeys(("WilcoxonResult", "wilcoxon"), "jaxtests._wilcoxon"),
+}
+
+__all__ = sorted(
+    [
+        "PermutationTestResult",
+        "ftest_5x2cv",
+        "mcnemar",
+        "permutation_test",
+        "signflip_test",
+        "swap_test",
+        "ttest_5x2cv",
+        "ttest_corrected",
+        "ttest_paired",
+        *_WHERE,
+    ]
+)
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'jaxtests' has no attribute {name!r}")
+    module = _importlib.import_module(where)
+    value = module if where == f"jaxtests.{name}" else getattr(module, name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__():
+    return sorted({*globals(), *_WHERE})

@@ -164,7 +164,10 @@ def _load_or_compile(path, fn, args, static):
             pass
     compiled, fresh = _fresh_compile(fn, args, static)
     if fresh:
-        blob = pickle.dumps(se.serialize(compiled), protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            blob = pickle.dumps(se.serialize(compiled), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:  # an executable XLA cannot serialize: used, not stored
+            return compiled, False
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(blob)

@@ -243,7 +243,9 @@ def _linear(d2, statistic, opts):
         live = -(-m // 32)
         draws = kevaluators.block_draws_fused(live, n_h, n_total, opts.sequential is not None)
         data = fused
-        evaluator = kevaluators.FusedEval(draws)
+        # Counter stride: one hypothesis' capacity, so a batch of hypotheses (padded to the
+        # ladder when many) sees the sign patterns each of them would see alone.
+        evaluator = kevaluators.FusedEval(draws, stride=capacity_words(m))
     plan = Plan(evaluator, data, mean_obs, tol, sd, n_total, draws, exact)
     return observed, drive(plan, opts), null_map
 
@@ -269,7 +271,7 @@ def _generic(d2, statistic, stat_fn, observed, opts):
         n_total = opts.n_resamples
         # The fused sums' words (their counter stride is the capacity's): a user's mean sees
         # the sign patterns of the built-in one.
-        stride = capacity_words(m, d2.shape[0]) if d2.ndim == 2 else 0
+        stride = capacity_words(m) if d2.ndim == 2 else 0
         words = kevaluators.Words("random", n_words, draws, stride=stride)
     obs = jnp.asarray(observed)
     # Size of the statistic's values: its value on the rearrangement that makes
@@ -401,7 +403,10 @@ def signflip_test(
     sums; with ordinary data that is a few draws per 2^17 (for m = 10^4 normal
     data the band is about 5e-4 null standard deviations wide), with one
     dominant ``|d_i|`` it can be most of them. Exact enumeration uses float64
-    byte tables and meeting in the middle.
+    byte tables and meeting in the middle. A key's draws depend on ``m`` only
+    through its capacity (one compiled program serves every ``m`` up to
+    16,384, then 262,144; :func:`jaxtests._buckets.capacity_words`), so each
+    hypothesis of a batch sees the draws it would see alone.
 
     Long runs: draws run in host-level chunks of about 0.5 s, so Ctrl-C
     (``KeyboardInterrupt``) stops a run within about a second and progress is

@@ -283,7 +283,10 @@ def _twosample(x, y, statistic, opts):
         data.update(a=fused["a"], c=fused["c"])
         evaluator = kevaluators.LinearEval(words, tables)
     else:
-        n_words = zp.shape[-1] // 32
+        # The draws' layout is the capacity of one hypothesis of n items, however far
+        # zp is padded (many hypotheses fall back to the ladder): a batch of hypotheses
+        # sees the splits each of them would see alone.
+        n_words = capacity_words(n)
         # Block size from the live words (a block's time is bounded; the size takes a few
         # values, so a capacity compiles a program per size class at most).
         live = -(-n // 32)

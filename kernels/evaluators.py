@@ -220,6 +220,7 @@ class FusedEval:
     measure: str = "f1"
     n_classes: int = 1
     beta: float = 1.0
+    stride: int = 0  # counter stride of a draw's words (0: the padded word count)
 
     @property
     def banded(self):
@@ -234,7 +235,10 @@ class FusedEval:
         # Block ids of one step are consecutive: their draws are one contiguous range.
         first = block_ids[0].astype(jnp.int64) * self.draws
         keys, local = krandom.draw_keys(key, first, block_ids.shape[0] * self.draws)
-        p = kresampling.bit_sums(keys[:, 0], keys[:, 1], local, data["d32"], None, data.get("nw"))
+        stride = self.stride or None
+        p = kresampling.bit_sums(
+            keys[:, 0], keys[:, 1], local, data["d32"], None, data.get("nw"), stride
+        )
         if self.kind == "affine":
             return data["a"][:, None] * p + data["c"][:, None], (keys, local)
         return counts_statistic(p, data, self.measure, self.n_classes, self.beta), None
@@ -242,7 +246,9 @@ class FusedEval:
     def exact(self, data, lanes):
         """Float64 statistics of the lanes ``(keys, local)`` (the same draws)."""
         keys, local = lanes
-        p = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, data["d64"], data.get("nw"))
+        p = kresampling.bit_sums_ordered(
+            keys[:, 0], keys[:, 1], local, data["d64"], data.get("nw"), self.stride or None
+        )
         return data["a"][:, None] * p + data["c"][:, None]
 
 
@@ -256,9 +262,10 @@ class SubsetEval:
     ``"full"``: start from no item / every item and add ``n1`` / remove ``n2``
     (cheaper when one group is small). Returns ``a S1 + c``.
 
-    ``n`` is the static bound (a shape bucket: ``z`` zero-padded to ``n``
-    columns); the live item count ``data["n_live"]`` and ``data["n1"]`` are
-    traced, so every size of a bucket runs one program.
+    ``n`` is the static bound of the positions (``z`` is zero-padded to at
+    least the live items) and ``n_words`` the counter stride of a draw's
+    words (``n / 32``, a capacity); the live item count ``data["n_live"]`` and
+    ``data["n1"]`` are traced, so every size up to ``n`` runs one program.
     """
 
     draws: int
@@ -278,7 +285,9 @@ class SubsetEval:
     def exact(self, data, lanes):
         """Float64 statistics of the lanes ``(keys, local, correction)`` (the same splits)."""
         keys, local, delta = lanes
-        p = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, data["d64"], data.get("nw"))
+        p = kresampling.bit_sums_ordered(
+            keys[:, 0], keys[:, 1], local, data["d64"], data.get("nw"), self.n_words
+        )
         return data["a"][:, None] * (p + delta.T) + data["c"][:, None]
 
     def approx(self, key, block_ids, data):
@@ -289,7 +298,13 @@ class SubsetEval:
         z = data["z"]
         if self.mode == "bernoulli":
             p, k = kresampling.bit_sums(
-                keys[:, 0], keys[:, 1], local, data["z32"], data["mask"], data.get("nw")
+                keys[:, 0],
+                keys[:, 1],
+                local,
+                data["z32"],
+                data["mask"],
+                data.get("nw"),
+                self.n_words,
             )
         elif self.mode == "empty":
             p, k = jnp.zeros((z.shape[0], n_lanes)), jnp.zeros((n_lanes,), jnp.int32)
@@ -317,12 +332,13 @@ class SubsetEval:
 def subset_evaluator(n, n1, n_words, draws):
     """Pick the cheaper start (fair bits, or no/every item) and its correction tiers.
 
-    ``n`` items of ``z`` zero-padded to ``32 n_words`` columns (a shape
-    bucket or a capacity). The evaluator depends on ``n`` and ``n1`` only
-    through ``n_words``, the start mode and the bucketed expected need (tiers
-    are a speed choice; any tiers give exact subsets), so a bucket compiles a
-    handful of programs at most. Returns the evaluator and its traced data
-    (the live item count, ``n1``, the live words ``nw`` and their bit mask).
+    ``n`` items of ``z``; ``n_words`` is the capacity (``32 n_words >= n``
+    positions: the draws' layout, independent of how far ``z`` is padded).
+    The evaluator depends on ``n`` and ``n1`` only through ``n_words``, the
+    start mode and the bucketed expected need (tiers are a speed choice; any
+    tiers give exact subsets), so a capacity compiles a handful of programs
+    at most. Returns the evaluator and its traced data (the live item count,
+    ``n1``, the live words ``nw`` and their bit mask).
     """
     n2 = n - n1
     n_max = 32 * n_words

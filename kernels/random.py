@@ -1,6 +1,8 @@
 """The library's one random stream: counter-based words keyed by threefry.
 
 Word ``j`` of draw ``g`` is ``keyed_words(k0, k1, (g mod 4096) n_words + j)``
+(``n_words``: the stride, at least the draw's words; the fused Monte Carlo sums
+use their capacity, see ``jaxtests._buckets.capacity_words``)
 with ``(k0, k1) = bits(fold_in(key, g // 4096))`` (threefry): two keyed rounds
 of Wellons' ``lowbias32`` integer hash, a counter-based generator, so any word
 is recomputed on demand (no word matrix is stored) and a draw's randomness

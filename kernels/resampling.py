@@ -77,7 +77,7 @@ def _word_sum(w, dj):
     return _tree_sum(chains)
 
 
-def bit_sums(k0, k1, local, d, count_mask=None, n_live=None):
+def bit_sums(k0, k1, local, d, count_mask=None, n_live=None, stride=None):
     """Sums ``P = sum_i bit_i d_i`` over random bits, fused with their generation.
 
     Lane ``l`` is a draw with key words ``k0[l], k1[l]`` and counter
@@ -94,12 +94,13 @@ def bit_sums(k0, k1, local, d, count_mask=None, n_live=None):
     :func:`bit_sums_error_bound`, and a draw's value does not depend on the
     other lanes. ``n_live`` (a traced int32, default every word) is the number
     of leading words holding data: the loops stop there, so a capacity-padded
-    ``d`` costs what its live words cost (the counters keep the stride
-    ``n_words``). Pure; no validation.
+    ``d`` costs what its live words cost. ``stride`` (static, default
+    ``n_words``, at least the live words) replaces ``n_words`` in the counters,
+    so the draws need not depend on how far ``d`` is padded. Pure; no validation.
     """
     n_h, n_words, _ = d.shape
     n_lanes = local.shape[0]
-    base = local * jnp.uint32(n_words)
+    base = local * jnp.uint32(n_words if stride is None else stride)
     group = min(F32_SUM_GROUP, n_words)
     live = n_words if n_live is None else n_live
     n_groups = (live + group - 1) // group
@@ -125,17 +126,18 @@ def bit_sums(k0, k1, local, d, count_mask=None, n_live=None):
     return acc if count_mask is None else (acc, cnt)
 
 
-def bit_sums_ordered(k0, k1, local, d, n_live=None):
+def bit_sums_ordered(k0, k1, local, d, n_live=None, stride=None):
     """The sums of :func:`bit_sums` (same words) in ``d``'s dtype, one instance at a time.
 
-    ``d : (H, n_words, 32)`` -> ``(H, L)``; ``n_live`` as in :func:`bit_sums`.
+    ``d : (H, n_words, 32)`` -> ``(H, L)``; ``n_live`` and ``stride`` as in
+    :func:`bit_sums`.
     Each lane adds its selected ``d_i`` in instance order whatever the other lanes are, so a float64
     value is reproducible to the bit and within ``(32 n_words) 2^-53 sum|d|``
     of the exact sum: the recheck of the few float32 sums too close to a
     decision to settle it. Pure; no validation.
     """
     n_h, n_words, _ = d.shape
-    base = local * jnp.uint32(n_words)
+    base = local * jnp.uint32(n_words if stride is None else stride)
     zero = jnp.zeros((), d.dtype)
 
     def body(j, acc):

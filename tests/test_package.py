@@ -171,9 +171,10 @@ def test_public_module_exposes_exactly_all(name):
     import types
 
     module = importlib.import_module(name)
+    # dir(), not vars(): the package imports most names at first use (its __dir__ lists them)
     public = {
         attr
-        for attr, value in vars(module).items()
+        for attr, value in ((a, getattr(module, a)) for a in dir(module))
         if not attr.startswith("_")
         and not (
             isinstance(value, types.ModuleType)
@@ -187,3 +188,19 @@ def test_public_module_exposes_exactly_all(name):
     )
     for attr in module.__all__:
         getattr(module, attr)  # every name in __all__ resolves
+
+
+def test_import_loads_no_scipy_plotting_or_data_sets():
+    # issue 12: `import jaxtests` stays light; the rest is imported at first use.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, jaxtests; "
+        "print(sorted(m for m in ('scipy', 'matplotlib', 'jaxtests.datasets', 'jaxtests._cv', "
+        "'jaxtests.study', 'tqdm') if m in sys.modules)); "
+        "jaxtests.datasets; print('jaxtests.datasets' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[]", "True"]

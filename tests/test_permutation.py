@@ -121,6 +121,17 @@ def test_batch_invariance_and_batched_equals_looped():
     assert np.all(np.asarray(a.pvalue_adjusted) >= np.asarray(a.pvalue))
 
 
+def test_many_hypotheses_beyond_the_capacity_see_the_single_runs_splits():
+    # 80 hypotheses of 120 items exceed the capacity budget: the batch is padded to the
+    # ladder, a hypothesis alone to the capacity; the splits (and their counts) are the same.
+    rng = np.random.default_rng(6)
+    x, y = rng.normal(0, 1, (80, 60)), rng.normal(0.3, 1, (80, 60))
+    a = permutation_test(x, y, n_resamples=3_000, key=13)
+    for i in (0, 79):
+        ri = permutation_test(x[i], y[i], n_resamples=3_000, key=13)
+        assert int(ri.n_extreme) == int(a.n_extreme[i])
+
+
 @pytest.mark.slow
 def test_calibration_under_null():
     rng = np.random.default_rng(4)

@@ -150,6 +150,20 @@ def test_batch_size_invariance_and_batched_equals_looped():
     np.testing.assert_array_equal(a.pvalue, c.pvalue)
 
 
+def test_many_hypotheses_beyond_the_capacity_see_the_single_runs_draws():
+    # 80 x 16,384 values exceed the capacity budget: the batch is padded to the ladder
+    # (64 instances), one hypothesis alone to the capacity; the draws are the same.
+    from jaxtests._buckets import CAPACITY_ELEMENTS, CAPACITY_WORDS, capacity_words
+
+    d = np.random.default_rng(4).normal(0.1, 1, (80, 50))
+    assert 80 * 32 * CAPACITY_WORDS[0] > CAPACITY_ELEMENTS
+    assert capacity_words(50, 80) < capacity_words(50) == CAPACITY_WORDS[0]
+    a = signflip_test(d, n_resamples=3_000, key=12)
+    for i in (0, 79):
+        ri = signflip_test(d[i], n_resamples=3_000, key=12)
+        assert int(ri.n_extreme) == int(a.n_extreme[i])
+
+
 @settings(max_examples=10, deadline=None)
 @given(
     st.lists(

@@ -24,7 +24,6 @@ from jaxtests.kernels import random as krandom
 
 __all__ = [
     "F32_SUM_GROUP",
-    "REGISTER_ROWS",
     "bit_sums",
     "bit_sums_error_bound",
     "bit_sums_ordered",
@@ -219,95 +218,6 @@ def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream, n_live=None):
     return trial
 
 
-def _register_chunk(
-    lane_keys, r, need, want, z, *, n, n_words, mode, rows, t_cap, unroll=8, n_live=None
-):
-    """:func:`_correction_chunk` with the bucket bits held in a small ``(rows, q)`` carry.
-
-    Trials run ``unroll`` at a time with the sequential rule: trial ``j`` of a
-    batch is taken if it is eligible, its bucket was free at the start of the
-    batch and is not the bucket of a trial ``i < j`` taken in the batch, and
-    the lane still needs a position. All of a batch's decisions are one
-    elementwise pass (the bucket words read by a tree of selects), stored once
-    (:func:`stored`), and the bits are set by one pass: a handful of XLA:CPU
-    kernels per batch instead of a gather and a scatter per trial. The next
-    batch's trials are computed at the end of each step and carried, packed,
-    so XLA keeps them instead of recomputing the hashes in every consumer.
-    A lane's effective cap is ``t_cap`` rounded up to a multiple of ``unroll``.
-    """
-    q = r.shape[0]
-    trial = _packed_trials(
-        lane_keys, r, want, n=n, n_words=n_words, mode=mode, rows=rows, stream=0, n_live=n_live
-    )
-    steps = jnp.arange(unroll, dtype=jnp.int32)[:, None]
-    row_ids = jnp.arange(rows, dtype=jnp.uint32)[:, None]
-    levels = max(rows - 1, 0).bit_length()
-    zero = jnp.zeros((), z.dtype)
-
-    def body(state):
-        t, rem, total, bits, packed = state
-        u, bucket, elig = _unpack_trial(packed)  # (unroll, q)
-        row = bucket >> 5
-        bit = jnp.uint32(1) << (bucket & 31)
-        level = [bits[j][None, :] for j in range(rows)]
-        for b in range(levels):  # select tree on the bits of ``row``
-            odd = ((row >> b) & 1) == 1
-            level = [
-                jnp.where(odd, level[j + 1], level[j]) if j + 1 < len(level) else level[j]
-                for j in range(0, len(level), 2)
-            ]
-        # Trial j is taken iff it is free, no earlier free trial of the batch
-        # has its bucket (that one, or an earlier copy, is taken first, or the
-        # lane is full), and fewer than ``rem`` such candidates precede it.
-        free = stored(elig & ((level[0] & bit) == 0), t >= 0)
-        cand = []
-        for j in range(unroll):
-            c = free[j]
-            for i in range(j):
-                c = c & ~(free[i] & (bucket[i] == bucket[j]))
-            cand.append(c)
-        cand = stored(jnp.stack(cand), t >= 0)
-        sel = []
-        before = jnp.zeros_like(rem)
-        for j in range(unroll):
-            sel.append(jnp.where(cand[j] & (before < rem), bucket[j] + 1, jnp.uint32(0)))
-            before = before + cand[j].astype(jnp.int32)
-        # taken bucket + 1 (0: none), stored once for the consumers below
-        sel = stored(jnp.stack(sel), t >= 0)
-        taken = sel > 0
-        b1 = sel - 1
-        set_bits = jnp.where(taken, jnp.uint32(1) << (b1 & 31), jnp.uint32(0))
-        rsel = b1 >> 5
-        add = [
-            jnp.where(rsel[j][None, :] == row_ids, set_bits[j][None, :], jnp.uint32(0))
-            for j in range(unroll)
-        ]
-        bits = bits | _tree_or(add)
-        zu = z.at[:, u.astype(jnp.int32)].get(mode="promise_in_bounds")  # (H, unroll, q)
-        total = total + _tree_sum(
-            [jnp.where(taken[j][None, :], zu[:, j], zero) for j in range(unroll)]
-        )
-        rem = rem - _tree_sum([taken[j].astype(jnp.int32) for j in range(unroll)])
-        t = t + unroll
-        return t, rem, total, bits, trial(t + steps)
-
-    init = (
-        jnp.int32(0),
-        need,
-        jnp.zeros((z.shape[0], q), z.dtype),
-        jnp.zeros((rows, q), jnp.uint32),
-        trial(steps),
-    )
-    _, rem, total, _, _ = lax.while_loop(lambda s: jnp.any(s[1] > 0) & (s[0] < t_cap), body, init)
-    return total, rem
-
-
-def _tree_or(xs):
-    while len(xs) > 1:
-        xs = [xs[i] | xs[i + 1] if i + 1 < len(xs) else xs[i] for i in range(0, len(xs), 2)]
-    return xs[0]
-
-
 def stored(x, always):
     """``x``, materialised: ``always`` is a traced predicate that is always true.
 
@@ -331,12 +241,6 @@ def _packed_trials(lane_keys, r, want, **kw):
         )
 
     return trial
-
-
-def _unpack_trial(packed):
-    u = (packed & jnp.uint64(0xFFFFFFFF)).astype(jnp.uint32)
-    bucket = ((packed >> 32) & jnp.uint64(0x7FFFFFFF)).astype(jnp.uint32)
-    return u, bucket, (packed >> 63) == 1
 
 
 def _correction_chunk(
@@ -428,10 +332,6 @@ def _order_by(level):
     return (packed & jnp.int64(0xFFFFFFFF)).astype(jnp.int32)
 
 
-REGISTER_ROWS = 8  # tiers of at most this many bucket words keep them in the loop carry
-# (larger register sets cost as much as the scatter, measured on the 2-core VM)
-
-
 def correction_tiers(n, expected_need, spread, max_tiers=6):
     """Static ``((max_need, bucket_rows), ...)`` for :func:`subset_corrections`.
 
@@ -504,12 +404,10 @@ def subset_corrections(
     the batch size or the number of devices) never changes a lane's value.
 
     ``tiers``: static ``((max_need, bucket_rows), ...)`` in increasing order
-    (:func:`correction_tiers`); tiers of at most :data:`REGISTER_ROWS` rows
-    keep their bucket bits in registers (:func:`_register_chunk`), larger ones
-    in memory. ``n_live`` (traced, default ``n``): positions are drawn from
-    ``[0, n_live)`` of ``z``'s ``n`` (zero-padded) columns, so a shape bucket
-    runs one program; ``n`` stays the static bound of every decision. Pure; no
-    validation.
+    (:func:`correction_tiers`), their bucket bits in memory. ``n_live``
+    (traced, default ``n``): positions are drawn from ``[0, n_live)`` of
+    ``z``'s columns, so a capacity runs one program; ``n`` stays the static
+    bound of every decision. Pure; no validation.
     """
     n_lanes = r.shape[0]
     chunk = min(chunk, n_lanes)
@@ -529,27 +427,19 @@ def subset_corrections(
         # ~1/2); exact buckets never fail, so an exact last tier has no cap.
         cap = 2**31 - 1 if (exact_last and i == len(tiers) - 1) else 16 * hi + 256
         hi_end = jnp.sum((need <= hi).astype(jnp.int32), dtype=jnp.int32)
-        if rows <= REGISTER_ROWS:
-            run = functools.partial(
-                _register_chunk,
-                n=n,
-                n_words=n_words,
-                mode=mode,
-                rows=rows,
-                t_cap=cap,
-                n_live=n_live,
-            )
-        else:
-            run = functools.partial(
-                _correction_chunk,
-                n=n,
-                n_words=n_words,
-                mode=mode,
-                rows=rows,
-                stream=0,
-                t_cap=cap,
-                n_live=n_live,
-            )
+        # Bucket bits in memory for every tier: a register-carried variant for small
+        # tiers (unrolled batches of trials) compiled ~1 s longer and ran slower at the
+        # capacity sizes (2-core VM, 2026-11-24: 47 vs 62-70 ms at 50 + 950 items).
+        run = functools.partial(
+            _correction_chunk,
+            n=n,
+            n_words=n_words,
+            mode=mode,
+            rows=rows,
+            stream=0,
+            t_cap=cap,
+            n_live=n_live,
+        )
 
         def tier_body(state, run=run, hi_end=hi_end):
             start, total, rem_all = state

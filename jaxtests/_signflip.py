@@ -109,11 +109,12 @@ def _ternary(d2):
 
 @functools.partial(jax.jit, static_argnames=("statistic",))
 def _signflip_linear_prep(dp, where, statistic):
-    """Everything "mean"/"t" needs from ``dp : (H, 32 W)``, zero-padded to a shape bucket.
+    """Everything "mean"/"t" needs from ``dp : (H, 32 W)``, zero-padded to a capacity.
 
-    One program per bucket: the observed statistic (the shared kernel, padding
+    One program per capacity: the observed statistic (the shared kernel, padding
     masked by ``where``), the mean and its tie band, the null sd, and the
-    fused Monte Carlo sums' data (padded zeros add nothing to a sum).
+    fused Monte Carlo sums' data (padded zeros add nothing to a sum; ``nw``,
+    the live words the draw loops run over).
     """
     m = kstatistics.count(dp, where)
     stat = kstatistics.mean if statistic == "mean" else kstatistics.t_statistic
@@ -235,8 +236,7 @@ def _linear(d2, statistic, opts):
         evaluator = kevaluators.LinearEval(kevaluators.Words("enumerate", n_words, draws), tables)
     else:
         # Zero differences stay in: they add nothing to a Monte Carlo sum, and the
-        # bucketed program serves every size of its bucket.
-        n_words = dp.shape[-1] // 32
+        # capacity's program serves every size up to it.
         n_total = opts.n_resamples
         # Block size from the live words (a block's time is bounded; the size takes a few
         # values, so a capacity compiles a program per size class at most).

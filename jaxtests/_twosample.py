@@ -50,7 +50,7 @@ def _comb_at_most(n, k, cap):
 def _twosample_prep(zp, n1, n, statistic):
     """What the linear statistics need from ``zp : (H, 32 W)``: ``[x, y]`` zero-padded.
 
-    One program per shape bucket (``n1``, ``n`` traced): the observed statistic
+    One program per capacity (``n1``, ``n`` traced): the observed statistic
     (the shared kernels, each sample selected by a mask), the mean difference
     with its tie tolerance and exact null sd, and the fused Monte Carlo data.
     """

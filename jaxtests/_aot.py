@@ -23,11 +23,12 @@ import jax
 import numpy as np
 
 from jaxtests import kernels as jax_kernels
+from jaxtests._buckets import PROGRAM_LOADED, CompileCounter
 
 __all__ = ["call"]
 
 _FORMAT = 2  # bump when the key or the file layout changes
-LOADED = "/jaxtests/programs/loaded"  # a jax.monitoring event per program loaded from disk
+LOADED = PROGRAM_LOADED  # a jax.monitoring event per program loaded from disk
 _programs = {}  # key -> jax.stages.Compiled, or None (plain path)
 
 
@@ -105,24 +106,6 @@ def _key(name, args, static, compiler_options):
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-class _CacheHits:
-    """Counts JAX persistent-cache hits while active (one listener for the process)."""
-
-    n = 0
-    _registered = False
-
-    @classmethod
-    def listen(cls):
-        if not cls._registered:
-            jax.monitoring.register_event_listener(cls._event)
-            cls._registered = True
-
-    @classmethod
-    def _event(cls, event, **kwargs):
-        if event == "/jax/compilation_cache/cache_hits":
-            cls.n += 1
-
-
 def _fresh_compile(fn, args, static):
     """``fn`` compiled by XLA now, never loaded from JAX's cache, and whether it was.
 
@@ -131,8 +114,6 @@ def _fresh_compile(fn, args, static):
     so only a fresh compilation may be written; JAX's cache is set aside for
     this one compilation (a scoped setting), and a hit seen anyway is reported.
     """
-    _CacheHits.listen()
-    before = _CacheHits.n
     lowered = fn.lower(*args, **static)
     try:
         from jax._src import compilation_cache
@@ -144,9 +125,9 @@ def _fresh_compile(fn, args, static):
         scope = jax_config.enable_compilation_cache(False)
     except Exception:  # another jax: compile as usual, the hit count decides
         scope = contextlib.nullcontext()
-    with scope:
+    with scope, CompileCounter() as seen:
         compiled = lowered.compile()
-    return compiled, _CacheHits.n == before
+    return compiled, seen.hits == 0
 
 
 def _load_or_compile(path, fn, args, static):

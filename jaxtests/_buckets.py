@@ -92,14 +92,8 @@ def warmup_plan(max_instances=10_000, n_resamples=(9_999, 100_000)):
 
     rng = np.random.default_rng(0)
     plan = []
-    need = -(-max(1, int(max_instances)) // 32)
-    words = []
-    for cap in CAPACITY_WORDS:
-        words.append(cap)
-        if cap >= need:
-            break
-    else:
-        words += [b for b in LADDER if CAPACITY_WORDS[-1] < b <= bucket(need)]
+    top = bucket(-(-max(1, int(max_instances)) // 32))
+    words = sorted({capacity_words(32 * b) for b in LADDER if b <= top})
     for b in words:
         m = 32 * b
         for n in n_resamples:
@@ -130,12 +124,17 @@ def warmup_plan(max_instances=10_000, n_resamples=(9_999, 100_000)):
     return plan
 
 
+PROGRAM_LOADED = "/jaxtests/programs/loaded"  # event of jaxtests._aot per stored program loaded
+
+
 class CompileCounter:
     """Counts JAX's traces and backend compilations while active (``with``).
 
     ``traces`` counts jaxpr traces (a jit cache miss), ``compiles`` XLA
-    compilations (a miss of the persistent cache too). Uses
-    :mod:`jax.monitoring` events; one listener serves every counter.
+    backend compile events (JAX reports a load from its persistent cache as
+    one too), ``hits`` those loads, and ``programs`` the executables
+    :mod:`jaxtests._aot` loaded from its own folder (no compile event). Uses
+    :mod:`jax.monitoring` events; one pair of listeners serves every counter.
     """
 
     _active: typing.ClassVar[list] = []
@@ -144,6 +143,8 @@ class CompileCounter:
     def __init__(self):
         self.traces = 0
         self.compiles = 0
+        self.hits = 0
+        self.programs = 0
 
     @classmethod
     def _listen(cls, event, duration, **kwargs):
@@ -153,11 +154,20 @@ class CompileCounter:
             elif event == "/jax/core/compile/backend_compile_duration":
                 counter.compiles += 1
 
+    @classmethod
+    def _listen_events(cls, event, **kwargs):
+        for counter in cls._active:
+            if event == "/jax/compilation_cache/cache_hits":
+                counter.hits += 1
+            elif event == PROGRAM_LOADED:
+                counter.programs += 1
+
     def __enter__(self):
         import jax
 
         if not CompileCounter._registered:
             jax.monitoring.register_event_duration_secs_listener(CompileCounter._listen)
+            jax.monitoring.register_event_listener(CompileCounter._listen_events)
             CompileCounter._registered = True
         CompileCounter._active.append(self)
         return self

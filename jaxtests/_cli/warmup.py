@@ -12,10 +12,6 @@ import time
 
 from jaxtests._cli._common import POSITIVE_INT
 
-BACKEND_COMPILE = "/jax/core/compile/backend_compile_duration"
-CACHE_HIT = "/jax/compilation_cache/cache_hits"
-PROGRAM_LOADED = "/jaxtests/programs/loaded"  # jaxtests._aot.LOADED
-
 
 def add_parser(subparsers):
     w = subparsers.add_parser(
@@ -30,42 +26,6 @@ def add_parser(subparsers):
     )
     w.add_argument("--quiet", action="store_true", help="no progress bar")
     w.set_defaults(func=run)
-
-
-class _CompileCounter:
-    """Counts XLA compilations and persistent-cache loads while the ``with`` block runs."""
-
-    def __init__(self):
-        self.requests = self.loaded = 0
-
-    @property
-    def compiled(self):
-        # JAX times a cache load as a backend compile too (pxla wraps both in one event).
-        return self.requests - self.loaded
-
-    def _on_duration(self, event, duration, **kwargs):
-        if event == BACKEND_COMPILE:
-            self.requests += 1
-
-    def _on_event(self, event, **kwargs):
-        if event == CACHE_HIT:
-            self.loaded += 1
-        elif event == PROGRAM_LOADED:  # an executable of jaxtests' own, no compile event
-            self.loaded += 1
-            self.requests += 1
-
-    def __enter__(self):
-        from jax import monitoring
-
-        monitoring.register_event_duration_secs_listener(self._on_duration)
-        monitoring.register_event_listener(self._on_event)
-        return self
-
-    def __exit__(self, *exc):
-        from jax import monitoring
-
-        monitoring.unregister_event_duration_listener(self._on_duration)
-        monitoring.unregister_event_listener(self._on_event)
 
 
 def _cache_note():
@@ -89,12 +49,12 @@ def run(args):
     import jax
     from tqdm import tqdm
 
-    from jaxtests._buckets import warmup_plan
+    from jaxtests._buckets import CompileCounter, warmup_plan
 
     plan = warmup_plan(max_instances=args.max_instances)
     t0 = time.perf_counter()
     with (
-        _CompileCounter() as counter,
+        CompileCounter() as counter,
         tqdm(
             plan, desc="warmup", unit="call", file=sys.stderr, disable=args.quiet, leave=False
         ) as bar,
@@ -105,7 +65,9 @@ def run(args):
     seconds = time.perf_counter() - t0
     print(
         f"jaxtests warmup: {len(plan)} calls up to {args.max_instances} instances compiled "
-        f"{counter.compiled} programs ({counter.loaded} loaded from the cache) in "
+        # JAX reports a load from its cache as a backend compile too
+        f"{counter.compiles - counter.hits} programs ({counter.hits + counter.programs} loaded "
+        f"from the cache) in "
         f"{seconds:.1f} s; {_cache_note()}"
     )
     return 0

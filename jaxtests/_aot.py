@@ -4,19 +4,30 @@ JAX's persistent cache (:mod:`jaxtests._cache`) stores compiled executables,
 but each process still traces and lowers every program to find its key:
 about 0.02-0.1 s per program, and a first lowering of an exported call
 imports ``scipy.linalg`` (0.1 s). When jaxtests owns the cache, :func:`call`
-keeps each program's executable (``jax.experimental.serialize_executable``:
-one per function, static arguments and input shapes, on this backend and
-machine) beside it, and a later process loads it and calls it. Same program,
-same results. Anything unusual (traced inputs, user callables in the static
-arguments, several devices, a file that does not load) takes the plain jit path.
+keeps each program's executable (one per function, static arguments, input
+shapes, JAX settings and compiler variables, on this backend and machine) beside
+it, and a later process loads it and calls it. Same program, same results.
+Anything unusual (traced inputs, user callables in the static arguments,
+several devices, a file that does not verify or load) takes the plain jit path.
+
+A file holds the executable's bytes as XLA serializes them, a JSON header (the
+output avals and tree, the kept inputs) and an HMAC-SHA256 over the program's key,
+the header and the bytes, keyed by the user's secret (:func:`jaxtests._cache.user_key`).
+Nothing is unpickled: the wrapper JAX runs the executable with is rebuilt from the
+call's own arguments and the header, and a program is stored only where that
+rebuild reproduces the compiled one exactly. A file that was changed, moved to
+another program's name, truncated, or that belongs to someone else is never loaded.
 """
 
 import contextlib
 import functools
 import hashlib
+import hmac
+import importlib
+import json
 import os
-import pickle
 import platform
+import stat
 import tempfile
 
 import jax
@@ -27,7 +38,14 @@ from jaxtests._buckets import PROGRAM_LOADED, CompileCounter
 
 __all__ = ["call"]
 
-_FORMAT = 2  # bump when the key or the file layout changes
+_FORMAT = 3  # bump when the key or the file layout changes
+_MAGIC = b"jaxtests-program-3\n"
+_MAX_BYTES = 1 << 30  # a program file larger than this is not ours
+# Variables read by XLA or the GPU runtime that can change a compiled program or its numerics
+# (XLA_FLAGS, NVIDIA_TF32_OVERRIDE, ...); JAX_* ones too, beside the settings they feed.
+_ENV_PREFIXES = ("XLA_", "TF_", "JAX_", "LIBTPU_", "NVIDIA_", "CUDA_", "ROCM_", "HIP_")
+# Settings that say where programs are kept or how compiles are logged, not what they compute.
+_NOT_PROGRAM = ("cache", "log", "pprint", "traceback")
 LOADED = PROGRAM_LOADED  # a jax.monitoring event per program loaded from disk
 _programs = {}  # key -> jax.stages.Compiled, or None (plain path)
 
@@ -36,6 +54,13 @@ def _folder():
     from jaxtests import _cache
 
     return _cache.programs_dir()
+
+
+@functools.cache
+def _secret():
+    from jaxtests import _cache
+
+    return _cache.user_key()
 
 
 @functools.cache
@@ -83,17 +108,26 @@ def _machine():
     return (jax.default_backend(), device.device_kind, device.client.platform_version, cpu)
 
 
+def _settings():
+    """Every JAX setting in force (thread-local scopes included) and XLA's variables."""
+    values = []
+    for name in sorted(jax.config.values):
+        if any(word in name for word in _NOT_PROGRAM):
+            continue
+        try:
+            value = getattr(jax.config, name)
+        except AttributeError:  # an option without an attribute: its global value
+            value = jax.config.values[name]
+        values.append((name, repr(value)))
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith(_ENV_PREFIXES))
+    return repr((values, env))
+
+
 def _key(name, args, static, compiler_options):
     leaves, tree = jax.tree_util.tree_flatten(args)
     text = repr(
         (
-            _FORMAT,
-            _code_digest(),
             name,
-            jax.__version__,
-            _machine(),
-            str(jax.config.jax_default_device),
-            bool(jax.config.jax_enable_x64),
             sorted(static.items()),
             sorted((compiler_options or {}).items()),
             str(tree),
@@ -103,7 +137,215 @@ def _key(name, args, static, compiler_options):
     # A function or object without a stable repr (a user statistic), or an elided one.
     if " at 0x" in text or "..." in text:
         raise TypeError("unstable static argument")
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    h = hashlib.sha256()
+    for part in (_FORMAT, _code_digest(), jax.__version__, _machine(), _settings(), text):
+        h.update(repr(part).encode() + b"\0")
+    return h.hexdigest()[:32]
+
+
+# -- the output tree as JSON: tuples, lists, dicts with string keys, None, and the named
+# tuples of jaxtests' own modules (imported by name, never from the file's say-so alone)
+
+
+def _encode_tree(x):
+    if x is None:
+        return None
+    if isinstance(x, int) and not isinstance(x, bool):  # a leaf of the skeleton
+        return 0
+    if isinstance(x, tuple) and hasattr(type(x), "_fields"):
+        cls = type(x)
+        if not cls.__module__.startswith("jaxtests."):
+            raise TypeError("foreign named tuple")
+        return {"nt": f"{cls.__module__}:{cls.__qualname__}", "c": [_encode_tree(c) for c in x]}
+    if type(x) in (tuple, list):
+        return {type(x).__name__: [_encode_tree(c) for c in x]}
+    if type(x) is dict and all(type(k) is str for k in x):
+        return {"dict": [[k, _encode_tree(v)] for k, v in x.items()]}
+    raise TypeError(f"cannot store an output of type {type(x).__name__}")
+
+
+def _decode_tree(x):
+    if x is None:
+        return None
+    if x == 0:
+        return 0
+    if "nt" in x:
+        module, _, qualname = x["nt"].partition(":")
+        if not module.startswith("jaxtests."):
+            raise TypeError("foreign named tuple")
+        cls = importlib.import_module(module)
+        for part in qualname.split("."):
+            cls = getattr(cls, part)
+        if not (isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")):
+            raise TypeError("not a named tuple")
+        return cls(*map(_decode_tree, x["c"]))
+    if "tuple" in x:
+        return tuple(map(_decode_tree, x["tuple"]))
+    if "list" in x:
+        return list(map(_decode_tree, x["list"]))
+    return {k: _decode_tree(v) for k, v in x["dict"]}
+
+
+def _out_tree(encoded):
+    return jax.tree_util.tree_structure(_decode_tree(encoded))
+
+
+def _header(compiled):
+    """What the file needs beside the executable's bytes (JSON-able)."""
+    unloaded = compiled._executable._unloaded_executable
+    skeleton = jax.tree_util.tree_unflatten(compiled.out_tree, [0] * compiled.out_tree.num_leaves)
+    return {
+        "name": str(unloaded.name),
+        "committed": bool(unloaded.committed),
+        "kept": sorted(int(i) for i in unloaded.kept_var_idx),
+        "no_kwargs": bool(compiled._no_kwargs),
+        "outputs": [
+            [list(a.shape), str(a.dtype), bool(a.weak_type)] for a in unloaded.output_avals
+        ],
+        "tree": _encode_tree(skeleton),
+    }
+
+
+def _rebuild(header, executable, args):
+    """A ``jax.stages.Compiled`` running the loaded XLA ``executable`` on one device."""
+    from jax._src import stages
+    from jax._src.interpreters import pxla
+    from jax._src.lib import xla_client as xc
+
+    leaves, in_tree = jax.tree_util.tree_flatten((tuple(args), {}))
+    device = jax.devices()[0]
+    sharding = jax.sharding.SingleDeviceSharding(device)
+    in_avals = [jax.typeof(leaves[i]) for i in header["kept"]]
+    out_avals = [
+        jax.core.ShapedArray(tuple(shape), np.dtype(dtype), weak_type=weak)
+        for shape, dtype, weak in header["outputs"]
+    ]
+    in_layouts, out_layouts = pxla._get_layouts_from_executable(
+        executable, [None] * len(in_avals), [None] * len(out_avals), 0, in_avals, out_avals
+    )
+    unloaded = pxla.UnloadedMeshExecutable(
+        xla_executable=executable,
+        device_list=xc.DeviceList((device,)),
+        backend=device.client,
+        input_avals=in_avals,
+        input_shardings=[sharding] * len(in_avals),
+        output_avals=out_avals,
+        output_shardings=[sharding] * len(out_avals),
+        committed=header["committed"],
+        name=header["name"],
+        unordered_effects=[],
+        ordered_effects=[],
+        keepalive=[],
+        host_callbacks=[],
+        kept_var_idx=set(header["kept"]),
+        mut=None,
+        xla_in_layouts=in_layouts,
+        dispatch_in_layouts=pxla.get_dispatch_layouts(
+            in_layouts, [sharding] * len(in_avals), in_avals
+        ),
+        xla_out_layouts=out_layouts,
+        all_args_info=None,
+        pgle_profiler=None,
+    )
+    args_info = in_tree.unflatten([stages.ArgInfo(jax.typeof(x), False) for x in leaves])
+    compiled = stages.Compiled(
+        unloaded.load(), [], args_info, _out_tree(header["tree"]), no_kwargs=header["no_kwargs"]
+    )
+    return unloaded, compiled
+
+
+_SAME = (
+    "input_avals",
+    "input_shardings",
+    "output_avals",
+    "output_shardings",
+    "committed",
+    "name",
+    "unordered_effects",
+    "ordered_effects",
+    "keepalive",
+    "host_callbacks",
+    "kept_var_idx",
+    "mut",
+    "xla_in_layouts",
+    "dispatch_in_layouts",
+    "xla_out_layouts",
+)
+
+
+def _storable(compiled, args):
+    """The header for ``compiled``, checked to rebuild it exactly; TypeError where it cannot."""
+    original = compiled._executable._unloaded_executable
+    if original is None or compiled._params.const_args or original.pgle_profiler is not None:
+        raise TypeError("not a plain one-device executable")
+    header = json.loads(json.dumps(_header(compiled)))  # exactly what a later process reads
+    unloaded, rebuilt = _rebuild(header, original.xla_executable, args)
+    for field in _SAME:
+        a, b = getattr(original, field), getattr(unloaded, field)
+        if (list(a) if isinstance(a, list | tuple) else a) != (
+            list(b) if isinstance(b, list | tuple) else b
+        ):
+            raise TypeError(f"the rebuilt executable differs in {field}")
+    if rebuilt.args_info != compiled.args_info or rebuilt.out_tree != compiled.out_tree:
+        raise TypeError("the rebuilt executable differs in its trees")
+    return header
+
+
+def _tag(secret, key, header, payload):
+    mac = hmac.new(secret, digestmod=hashlib.sha256)
+    for part in (key.encode(), header, payload):
+        mac.update(len(part).to_bytes(8, "little") + part)
+    return mac.digest()
+
+
+def _pack(secret, key, header, payload):
+    header = json.dumps(header, separators=(",", ":")).encode()
+    tag = _tag(secret, key, header, payload)
+    return _MAGIC + tag + len(header).to_bytes(8, "little") + header + payload
+
+
+def _unpack(secret, key, blob):
+    """``(header, payload)`` of a file whose tag verifies, else None."""
+    if not blob.startswith(_MAGIC):
+        return None
+    rest = blob[len(_MAGIC) :]
+    tag, size, rest = rest[:32], int.from_bytes(rest[32:40], "little"), rest[40:]
+    header, payload = rest[:size], rest[size:]
+    if len(tag) != 32 or not hmac.compare_digest(tag, _tag(secret, key, header, payload)):
+        return None
+    return json.loads(header), payload
+
+
+def _read(path):
+    """The bytes of ``path`` if it is a regular file that only this user can write, else None."""
+    try:
+        # O_NONBLOCK: a FIFO planted under a program's name never blocks; O_NOFOLLOW: no links.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or st.st_uid != os.geteuid()
+            or st.st_mode & 0o022
+            or st.st_size > _MAX_BYTES
+        ):
+            return None
+        return f.read()
+
+
+def _write(path, blob):
+    """Write ``blob`` to ``path`` atomically (mode 0600); on any failure leave nothing behind."""
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(blob)
+        os.replace(tmp, path)  # atomic: concurrent processes never read half a file
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
 
 
 def _fresh_compile(fn, args, static):
@@ -130,29 +372,42 @@ def _fresh_compile(fn, args, static):
     return compiled, seen.hits == 0
 
 
-def _load_or_compile(path, fn, args, static):
-    """``(program, loaded)``: the stored executable, or a fresh one (stored when it can be)."""
-    from jax.experimental import serialize_executable as se
+def _load(path, key, args):
+    """The stored executable for ``key`` as a ``Compiled``, or None."""
+    secret = _secret()
+    blob = _read(path) if secret is not None else None
+    unpacked = _unpack(secret, key, blob) if blob is not None else None
+    if unpacked is None:
+        return None
+    header, payload = unpacked
+    from jax._src.lib import xla_client as xc
 
-    if os.path.exists(path):
-        try:
-            with open(path, "rb") as f:
-                payload, in_tree, out_tree = pickle.load(f)
-            program = se.deserialize_and_load(payload, in_tree, out_tree)
-            jax.monitoring.record_event(LOADED)  # counted by `jaxtests warmup` and the bench
-            return program, True
-        except Exception:  # a file from another version, or a partial one: rebuild it
-            pass
+    device = jax.devices()[0]
+    executable = device.client.deserialize_executable(
+        payload, executable_devices=xc.DeviceList((device,))
+    )
+    return _rebuild(header, executable, args)[1]
+
+
+def _load_or_compile(path, key, fn, args, static):
+    """``(program, loaded)``: the stored executable, or a fresh one (stored when it can be)."""
+    try:
+        program = _load(path, key, args)
+    except Exception:  # verified but not loadable here (another jaxlib build): rebuild it
+        program = None
+    if program is not None:
+        jax.monitoring.record_event(LOADED)  # counted by `jaxtests warmup` and the bench
+        return program, True
     compiled, fresh = _fresh_compile(fn, args, static)
-    if fresh:
+    secret = _secret()
+    if fresh and secret is not None:
         try:
-            blob = pickle.dumps(se.serialize(compiled), protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception:  # an executable XLA cannot serialize: used, not stored
-            return compiled, False
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-        os.replace(tmp, path)  # atomic: concurrent processes never read half a file
+            header = _storable(compiled, args)
+            payload = compiled._executable._unloaded_executable.xla_executable
+            payload = payload.client.serialize_executable(payload)
+            _write(path, _pack(secret, key, header, payload))
+        except Exception:  # not rebuildable, not serializable, or a full disk: used, not stored
+            pass
     return compiled, False
 
 
@@ -175,8 +430,7 @@ def call(fn, name, args, static=None, compiler_options=None):
     if program is False:
         path = os.path.join(folder, f"{key}.jaxexec")
         try:
-            os.makedirs(folder, exist_ok=True)
-            program, loaded = _load_or_compile(path, fn, args, static)
+            program, loaded = _load_or_compile(path, key, fn, args, static)
         except Exception:  # any failure of the stored path: the plain program serves
             program, loaded = None, False
         if loaded:

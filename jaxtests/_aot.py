@@ -108,19 +108,38 @@ def _machine():
     return (jax.default_backend(), device.device_kind, device.client.platform_version, cpu)
 
 
-def _settings():
-    """Every JAX setting in force (thread-local scopes included) and XLA's variables."""
-    values = []
-    for name in sorted(jax.config.values):
-        if any(word in name for word in _NOT_PROGRAM):
-            continue
-        try:
-            value = getattr(jax.config, name)
-        except AttributeError:  # an option without an attribute: its global value
-            value = jax.config.values[name]
-        values.append((name, repr(value)))
-    env = sorted((k, v) for k, v in os.environ.items() if k.startswith(_ENV_PREFIXES))
+@functools.lru_cache(maxsize=4)
+def _setting_names(n_options):
+    """The settings that may change a program: (read as attributes, read from the dict).
+
+    Recomputed when JAX registers new options. An attribute gives the value in force
+    (thread-local scopes included); an option without one exists only globally.
+    """
+    names = [n for n in sorted(jax.config.values) if not any(w in n for w in _NOT_PROGRAM)]
+    scoped = tuple(n for n in names if hasattr(jax.config, n))
+    return scoped, tuple(n for n in names if n not in scoped)
+
+
+@functools.lru_cache(maxsize=64)
+def _settings_text(values, env):
     return repr((values, env))
+
+
+def _settings():
+    """Every JAX setting in force and XLA's variables, as text."""
+    every = jax.config.values  # a new dict at each access
+    scoped, plain = _setting_names(len(every))
+    values = (
+        scoped,
+        plain,
+        tuple(getattr(jax.config, n) for n in scoped),
+        tuple(every[n] for n in plain),
+    )
+    env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(_ENV_PREFIXES)))
+    try:
+        return _settings_text(values, env)
+    except TypeError:  # an unhashable setting: no memo
+        return repr((values, env))
 
 
 def _key(name, args, static, compiler_options):

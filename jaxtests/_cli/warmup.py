@@ -41,7 +41,10 @@ def _cache_note():
     if _cache.cache_dir() is None:
         why = "JAXTESTS_CACHE_DIR turns it off"
     else:
-        why = f"JAX's compilation cache is disabled or {_cache.cache_dir()} is not writable"
+        why = (
+            f"JAX's compilation cache is disabled, or {_cache.cache_dir()} is not writable "
+            "or not yours alone"
+        )
     return f"cache: off ({why}), so nothing outlasts this process"
 
 

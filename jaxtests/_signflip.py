@@ -24,6 +24,7 @@ from jaxtests._precision import x64
 from jaxtests._resampling import check_exact_cap, check_statistic, common_iv, wrap
 from jaxtests.kernels import evaluators as kevaluators
 from jaxtests.kernels import exceedance as kexceedance
+from jaxtests.kernels import random as krandom
 from jaxtests.kernels import statistics as kstatistics
 
 __all__ = ["signflip_test"]
@@ -243,9 +244,9 @@ def _linear(d2, statistic, opts):
         live = -(-m // 32)
         draws = kevaluators.block_draws_fused(live, n_h, n_total, opts.sequential is not None)
         data = fused
-        # Counter stride: one hypothesis' capacity, so a batch of hypotheses (padded to the
-        # ladder when many) sees the sign patterns each of them would see alone.
-        evaluator = kevaluators.FusedEval(draws, stride=capacity_words(m))
+        # Counter stride: frozen per m, so a batch of hypotheses (however padded) sees the
+        # sign patterns each of them would see alone, on every backend.
+        evaluator = kevaluators.FusedEval(draws, stride=krandom.stride_words(m))
     plan = Plan(evaluator, data, mean_obs, tol, sd, n_total, draws, exact)
     return observed, drive(plan, opts), null_map
 
@@ -269,9 +270,9 @@ def _generic(d2, statistic, stat_fn, observed, opts):
         words = kevaluators.Words("enumerate", n_words, draws)
     else:
         n_total = opts.n_resamples
-        # The fused sums' words (their counter stride is the capacity's): a user's mean sees
-        # the sign patterns of the built-in one.
-        stride = capacity_words(m) if d2.ndim == 2 else 0
+        # The fused sums' words (their frozen counter stride): a user's mean sees the sign
+        # patterns of the built-in one.
+        stride = krandom.stride_words(m) if d2.ndim == 2 else 0
         words = kevaluators.Words("random", n_words, draws, stride=stride)
     obs = jnp.asarray(observed)
     # Size of the statistic's values: its value on the rearrangement that makes

@@ -22,6 +22,7 @@ from jaxtests._precision import x64
 from jaxtests._resampling import check_exact_cap, check_statistic, common_iv, wrap
 from jaxtests.kernels import evaluators as kevaluators
 from jaxtests.kernels import exceedance as kexceedance
+from jaxtests.kernels import random as krandom
 from jaxtests.kernels import statistics as kstatistics
 
 __all__ = ["permutation_test"]
@@ -283,10 +284,9 @@ def _twosample(x, y, statistic, opts):
         data.update(a=fused["a"], c=fused["c"])
         evaluator = kevaluators.LinearEval(words, tables)
     else:
-        # The draws' layout is the capacity of one hypothesis of n items, however far
-        # zp is padded (many hypotheses fall back to the ladder): a batch of hypotheses
-        # sees the splits each of them would see alone.
-        n_words = capacity_words(n)
+        # The draws' layout is frozen per n (krandom.stride_words), however far zp is
+        # padded: a batch of hypotheses sees the splits each of them would see alone.
+        n_words = krandom.stride_words(n)
         # Block size from the live words (a block's time is bounded; the size takes a few
         # values, so a capacity compiles a program per size class at most).
         live = -(-n // 32)

@@ -351,12 +351,12 @@ def subset_evaluator(n, n1, n_words, draws):
     cost_direct = 2.4 * min(n1, n2) * n / max(n1, n2)
     if cost_direct < cost_bern:
         mode = "empty" if n1 <= n2 else "full"
-        tiers = kresampling.correction_tiers(n_max, _ladder(min(n1, n2)), 0)
+        tiers = kresampling.correction_tiers(n_max, krandom.ladder(min(n1, n2)), 0)
     else:
         mode = "bernoulli"
         spread_max = math.sqrt(n_max) / 2
         tiers = kresampling.correction_tiers(
-            n_max, _ladder(abs(n / 2 - n1) + 0.8 * spread_max), spread_max
+            n_max, krandom.ladder(math.ceil(abs(n / 2 - n1) + 0.8 * spread_max)), spread_max
         )
     bits = np.clip(n - 32 * np.arange(n_words), 0, 32).astype(np.uint64)
     mask = ((np.uint64(1) << bits) - np.uint64(1)).astype(np.uint32)
@@ -367,13 +367,6 @@ def subset_evaluator(n, n1, n_words, draws):
         "nw": np.int32(live),
     }
     return SubsetEval(draws, n_max, n_words, mode, tiers), extra
-
-
-def _ladder(x):
-    # Powers of two and 1.5 times them (jaxtests._buckets.LADDER), for static tiers.
-    x = max(1, math.ceil(x))
-    p = 1 << (x - 1).bit_length()
-    return 3 * p // 4 if p >= 4 and 3 * p // 4 >= x else p
 
 
 @dataclasses.dataclass(frozen=True)

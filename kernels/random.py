@@ -1,8 +1,9 @@
 """The library's one random stream: counter-based words keyed by threefry.
 
 Word ``j`` of draw ``g`` is ``keyed_words(k0, k1, (g mod 4096) n_words + j)``
-(``n_words``: the stride, at least the draw's words; the fused Monte Carlo sums
-use their capacity, see ``jaxtests._buckets.capacity_words``)
+(``n_words``: the stride, at least the draw's words; the sign-flip and two-sample
+Monte Carlo draws use :func:`stride_words`, fixed for good, whatever the data's
+padding)
 with ``(k0, k1) = bits(fold_in(key, g // 4096))`` (threefry): two keyed rounds
 of Wellons' ``lowbias32`` integer hash, a counter-based generator, so any word
 is recomputed on demand (no word matrix is stored) and a draw's randomness
@@ -25,6 +26,8 @@ __all__ = [
     "draw_keys",
     "hash32",
     "keyed_words",
+    "ladder",
+    "stride_words",
     "uniform_below",
     "word_grid",
 ]
@@ -60,6 +63,32 @@ def keyed_words(k0, k1, x):
 
 
 KEY_BLOCK = 4096  # draws sharing one fold_in key
+
+# The random layout of the sign-flip and two-sample Monte Carlo draws: the counter stride of a
+# draw's words for n instances. Part of every Monte Carlo p-value of a given key: never change
+# it. (These were the CPU capacities of 16,384 and 262,144 instances when it was frozen;
+# padding is a backend's choice and no longer moves the draws.)
+_STRIDES = (2**9, 2**13)
+
+
+def ladder(n):
+    """The smallest of 1, 2, 3, 4, 6, 8, 12, ... (``2^k`` and ``3 2^k``) that is ``>= n``."""
+    n = max(int(n), 1)
+    p = 1 << (n - 1).bit_length()  # the power of two at or above n
+    return 3 * p // 4 if p >= 4 and 3 * p // 4 >= n else p
+
+
+def stride_words(n):
+    """Counter stride (in words) of a draw over ``n`` instances: frozen, independent of padding.
+
+    ``512`` up to 16,384 instances, ``8192`` up to 262,144, beyond that
+    :func:`ladder` of the draw's words.
+    """
+    words = -(-int(n) // 32)
+    for stride in _STRIDES:
+        if words <= stride:
+            return stride
+    return ladder(words)
 
 
 def block_keys(key, block_ids, n_keys=2):

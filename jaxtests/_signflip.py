@@ -7,9 +7,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _aot, _pvalues
+from jaxtests import _aot, _profile, _pvalues
 from jaxtests import _validation as v
-from jaxtests._buckets import capacity_words, pad_axis
+from jaxtests._buckets import pad_axis
 from jaxtests._engine import (
     MAX_MITM,
     Plan,
@@ -108,14 +108,15 @@ def _ternary(d2):
     return ok, pos, nz
 
 
-@functools.partial(jax.jit, static_argnames=("statistic",))
-def _signflip_linear_prep(dp, where, statistic):
-    """Everything "mean"/"t" needs from ``dp : (H, 32 W)``, zero-padded to a capacity.
+@functools.partial(jax.jit, static_argnames=("statistic", "family"))
+def _signflip_linear_prep(dp, where, statistic, family="words"):
+    """Everything "mean"/"t" needs from ``dp : (H, 32 W)``, zero-padded (:mod:`jaxtests._profile`).
 
-    One program per capacity: the observed statistic (the shared kernel, padding
+    One program per padding: the observed statistic (the shared kernel, padding
     masked by ``where``), the mean and its tie band, the null sd, and the
     fused Monte Carlo sums' data (padded zeros add nothing to a sum; ``nw``,
-    the live words the draw loops run over).
+    the live words the draw loops run over) with the rounding bound of
+    ``family``'s sums.
     """
     m = kstatistics.count(dp, where)
     stat = kstatistics.mean if statistic == "mean" else kstatistics.t_statistic
@@ -131,14 +132,12 @@ def _signflip_linear_prep(dp, where, statistic):
     live = (jnp.sum(where, dtype=jnp.int32) + 31) // 32  # words the draw loops run over
     a = 2.0 / jnp.broadcast_to(m, total.shape)
     c = -total / m
-    data = {
-        "a": a,
-        "c": c,
-        "d32": kevaluators.pad_words(dp, n_words),
-        "d64": kevaluators.pad_words(dp, n_words, jnp.float64),
-        "err": kevaluators.float32_err(dp, n_words, a, c, live),
-        "nw": live,
-    }
+    data = {"a": a, "c": c, "d64": kevaluators.pad_words(dp, n_words, jnp.float64), "nw": live}
+    if family == "dense":
+        data["err"] = kevaluators.float64_err(dp, n_words, a, c, live)
+    else:
+        data["d32"] = kevaluators.pad_words(dp, n_words)
+        data["err"] = kevaluators.float32_err(dp, n_words, a, c, live)
     return observed, mean_obs, tol, sd, total, kexceedance.tie_band(mean_obs, tol), data
 
 
@@ -176,14 +175,15 @@ def _linear(d2, statistic, opts):
     statistic's. ``d2 : (H, m)`` numpy.
     """
     n_h, m = d2.shape
-    # A capacity: one program serves every m up to it (the draw loops stop at m's words).
-    dp = pad_axis(d2, 32 * capacity_words(m, n_h))
+    profile = _profile.current()
+    # Words: a capacity, one program for every m up to it (the draw loops stop at m's words).
+    dp = pad_axis(d2, 32 * profile.pad_words(m, n_h))
     where = np.arange(dp.shape[-1]) < m
     observed, mean_obs, tol, sd, total, (t_lo, t_hi), fused = _aot.call(
         _signflip_linear_prep,
         "signflip._signflip_linear_prep",
         (dp, where),
-        {"statistic": statistic},
+        {"statistic": statistic, "family": profile.family},
     )
     nz_cols = np.flatnonzero(np.any(d2 != 0, axis=0))
     m_eff = int(nz_cols.size)
@@ -241,12 +241,13 @@ def _linear(d2, statistic, opts):
         n_total = opts.n_resamples
         # Block size from the live words (a block's time is bounded; the size takes a few
         # values, so a capacity compiles a program per size class at most).
-        live = -(-m // 32)
-        draws = kevaluators.block_draws_fused(live, n_h, n_total, opts.sequential is not None)
+        draws = profile.fused_draws(m, n_h, n_total, opts.sequential is not None)
         data = fused
         # Counter stride: frozen per m, so a batch of hypotheses (however padded) sees the
         # sign patterns each of them would see alone, on every backend.
-        evaluator = kevaluators.FusedEval(draws, stride=krandom.stride_words(m))
+        evaluator = kevaluators.FusedEval(
+            draws, stride=krandom.stride_words(m), schedule=profile.schedule
+        )
     plan = Plan(evaluator, data, mean_obs, tol, sd, n_total, draws, exact)
     return observed, drive(plan, opts), null_map
 

@@ -7,9 +7,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _aot, _pvalues
+from jaxtests import _aot, _profile, _pvalues
 from jaxtests import _validation as v
-from jaxtests._buckets import capacity_words, pad_axis
+from jaxtests._buckets import pad_axis
 from jaxtests._engine import (
     MAX_ENUMERATION,
     Plan,
@@ -47,13 +47,14 @@ def _comb_at_most(n, k, cap):
     return c
 
 
-@functools.partial(jax.jit, static_argnames=("statistic",))
-def _twosample_prep(zp, n1, n, statistic):
+@functools.partial(jax.jit, static_argnames=("statistic", "family"))
+def _twosample_prep(zp, n1, n, statistic, family="words"):
     """What the linear statistics need from ``zp : (H, 32 W)``: ``[x, y]`` zero-padded.
 
-    One program per capacity (``n1``, ``n`` traced): the observed statistic
+    One program per padding (``n1``, ``n`` traced): the observed statistic
     (the shared kernels, each sample selected by a mask), the mean difference
-    with its tie tolerance and exact null sd, and the fused Monte Carlo data.
+    with its tie tolerance and exact null sd, and the fused Monte Carlo data
+    with the rounding bound of ``family``'s sums (:mod:`jaxtests._profile`).
     """
     idx = jnp.arange(zp.shape[-1])
     wx, wy = idx < n1, (idx >= n1) & (idx < n)
@@ -74,14 +75,13 @@ def _twosample_prep(zp, n1, n, statistic):
     n_words = zp.shape[-1] // 32
     a = jnp.broadcast_to(scale, total.shape)
     c = -total / n2f
-    fused = {
-        "a": a,
-        "c": c,
-        "z": zp,
-        "z32": kevaluators.pad_words(zp, n_words),
-        "d64": kevaluators.pad_words(zp, n_words, jnp.float64),
-        "err": kevaluators.float32_err(zp, n_words, a, c, (n.astype(jnp.int32) + 31) // 32),
-    }
+    live = (n.astype(jnp.int32) + 31) // 32
+    fused = {"a": a, "c": c, "z": zp, "d64": kevaluators.pad_words(zp, n_words, jnp.float64)}
+    if family == "dense":
+        fused["err"] = kevaluators.float64_err(zp, n_words, a, c, live)
+    else:
+        fused["z32"] = kevaluators.pad_words(zp, n_words)
+        fused["err"] = kevaluators.float32_err(zp, n_words, a, c, live)
     return observed, obs, total, tol, sd, fused
 
 
@@ -267,14 +267,15 @@ def _twosample(x, y, statistic, opts):
         ones = jnp.ones_like(observed)
         plan = Plan(evaluator, data, observed, tol_g, ones, n_total, draws, exact)
         return wrap(observed, batch_shape, drive(plan, opts), opts.alternative, opts.correction)
-    # A capacity: zero padding, the sample sizes traced and the draw loops stopping at the
-    # live words, so one program serves every size up to it.
-    zp = pad_axis(z, 32 * capacity_words(n, n_h))
+    # Words: a capacity, zero padding, the sample sizes traced and the draw loops stopping
+    # at the live words, so one program serves every size up to it.
+    profile = _profile.current()
+    zp = pad_axis(z, 32 * profile.pad_words(n, n_h))
     observed, obs_md, total, tol, sd, fused = _aot.call(
         _twosample_prep,
         "twosample._twosample_prep",
         (zp, np.int64(n1), np.int64(n)),
-        {"statistic": statistic},
+        {"statistic": statistic, "family": profile.family},
     )
     if exact:
         n_words = -(-n // 32)
@@ -289,13 +290,14 @@ def _twosample(x, y, statistic, opts):
         n_words = krandom.stride_words(n)
         # Block size from the live words (a block's time is bounded; the size takes a few
         # values, so a capacity compiles a program per size class at most).
-        live = -(-n // 32)
-        draws = kevaluators.block_draws_fused(live, n_h, n_total, opts.sequential is not None)
-        evaluator, extra = kevaluators.subset_evaluator(n, n1, n_words, draws)
+        draws = profile.fused_draws(n, n_h, n_total, opts.sequential is not None)
+        evaluator, extra = kevaluators.subset_evaluator(
+            n, n1, n_words, draws, profile.schedule, profile.correction_chunk(draws)
+        )
         data = {k: fused[k] for k in ("a", "c", "z")}
         data.update(extra)
         if evaluator.mode == "bernoulli":
-            data.update(z32=fused["z32"], d64=fused["d64"], err=fused["err"])
+            data.update({k: fused[k] for k in ("z32", "d64", "err") if k in fused})
     res = drive(Plan(evaluator, data, obs_md, tol, sd, n_total, draws, exact), opts)
     null_map = None
     if statistic == "t" and opts.return_null:

@@ -34,6 +34,7 @@ __all__ = [
     "SubsetEval",
     "WithinBlockEval",
     "Words",
+    "block_draws_dense",
     "block_draws_fused",
     "block_draws_generic",
     "block_draws_linear",
@@ -41,6 +42,7 @@ __all__ = [
     "counts_statistic",
     "exact_terms",
     "float32_err",
+    "float64_err",
     "pad_words",
     "subset_evaluator",
     "use_tables",
@@ -69,6 +71,21 @@ def block_draws_fused(n_words, n_h, n_total, sequential=False):
     r = 2**17
     cap = 4096 if sequential else 2**17
     while r > 64 and (r * n_h > 2**17 or r * n_words > 2**26 or r >= 2 * n_total or r > cap):
+        r //= 2
+    return r
+
+
+def block_draws_dense(n_words, n_h, n_total, sequential=False, budget=2**22):
+    """Draws per block for :func:`~kresampling.dense_sums` over ``n_words`` padded words.
+
+    Lanes times words times hypotheses stay within ``budget`` (the words of a
+    block are held in memory: 4 bytes each), as for :func:`block_draws_fused`
+    a block never exceeds twice ``n_total`` nor 4096 draws under sequential
+    stopping. The size never changes a draw.
+    """
+    r = 2**17
+    cap = 4096 if sequential else 2**17
+    while r > 64 and (r * n_words * n_h > budget or r >= 2 * n_total or r > cap):
         r //= 2
     return r
 
@@ -107,6 +124,22 @@ def float32_err(d, n_words, a, c, n_live=None):
     abs_sum = jnp.sum(jnp.abs(d), axis=-1)
     bound = kresampling.bit_sums_error_bound(abs_sum, n_words, live)
     live_f = live if isinstance(live, int) else live.astype(abs_sum.dtype)
+    bound = bound + (32 * live_f + 8) * EPS * abs_sum
+    return (a * bound + 8 * EPS * jnp.abs(c)) * (1 + 2.0**-20)
+
+
+def float64_err(d, n_words, a, c, n_live=None):
+    """Bound on ``|t - t64|`` for ``t = a P + c`` of :func:`~kresampling.dense_sums` in float64.
+
+    The dense sum over ``n_words`` padded words is within
+    :func:`~kresampling.dense_sums_error_bound` of the exact ``P``, the ordered
+    float64 sum within ``gamma_{32 n_live}``, plus the affine map's rounding
+    (an FMA only rounds less). ``d : (H, m)``, ``a, c : (H,)``.
+    """
+    live = n_words if n_live is None else n_live
+    live_f = live if isinstance(live, int) else live.astype(d.dtype)
+    abs_sum = jnp.sum(jnp.abs(d), axis=-1)
+    bound = kresampling.dense_sums_error_bound(abs_sum, n_words)
     bound = bound + (32 * live_f + 8) * EPS * abs_sum
     return (a * bound + 8 * EPS * jnp.abs(c)) * (1 + 2.0**-20)
 
@@ -213,6 +246,10 @@ class FusedEval:
 
     ``kind="affine"``: ``a P + c`` (sign-flip mean, its t). ``kind="counts"``:
     swap-test confusion counts ``counts_a + P`` (integers, exact in float32).
+    ``schedule="words"`` loops over the live words with float32 sums
+    (:func:`~kresampling.bit_sums`, fast on a CPU); ``"dense"`` sums every word
+    of the padded data in one fused reduction (:func:`~kresampling.dense_sums`,
+    float64 for "affine": for accelerators). Same draws, same counts.
     """
 
     draws: int
@@ -221,6 +258,7 @@ class FusedEval:
     n_classes: int = 1
     beta: float = 1.0
     stride: int = 0  # counter stride of a draw's words (0: the padded word count)
+    schedule: str = "words"
 
     @property
     def banded(self):
@@ -236,9 +274,13 @@ class FusedEval:
         first = block_ids[0].astype(jnp.int64) * self.draws
         keys, local = krandom.draw_keys(key, first, block_ids.shape[0] * self.draws)
         stride = self.stride or None
-        p = kresampling.bit_sums(
-            keys[:, 0], keys[:, 1], local, data["d32"], None, data.get("nw"), stride
-        )
+        if self.schedule == "dense":
+            d = data["d64"] if self.kind == "affine" else data["d32"]
+            p = kresampling.dense_sums(keys[:, 0], keys[:, 1], local, d, stride or d.shape[1])
+        else:
+            p = kresampling.bit_sums(
+                keys[:, 0], keys[:, 1], local, data["d32"], None, data.get("nw"), stride
+            )
         if self.kind == "affine":
             return data["a"][:, None] * p + data["c"][:, None], (keys, local)
         return counts_statistic(p, data, self.measure, self.n_classes, self.beta), None
@@ -273,6 +315,8 @@ class SubsetEval:
     n_words: int
     mode: str
     tiers: tuple
+    schedule: str = "words"  # or "dense": the fair-bit sums as in FusedEval
+    chunk: int = 4096  # lanes of a correction tier run in lockstep (never changes a split)
 
     @property
     def banded(self):
@@ -296,7 +340,12 @@ class SubsetEval:
         n_lanes = block_ids.shape[0] * self.draws
         keys, local = krandom.draw_keys(key, first, n_lanes, 6)
         z = data["z"]
-        if self.mode == "bernoulli":
+        if self.mode == "bernoulli" and self.schedule == "dense":
+            d64 = data["d64"]
+            p, k = kresampling.dense_sums(
+                keys[:, 0], keys[:, 1], local, d64, self.n_words, data["mask"][: d64.shape[1]]
+            )
+        elif self.mode == "bernoulli":
             p, k = kresampling.bit_sums(
                 keys[:, 0],
                 keys[:, 1],
@@ -322,6 +371,7 @@ class SubsetEval:
             n_words=self.n_words,
             mode=self.mode,
             tiers=self.tiers,
+            chunk=self.chunk,
             n_live=data["n_live"],
         )
         delta = jnp.where((c > 0)[None, :], -corr, corr)
@@ -329,7 +379,7 @@ class SubsetEval:
         return t, (keys, local, delta.T)
 
 
-def subset_evaluator(n, n1, n_words, draws):
+def subset_evaluator(n, n1, n_words, draws, schedule="words", chunk=4096):
     """Pick the cheaper start (fair bits, or no/every item) and its correction tiers.
 
     ``n`` items of ``z``; ``n_words`` is the capacity (``32 n_words >= n``
@@ -337,8 +387,10 @@ def subset_evaluator(n, n1, n_words, draws):
     The evaluator depends on ``n`` and ``n1`` only through ``n_words``, the
     start mode and the bucketed expected need (tiers are a speed choice; any
     tiers give exact subsets), so a capacity compiles a handful of programs
-    at most. Returns the evaluator and its traced data (the live item count,
-    ``n1``, the live words ``nw`` and their bit mask).
+    at most. ``schedule`` and ``chunk`` (lanes of a correction tier run
+    together) are the backend's choices (:mod:`jaxtests._profile`). Returns the
+    evaluator and its traced data (the live item count, ``n1``, the live words
+    ``nw`` and their bit mask).
     """
     n2 = n - n1
     n_max = 32 * n_words
@@ -366,7 +418,7 @@ def subset_evaluator(n, n1, n_words, draws):
         "n1": np.int32(n1),
         "nw": np.int32(live),
     }
-    return SubsetEval(draws, n_max, n_words, mode, tiers), extra
+    return SubsetEval(draws, n_max, n_words, mode, tiers, schedule, chunk), extra
 
 
 @dataclasses.dataclass(frozen=True)

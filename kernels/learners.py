@@ -653,6 +653,9 @@ def ovo_votes(decisions, n_classes):
 # ---------------------------------------------------------------- permuted binary labels
 
 _U32 = jnp.uint32
+# True float32 products wherever a bound or an integer count assumes them: recent GPUs compute
+# float32 dots in TF32 (10-bit mantissas) unless told otherwise.
+_F32 = lax.Precision.HIGHEST
 
 
 def _popcount(x):
@@ -787,7 +790,9 @@ def draw_binary_labels(key, n_rows, n_pos, sizes):
     # inclusive prefix counts over words by a triangular float32 product (exact:
     # counts <= 32 w < 2^24); a cumsum would be re-derived inside every consumer
     tri = jnp.asarray(np.tril(np.ones((w, w), np.float32)))
-    cum = jnp.einsum("vu,sur->svr", tri, counts.astype(jnp.int32).astype(jnp.float32))
+    cum = jnp.einsum(
+        "vu,sur->svr", tri, counts.astype(jnp.int32).astype(jnp.float32), precision=_F32
+    )
     cum = cum.astype(jnp.int32).astype(_U32)
     g = cum[:, -1]  # (S, R)
     s = jnp.asarray(pool, _U32)[:, None] - n_below
@@ -966,7 +971,7 @@ def ridge_partition_counts(part, positive, repair_rows=8):
     mp, R = positive.shape[1:]
     if mp < part.M.shape[1]:  # trailing slots that are padding in every fold
         part = part._replace(XT=part.XT[:, :, :mp], M=part.M[:, :mp], M32=part.M32[:, :mp])
-    S32 = jnp.einsum("kdm,kmr->kdr", part.XT, positive)  # (K, 2 d + 1, R)
+    S32 = jnp.einsum("kdm,kmr->kdr", part.XT, positive, precision=_F32)  # (K, 2 d + 1, R)
     S = S32[:, :d].astype(dt) + S32[:, d:-1].astype(dt)
     S1 = S32[:, -1].astype(dt)  # positives per test fold (exact integers)
     # sums over folds as explicit adds: XLA:CPU runs small float64 reductions slowly
@@ -977,7 +982,7 @@ def ridge_partition_counts(part, positive, repair_rows=8):
     T = total[None] - S - part.xbar[:, :, None] * T1[:, None, :]
     c = 2 * T1 / part.n_train[:, None] - 1  # (K, R)
     Tc = jnp.concatenate([T, c[:, None, :]], axis=1).astype(jnp.float32)
-    f = jnp.einsum("kmd,kdr->kmr", part.M32, Tc)  # M_k T + ybar, float32
+    f = jnp.einsum("kmd,kdr->kmr", part.M32, Tc, precision=_F32)  # M_k T + ybar, float32
     # |T|_inf as a chain of maxima: XLA:CPU runs small float64 reductions slowly
     t_inf = jnp.abs(T[:, 0])
     for j in range(1, d):
@@ -994,7 +999,7 @@ def ridge_partition_counts(part, positive, repair_rows=8):
     code = jnp.where(f > zero, one + jnp.float32(1024) * positive, zero)
     code = code + jnp.where(jnp.abs(f) <= bound[:, None, :], big, zero)
     valid = part.XT[:, -1]  # (K, m) 1 on real slots
-    tot = jnp.einsum("km,kmr->kr", valid, code)
+    tot = jnp.einsum("km,kmr->kr", valid, code, precision=_F32)
     unsure = jnp.any(tot >= 2.0**19, axis=0)  # (R,)
     tot = tot.astype(jnp.int32)
     tp, pp = tot // 1024, tot % 1024

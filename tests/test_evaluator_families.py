@@ -1,0 +1,256 @@
+"""Both evaluator families ("words" for CPUs, "dense" for accelerators) on every Monte Carlo
+path: the same key gives the same counts and p-values, and those are the values jaxtests gave
+before the families existed.
+
+The literals were printed by jaxtests at commit 01e246f (the last one with a single family), with
+the data below: a regression reference, not an independent one (each path has its own
+independent references in its test module). ``JAXTESTS_EVALUATORS`` picks the family per call,
+so both run here on the CPU; the programs the dense family builds for CUDA are checked by
+lowering them (no GPU needed).
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from jaxtests.kernels import evaluators as kevaluators
+from jaxtests.kernels import random as krandom
+
+import jaxtests
+from jaxtests import _engine, _profile, _signflip
+from jaxtests._buckets import pad_axis
+
+FAMILIES = ("words", "dense")
+
+
+def _median(v):
+    return jnp.median(v)
+
+
+def _data():
+    rng = np.random.default_rng(12345)
+    return {
+        "d": rng.normal(0.1, 1.0, 200),
+        "dh": rng.normal(0.15, 1.0, (3, 300)),
+        "ties": rng.integers(-2, 3, 150).astype(float) + 0.25 * (rng.random(150) < 0.3),
+        "big": rng.normal(0.02, 1.0, 20000),
+        "x": rng.normal(0.2, 1, 100),
+        "y": rng.normal(0, 1, 100),
+        "xs": rng.normal(0.5, 1, 10),
+        "ys": rng.normal(0, 1, 300),
+        "xi": rng.integers(0, 4, 60).astype(float),
+        "yi": rng.integers(0, 4, 70).astype(float),
+        "yt": rng.integers(0, 2, 300),
+        "ua": rng.random(300),
+        "ub": rng.random(300),
+        "dx": rng.normal(0.3, 1, (2, 12)),
+        "folds": rng.normal(0, 1, (3, 8)) + np.array([[0.0], [0.3], [0.5]]),
+    }
+
+
+D = _data()
+YT = D["yt"]
+PA = np.where(D["ua"] < 0.85, YT, 1 - YT)
+PB = np.where(D["ub"] < 0.80, YT, 1 - YT)
+
+# name -> (call, [p-values from jaxtests at commit 01e246f])
+CASES = {
+    "signflip_mean": (
+        lambda: jaxtests.signflip_test(D["d"], n_resamples=2000, key=1),
+        [0.13793103448275862],
+    ),
+    "signflip_t_maxT": (
+        lambda: jaxtests.signflip_test(
+            D["dh"], statistic="t", n_resamples=3000, key=2, correction="maxT"
+        ),
+        [
+            *(0.0433188937020993, 0.004665111629456847, 0.0006664445184938354),
+            *(0.09896701099633455, 0.009663445518160613, 0.0013328890369876708),
+        ],
+    ),
+    "signflip_ties": (
+        lambda: jaxtests.signflip_test(
+            D["ties"], n_resamples=4000, key=3, method="monte-carlo", alternative="greater"
+        ),
+        [0.7530617345663584],
+    ),
+    "signflip_sequential": (
+        lambda: jaxtests.signflip_test(D["d"] * 0.3, n_resamples=20000, key=4, sequential=10),
+        [0.10309278350515463],
+    ),
+    "signflip_second_stride": (  # 20,000 instances: the 8,192-word stride
+        lambda: jaxtests.signflip_test(D["big"], n_resamples=1500, key=5),
+        [0.0013324450366422385],
+    ),
+    "twosample_bernoulli": (
+        lambda: jaxtests.permutation_test(D["x"], D["y"], n_resamples=3000, key=6),
+        [0.6797734088637121],
+    ),
+    "twosample_small_group": (
+        lambda: jaxtests.permutation_test(D["xs"], D["ys"], n_resamples=3000, key=7, statistic="t"),
+        [0.06731089636787738],
+    ),
+    "twosample_ties": (
+        lambda: jaxtests.permutation_test(
+            D["xi"], D["yi"], n_resamples=3000, key=8, alternative="less"
+        ),
+        [0.8943685438187271],
+    ),
+    "swap_accuracy": (
+        lambda: jaxtests.swap_test(YT, PA, PB, measure="accuracy", n_resamples=3000, key=9),
+        [0.001999333555481506],
+    ),
+    "signflip_exact_maxT": (
+        lambda: jaxtests.signflip_test(D["dx"], method="exact", correction="maxT"),
+        [0.7900390625, 0.2529296875, 0.9501953125, 0.46044921875],
+    ),
+    "anova_permutation": (
+        lambda: jaxtests.anova(
+            D["folds"], blocked=True, method="permutation", n_resamples=999, key=10
+        ),
+        [0.482],
+    ),
+    "signflip_callable": (
+        lambda: jaxtests.signflip_test(D["d"][:60], statistic=_median, n_resamples=500, key=11),
+        [0.12375249500998003],
+    ),
+}
+
+
+def _pvalues(r):
+    out = list(np.ravel(np.asarray(r.pvalue)))
+    adjusted = getattr(r, "pvalue_adjusted", None)
+    if adjusted is not None:
+        out += list(np.ravel(np.asarray(adjusted)))
+    return [float(p) for p in out]
+
+
+@pytest.fixture(params=FAMILIES)
+def family(request, monkeypatch):
+    monkeypatch.setenv("JAXTESTS_EVALUATORS", request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_path_gives_the_recorded_pvalues(family, name):
+    call, expected = CASES[name]
+    assert _pvalues(call()) == expected
+
+
+@pytest.mark.parametrize(
+    ("m", "n_resamples"),
+    [(16_384, 400), (16_385, 400), (262_145, 64)],  # at and past the strides' edges
+)
+def test_families_agree_around_the_strides(monkeypatch, m, n_resamples):
+    rng = np.random.default_rng(m)
+    d = rng.integers(-3, 4, m).astype(float)  # tie-heavy integers
+    x = d[: m // 2] + 0.01
+    got = {}
+    for fam in FAMILIES:
+        monkeypatch.setenv("JAXTESTS_EVALUATORS", fam)
+        s = jaxtests.signflip_test(d, n_resamples=n_resamples, key=m, alternative="greater")
+        t = jaxtests.permutation_test(x, d[m // 2 :], n_resamples=n_resamples, key=m + 1)
+        got[fam] = (int(s.n_extreme), float(s.pvalue), int(t.n_extreme), float(t.pvalue))
+    assert got["words"] == got["dense"]
+
+
+def test_null_distributions_agree_within_the_rounding_bound(monkeypatch):
+    # Counts are arbitrated by one ordered float64 sum; the null values themselves are each
+    # family's fast sums (float32 words, float64 dense), within the words' bound of each other.
+    nulls = {}
+    for fam in FAMILIES:
+        monkeypatch.setenv("JAXTESTS_EVALUATORS", fam)
+        r = jaxtests.signflip_test(D["d"], n_resamples=500, key=12, return_null=True)
+        nulls[fam] = np.asarray(r.null_distribution)
+    bound = 2e-6 * np.sum(np.abs(D["d"])) / D["d"].size  # float32_err's order for m = 200
+    np.testing.assert_allclose(nulls["words"], nulls["dense"], rtol=0, atol=bound)
+
+
+def test_the_variable_chooses_the_family_and_is_checked(monkeypatch):
+    monkeypatch.delenv("JAXTESTS_EVALUATORS", raising=False)
+    assert _profile.current().family == "words"  # this CPU's default
+    monkeypatch.setenv("JAXTESTS_EVALUATORS", " Dense ")
+    assert _profile.current().family == "dense"
+    monkeypatch.setenv("JAXTESTS_EVALUATORS", "gpu")
+    with pytest.raises(ValueError, match="JAXTESTS_EVALUATORS must be 'dense', 'words'"):
+        jaxtests.signflip_test(D["d"], n_resamples=99, key=0)
+
+
+# -- the programs the dense family builds for a GPU, lowered on this CPU
+
+
+def _counts_program(m, platform="cuda"):
+    """``_run_counts`` of a dense sign-flip mean over ``m`` instances, lowered for ``platform``."""
+    prof = _profile.Profile("dense", "gpu")
+    d2 = np.random.default_rng(0).normal(size=(1, m))
+    dp = pad_axis(d2, 32 * prof.pad_words(m))
+    where = np.arange(dp.shape[-1]) < m
+    with jax.enable_x64(True):
+        out = _signflip._signflip_linear_prep(dp, where, statistic="mean", family="dense")
+        _, mean_obs, tol, sd, _, _, data = out
+        draws = prof.fused_draws(m, 1, 10**8, False)
+        ev = kevaluators.FusedEval(draws, stride=krandom.stride_words(m), schedule="dense")
+        key = jax.random.key(0)
+        args = (key, data, mean_obs, tol, sd, np.int32(0), np.int32(1), np.int64(10**8))
+        static = dict(
+            evaluator=ev,
+            draws=draws,
+            per_step=1,
+            null_steps=0,
+            n_dev=1,
+            alternative="two-sided",
+            maxt=False,
+        )
+        program = _engine._run_counts.trace(*args, **static)
+        block = jax.jit(lambda k, d: ev.approx(k, jnp.zeros((1,), jnp.int32), d)[0]).trace(
+            key, data
+        )
+        lower = dict(lowering_platforms=(platform,))
+        return program.lower(**lower).as_text(), block.lower(**lower).as_text(), draws
+
+
+def test_dense_programs_for_cuda_have_no_loop_over_the_data():
+    small, small_block, draws_small = _counts_program(100)
+    large, large_block, draws_large = _counts_program(100_000)
+    # A block's sums: generated, unpacked and reduced without any loop.
+    assert "stablehlo.while" not in small_block and "stablehlo.while" not in large_block
+    # The whole program: the loop over steps and the float64 recheck of unsure lanes (its
+    # passes and their ordered sums), the same loops at every size.
+    assert small.count("stablehlo.while") == large.count("stablehlo.while") == 3
+    # Accelerator blocks: about 2^25 word-lanes (2^17 draws at most).
+    assert draws_small == 2**17 and draws_large * 3072 <= 2**25 < 2 * draws_large * 3072
+
+
+DOT_SCRIPT = textwrap.dedent(
+    """
+    import numpy as np
+    import jaxtests
+    from jaxtests import datasets, models
+
+    X, y = datasets.load_breast_cancer()
+    X, y = X[:150], y[:150]
+    jaxtests.permutation_test_score(models.ridge_classifier(), X, y, n_permutations=200, key=0)
+    jaxtests.permutation_test_score(models.lda(), X, y, n_permutations=20, key=0)
+    jaxtests.signflip_test(np.arange(30.0) - 10, n_resamples=999, key=0)
+    jaxtests.permutation_test(np.arange(30.0), np.arange(20.0) + 3, n_resamples=999, key=0)
+    """
+)
+
+
+def test_float32_products_name_their_precision(tmp_path):
+    # A GPU computes float32 dots in TF32 unless told otherwise; every bound and integer count
+    # that assumes float32 must ask for it. JAX dumps each program it lowers.
+    env = dict(os.environ, JAX_DUMP_IR_TO=str(tmp_path), JAX_PLATFORMS="cpu")
+    subprocess.run([sys.executable, "-c", DOT_SCRIPT], env=env, check=True, timeout=600)
+    dots = []
+    for name in os.listdir(tmp_path):
+        with open(tmp_path / name) as f:
+            dots += [line for line in f if "stablehlo.dot_general" in line]
+    low = [line for line in dots if ("xf32>" in line or "xf16>" in line or "xbf16>" in line)]
+    assert low, "the float32 label streams were not exercised"
+    assert [line for line in low if "precision = [HIGHEST, HIGHEST]" not in line] == []

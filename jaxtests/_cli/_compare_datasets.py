@@ -52,19 +52,13 @@ def _all(table):
 
 def _friedman(table, args):
     res, notes = _quiet_call(table.friedman, method="chi2")
+    # method "f": exact below 8 data sets, with a note saying so (issue 29)
+    res_f, notes_f = _quiet_call(table.friedman, method="f")
     rows = [
         _row("friedman (chi2)", _all(table), table.measure, res, args.alpha, notes),
-        _row(
-            "friedman (Iman-Davenport F)",
-            _all(table),
-            table.measure,
-            res,
-            args.alpha,
-            notes,
-            pvalue=res.f_pvalue,
-        ),
+        _row("friedman (Iman-Davenport F)", _all(table), table.measure, res_f, args.alpha, notes_f),
     ]
-    rows[1]["statistic"] = float(res.f_statistic)
+    rows[1]["statistic"] = float(res_f.f_statistic)
     rows[1]["df"] = ", ".join(str(d) for d in res.df)
     rows[0]["df"] = float(res.df[0])
     return rows, {"friedman": res}

@@ -117,7 +117,7 @@ def test_table_tests_equal_the_functions_and_references():
 
 def test_signrank_is_the_bayesian_test_of_the_columns():
     t = jaxtests.read_scores(_long(SCORES))
-    r = t.signrank("c45_m", "c45", rope=0.01, n_samples=2000, key=4)
+    r = t.signrank("c45_m", "c45", rope=0.01, n_samples=2000, key=4, return_samples=True)
     ref = jaxtests.bayesian.signrank(SCORES[:, 1], SCORES[:, 0], rope=0.01, n_samples=2000, key=4)
     assert (float(r.p_left), float(r.p_rope), float(r.p_right)) == (
         float(ref.p_left),
@@ -126,7 +126,7 @@ def test_signrank_is_the_bayesian_test_of_the_columns():
     )
     # Errors instead of scores: negated, so p_right still means "the first learner better".
     lo = jaxtests.read_scores(_long(-SCORES), higher_is_better=False)
-    r_lo = lo.signrank("c45_m", "c45", rope=0.01, n_samples=2000, key=4)
+    r_lo = lo.signrank("c45_m", "c45", rope=0.01, n_samples=2000, key=4, return_samples=True)
     np.testing.assert_array_equal(np.asarray(r_lo.samples), np.asarray(r.samples))
 
 

@@ -141,7 +141,9 @@ def _bayes_signrank(table, args):
     a, b = _pair(table, args)
     if args.rope is None:
         raise BadInput("--test bayes-signrank needs --rope (e.g. 0.01 for accuracy).")
-    res, notes = _quiet_call(table.signrank, a, b, rope=args.rope, key=args.seed)
+    res, notes = _quiet_call(
+        table.signrank, a, b, rope=args.rope, key=args.seed, return_samples=args.out is not None
+    )  # the samples only for the simplex plot
     regions = (f"{b} better", "equivalent", f"{a} better")
     row = _bayes_row("bayes-signrank", f"{a} vs {b}", table.measure, res, regions, notes=notes)
     probs = {k: row[k] for k in ("p_left", "p_rope", "p_right")}

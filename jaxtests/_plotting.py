@@ -812,7 +812,7 @@ def simplex(result, *, ax=None, title=None, names=None):
     Parameters
     ----------
     result : SignRankResult
-        From :func:`jaxtests.bayesian.signrank`.
+        From :func:`jaxtests.bayesian.signrank` with ``return_samples=True``.
     ax : matplotlib.axes.Axes, optional
         Axes to draw on.
     title : str, optional
@@ -835,7 +835,7 @@ def simplex(result, *, ax=None, title=None, names=None):
     >>> from jaxtests import bayesian, plot
     >>> a = [0.91, 0.83, 0.75, 0.88, 0.69, 0.94, 0.80, 0.86, 0.77, 0.90]
     >>> b = [0.89, 0.80, 0.76, 0.84, 0.66, 0.93, 0.78, 0.83, 0.77, 0.86]
-    >>> r = bayesian.signrank(a, b, rope=0.02, key=0)
+    >>> r = bayesian.signrank(a, b, rope=0.02, key=0, return_samples=True)
     >>> fig = plot.simplex(r, names=("svm", "knn"))
     >>> len(fig.axes[0].collections[0].get_offsets())
     10000
@@ -848,6 +848,11 @@ def simplex(result, *, ax=None, title=None, names=None):
         raise TypeError(
             f"`result` must be a SignRankResult (from jaxtests.bayesian.signrank), got "
             f"{type(result).__name__}."
+        )
+    if result.samples is None:
+        raise ValueError(
+            "`result` has no posterior samples: call jaxtests.bayesian.signrank(..., "
+            "return_samples=True) to plot them."
         )
     name_a, name_b = v.as_names(("a", "b") if names is None else names, 2)
     samples = np.asarray(result.samples, dtype=float)[:_SIMPLEX_POINTS]

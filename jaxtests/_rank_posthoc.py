@@ -19,6 +19,8 @@ __all__ = ["FriedmanPosthocResult", "friedman_posthoc"]
 CONTROL_METHODS = ("holm", "bonferroni", "hochberg", "hommel")
 PAIRS_METHODS = ("holm", "shaffer", "bergmann", "bonferroni")
 MAX_BERGMANN = 9  # learners: exhaustive sets are the set partitions (Bell(9) = 21,147)
+# Shaffer's counts take O(k^2) shifts of C(k, 2)-bit sets: 0.2 s at 400 learners, 6 s at 1,000.
+MAX_SHAFFER = 500
 
 
 @result
@@ -77,15 +79,26 @@ class FriedmanPosthocResult:
         return "\n".join(lines)
 
 
+# S(0), S(1), ... of shaffer_counts as bit sets (bit x set: x true hypotheses possible).
+_SHAFFER_BITS = [1, 1]
+
+
 @functools.cache
 def shaffer_counts(k):
     """Possible numbers of true hypotheses among the ``k (k - 1) / 2`` pairs of ``k`` means.
 
-    Shaffer (1986): ``S(k) = union_j {C(j, 2) + x : x in S(k - j)}``, ``S(0) = S(1) = {0}``.
+    Shaffer (1986): ``S(k) = union_j {C(j, 2) + x : x in S(k - j)}``, ``S(0) = S(1) = {0}``,
+    built up from ``S(2)`` as bit sets (a shift adds ``C(j, 2)`` to every member), without
+    recursion: the recursive form ran out of stack at 1,000 learners.
     """
-    if k <= 1:
-        return frozenset({0})
-    return frozenset(math.comb(j, 2) + x for j in range(1, k + 1) for x in shaffer_counts(k - j))
+    while len(_SHAFFER_BITS) <= k:
+        n = len(_SHAFFER_BITS)
+        bits = 0
+        for j in range(1, n + 1):
+            bits |= _SHAFFER_BITS[n - j] << math.comb(j, 2)
+        _SHAFFER_BITS.append(bits)
+    digits = bin(_SHAFFER_BITS[max(k, 0)])[:1:-1]  # lowest bit first
+    return frozenset(x for x, c in enumerate(digits) if c == "1")
 
 
 def _partitions(items):
@@ -128,7 +141,7 @@ def _shaffer(p, k):
     m = p.shape[0]
     counts = np.array(sorted(shaffer_counts(k)))
     # t_j: most hypotheses that can be true once j - 1 are false (García & Herrera 2008)
-    t = np.array([counts[counts <= m - j].max() for j in range(m)], float)
+    t = counts[np.searchsorted(counts, m - np.arange(m), side="right") - 1].astype(float)
     return _step_down(p, t)
 
 
@@ -156,8 +169,9 @@ def friedman_posthoc(
         Compare every learner with this one (``k - 1`` comparisons); default: all pairs.
     method : str
         Against a control: ``"holm"``, ``"bonferroni"`` (Bonferroni-Dunn), ``"hochberg"``,
-        ``"hommel"``. All pairs: ``"holm"``, ``"shaffer"`` (Shaffer's static procedure),
-        ``"bergmann"`` (Bergmann-Hommel, up to 9 learners), ``"bonferroni"``.
+        ``"hommel"``. All pairs: ``"holm"``, ``"shaffer"`` (Shaffer's static procedure, up
+        to 500 learners), ``"bergmann"`` (Bergmann-Hommel, up to 9 learners),
+        ``"bonferroni"``.
     alpha : float
         Level of ``reject``.
     higher_is_better : bool
@@ -221,6 +235,13 @@ def friedman_posthoc(
             raise ValueError(
                 f"`method`='bergmann' enumerates the partitions of the learners: at most "
                 f"{MAX_BERGMANN} learners, got {k}. Use 'shaffer'."
+            )
+        if method == "shaffer" and k > MAX_SHAFFER:
+            raise ValueError(
+                f"`method`='shaffer' counts the possible sets of true hypotheses in time "
+                f"growing as k^4: at most {MAX_SHAFFER} learners, got {k}. Use 'holm' (Shaffer's "
+                "procedure refines Holm's; Holm's holds the same error rate for any number of "
+                "learners, a little less powerful)."
             )
         pairs = list(itertools.combinations(range(k), 2))
     i, j = np.array(pairs).T

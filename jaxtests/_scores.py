@@ -111,10 +111,11 @@ def _columns(source):
         header = [str(c) for c in source.columns]
         if len(set(header)) != len(header):
             raise ValueError("`source`: duplicate column names.")
-        cols = {str(c): np.asarray(source[c]).tolist() for c in source.columns}
+        cols = {str(c): np.asarray(source[c], dtype=object).tolist() for c in source.columns}
     elif isinstance(source, dict):
         header = [str(c) for c in source]
-        cols = {str(c): np.asarray(v).tolist() for c, v in source.items()}
+        # dtype=object: a mixed column keeps its None and NaN (numpy would make them strings)
+        cols = {str(c): np.asarray(v, dtype=object).tolist() for c, v in source.items()}
         sizes = {c: len(v) if isinstance(v, list) else -1 for c, v in cols.items()}
         if len(set(sizes.values())) > 1 or -1 in sizes.values():
             raise ValueError(f"`source`: columns must be 1-d and of equal length, got {sizes}.")
@@ -158,10 +159,12 @@ def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_i
     Notes
     -----
     With a ``fold`` column, each data set's score of a learner is the mean over its
-    folds (Demšar's recipe: one cross-validated score per data set); every learner
-    needs the same folds of a data set. Every learner needs a score on every data set
-    (Friedman's test ranks complete blocks): a missing one is an error naming it, as
-    are a repeated row, a missing or non-finite score and fewer than two learners.
+    folds (Demšar's recipe: one cross-validated score per data set, computed without
+    overflow even for scores near the float64 limit); every learner needs the same
+    folds of a data set. Every learner needs a score on every data set (Friedman's test
+    ranks complete blocks): a missing one is an error naming it, as are a repeated row,
+    a missing or non-finite score, a missing name (None, NaN, pandas' NA: the row and
+    column are named) and fewer than two learners.
 
     Examples
     --------
@@ -210,6 +213,18 @@ def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_i
     return _table(path, rows, keys, score, higher_is_better)
 
 
+def _mean(values):
+    """The mean of finite ``values`` without overflow: numpy's, or where its sum overflows
+    (two folds of 1e308), the mean of the values over their largest magnitude, times it."""
+    values = np.asarray(values, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        m = np.mean(values)
+    if np.isfinite(m):
+        return m
+    scale = np.max(np.abs(values))
+    return scale * np.mean(values / scale)
+
+
 def _table(path, rows, keys, score, higher_is_better):
     folds = keys[2:]
     cells = {}
@@ -245,7 +260,7 @@ def _table(path, rows, keys, score, higher_is_better):
                     f"{path}: learners {learners[0]!r} and {a!r} have different folds on data set "
                     f"{d!r}; a data set's score is the mean over the same folds for every learner."
                 )
-            scores[i, j] = np.mean([cells[(d, a, *f)][1] for f in sorted(have)])
+            scores[i, j] = _mean([cells[(d, a, *f)][1] for f in sorted(have)])
         n_folds.append(len(ref))
     return ScoreTable(
         scores=scores,

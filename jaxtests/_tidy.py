@@ -63,11 +63,15 @@ class PerInstance:
     instances: tuple = ()  # instance id of each row (the same instance in every repetition)
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
 def _json_object(pairs):
     keys = [k for k, _ in pairs]
     dup = sorted({k for k in keys if keys.count(k) > 1})
     if dup:
-        raise ValueError(f"duplicate key(s) {dup} in one record")
+        raise _DuplicateKey(f"duplicate key(s) {dup} in one record")
     return dict(pairs)
 
 
@@ -82,8 +86,15 @@ def _records(path):
             raise ValueError(f"{path}, line {exc.lineno}: invalid JSON ({exc.msg}).") from None
         except UnicodeDecodeError as exc:
             raise decode_error(path, exc) from None
-        except ValueError as exc:  # duplicate keys, from _json_object
+        except _DuplicateKey as exc:
             raise ValueError(f"{path}: {exc}; each key once per record.") from None
+        except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+            raise ValueError(f"{path}: invalid JSON ({exc}).") from None
+        except RecursionError:  # json recurses once per level of nesting
+            raise ValueError(
+                f"{path}: JSON nested too deeply to read; the file must be a list of flat "
+                "records (objects of column: value)."
+            ) from None
         if isinstance(data, dict) and "records" in data:
             extra = sorted(set(data) - {"records"})
             if extra:
@@ -116,8 +127,20 @@ def _number(path, line, col, raw):
     return parse_number(path, line, col, raw)
 
 
+def _missing(raw):
+    """None, NaN, and pandas' NA and NaT: values not equal to themselves, or that cannot say."""
+    if raw is None:
+        return True
+    try:
+        return not bool(raw == raw)
+    except (TypeError, ValueError):
+        return True
+
+
 def _key(path, line, col, raw):
-    if raw is None or isinstance(raw, bool | dict | list) or str(raw).strip() == "":
+    if _missing(raw):  # a DataFrame's empty cell: NaN would become a name 'nan'
+        raise ValueError(f"{path}, line {line}, column {col!r}: missing value {raw!r}.")
+    if isinstance(raw, bool | dict | list) or str(raw).strip() == "":
         raise ValueError(f"{path}, line {line}, column {col!r}: empty or invalid value {raw!r}.")
     return str(raw).strip()
 

@@ -181,6 +181,12 @@ def wilcoxon(
     differences, float64 probabilities beyond). Two-sided exact p-values are
     ``min(1, 2 min(P(R+ >= r), P(R+ <= r)))``.
 
+    Edge cases, as scipy 1.17: one pair is a test of one sign (two-sided p = 1, exact;
+    one-sided 1/2 or 1; "approx" ``2 Phi(-1)`` = 0.3173). Where every difference is
+    zero, p = 1 for every method, ``zero_method`` and alternative, as scipy's "auto"
+    (the exact null is a point mass at the observed value); scipy's "asymptotic" gives
+    NaN there (``z = 0/0``), "approx" here ``z = 0`` and p = 1.
+
     References
     ----------
     Wilcoxon, F. (1945). Individual comparisons by ranking methods. Biometrics 1(6).
@@ -240,9 +246,19 @@ def wilcoxon(
     z = None
     if method == "approx":
         z, p = _normal_pvalue(r_plus, mean, sd, alternative, correction)
+        # Every difference zero: p = 1 for any zero_method and alternative, as the exact
+        # test and scipy's "auto" (scipy's "asymptotic" gives NaN, z = 0/0, or 1/2 one-sided
+        # with "zsplit").
+        none = ~np.any(d2 != 0, axis=-1)
+        z, p = np.where(none, 0.0, z), np.where(none, 1.0, p)
         if alternative == "two-sided":
             z = -np.abs(z)  # scipy's convention
     else:
+        if n == 1:
+            # One pair: R+ is 0 or its rank, each with probability 1/2 (scipy: p = 1
+            # two-sided). The engine needs two columns; a zero signed rank flips to itself,
+            # so it doubles every pattern and changes no p-value.
+            signed = np.concatenate([signed, np.zeros_like(signed)], axis=-1)
         perm = signflip_pvalue(
             "mean",
             signed,

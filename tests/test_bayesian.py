@@ -145,10 +145,17 @@ SIGNRANK_DATA = {
 }
 
 
+KERNELS = {
+    "pairs": kstatistics.signrank_posterior,
+    "sorted": kstatistics.signrank_posterior_sorted,
+}
+
+
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
 @pytest.mark.parametrize("data", sorted(SIGNRANK_DATA))
 @pytest.mark.parametrize("rope", [0.0, 0.01, 0.125])
 @pytest.mark.parametrize("place", ["rope", "left", "right"])
-def test_signrank_kernel_is_baycomp_given_the_same_weights(data, rope, place):
+def test_signrank_kernel_is_baycomp_given_the_same_weights(kernel, data, rope, place):
     base, delta = SIGNRANK_DATA[data]
     a, b = base + delta, base  # our d = a - b is baycomp's y - x for x, y = b, a
     n = len(a)
@@ -156,12 +163,16 @@ def test_signrank_kernel_is_baycomp_given_the_same_weights(data, rope, place):
     w = rng.dirichlet(np.r_[0.5, np.ones(n)], 200)
     ref = _baycomp_samples(b, a, rope, w, z0=PSEUDO[place])
     d = np.r_[PSEUDO[place], a - b]
-    got = np.asarray(kstatistics.signrank_posterior(jnp.asarray(d), jnp.asarray(w), rope))
+    posterior = KERNELS[kernel]
+    got = np.asarray(posterior(jnp.asarray(d), jnp.asarray(w), rope))
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
     if rope == 0:
         assert np.all(got[:, 1] == 0)  # nothing lies inside an empty rope, exactly
+    # Swapping the learners (d -> -d) swaps left and right, bit for bit.
+    swapped = np.asarray(posterior(-jnp.asarray(d), jnp.asarray(w), rope))
+    np.testing.assert_array_equal(swapped, got[:, ::-1])
     # Zero-weight padding (the shape buckets) changes no bit.
-    padded = kstatistics.signrank_posterior(
+    padded = posterior(
         jnp.asarray(np.r_[d, np.zeros(5)]), jnp.asarray(np.c_[w, np.zeros((200, 5))]), rope
     )
     np.testing.assert_array_equal(np.asarray(padded), got)
@@ -169,7 +180,7 @@ def test_signrank_kernel_is_baycomp_given_the_same_weights(data, rope, place):
 
 def test_signrank_samples_are_the_kernel_of_its_dirichlet_weights():
     a, b = RNG.normal(0.8, 0.05, 9), RNG.normal(0.8, 0.05, 9)
-    r = bayesian.signrank(a, b, rope=0.02, n_samples=300, key=5)
+    r = bayesian.signrank(a, b, rope=0.02, n_samples=300, key=5, return_samples=True)
     full, mask = _bayesian._pseudo_data(a - b, "rope")
     with jax.enable_x64(True):
         index = jnp.arange(300, dtype=jnp.uint32)
@@ -225,7 +236,7 @@ def _cases():
 def test_signrank_probabilities_match_baycomp_within_monte_carlo_error(case):
     a, b, rope = _cases()[case]
     n_samples = 20_000
-    r = bayesian.signrank(a, b, rope=rope, n_samples=n_samples, key=11)
+    r = bayesian.signrank(a, b, rope=rope, n_samples=n_samples, key=11, return_samples=True)
     got = np.array([r.p_left, r.p_rope, r.p_right])
     # baycomp's two_on_multiple(x, y) tests y - x: x, y = b, a.
     ref = _baycomp_probs(b, a, rope, nsamples=n_samples, random_state=12)
@@ -248,18 +259,19 @@ def test_signrank_probabilities_match_baycomp_within_monte_carlo_error(case):
 @pytest.mark.parametrize("rope", [0.0, 0.01])
 def test_signrank_swapping_the_learners_swaps_left_and_right_exactly(rope):
     a, b = RNG.normal(0.8, 0.05, 12), RNG.normal(0.8, 0.05, 12)
-    r = bayesian.signrank(a, b, rope=rope, n_samples=2_000, key=4)
-    s = bayesian.signrank(b, a, rope=rope, n_samples=2_000, key=4)
+    kw = dict(rope=rope, n_samples=2_000, key=4, return_samples=True)
+    r = bayesian.signrank(a, b, **kw)
+    s = bayesian.signrank(b, a, **kw)
     np.testing.assert_array_equal(s.samples, r.samples[:, ::-1])
     assert (s.p_left, s.p_rope, s.p_right) == (r.p_right, r.p_rope, r.p_left)
-    left = bayesian.signrank(a, b, rope=rope, n_samples=2_000, key=4, prior_place="left")
-    right = bayesian.signrank(b, a, rope=rope, n_samples=2_000, key=4, prior_place="right")
+    left = bayesian.signrank(a, b, **kw, prior_place="left")
+    right = bayesian.signrank(b, a, **kw, prior_place="right")
     np.testing.assert_array_equal(right.samples, left.samples[:, ::-1])
 
 
 def test_signrank_prior_place_moves_mass_to_its_side():
     a, b = RNG.normal(0.8, 0.05, 6), RNG.normal(0.8, 0.05, 6)
-    kw = dict(rope=0.01, n_samples=2_000, key=8, prior_strength=1.0)
+    kw = dict(rope=0.01, n_samples=2_000, key=8, prior_strength=1.0, return_samples=True)
     mid = bayesian.signrank(a, b, **kw).samples
     left = bayesian.signrank(a, b, prior_place="left", **kw).samples
     right = bayesian.signrank(a, b, prior_place="right", **kw).samples
@@ -272,7 +284,7 @@ def test_signrank_prior_place_moves_mass_to_its_side():
 def test_signrank_same_key_same_samples_for_any_batch_size():
     a, b = RNG.normal(0.8, 0.05, 10), RNG.normal(0.8, 0.05, 10)
     runs = [
-        bayesian.signrank(a, b, rope=0.01, n_samples=777, key=9, batch_size=bs)
+        bayesian.signrank(a, b, rope=0.01, n_samples=777, key=9, batch_size=bs, return_samples=True)
         for bs in (None, 7, 64, 1000)
     ]
     for r in runs[1:]:
@@ -284,12 +296,13 @@ def test_signrank_same_key_same_samples_for_any_batch_size():
     np.testing.assert_allclose(r.samples.sum(axis=1), 1.0, rtol=0, atol=1e-14)
     assert r.p_left + r.p_rope + r.p_right == pytest.approx(1.0, abs=1e-15)
     # a typed key and the recorded seed reproduce the run; another key does not
-    typed = bayesian.signrank(a, b, rope=0.01, n_samples=777, key=jax.random.key(9))
+    kw = dict(rope=0.01, n_samples=777, return_samples=True)
+    typed = bayesian.signrank(a, b, **kw, key=jax.random.key(9))
     np.testing.assert_array_equal(typed.samples, r.samples)
-    other = bayesian.signrank(a, b, rope=0.01, n_samples=777, key=10)
+    other = bayesian.signrank(a, b, **kw, key=10)
     assert not np.array_equal(other.samples, r.samples)
-    fresh = bayesian.signrank(a, b, rope=0.01, n_samples=50)
-    again = bayesian.signrank(a, b, rope=0.01, n_samples=50, key=fresh.seed)
+    fresh = bayesian.signrank(a, b, rope=0.01, n_samples=50, return_samples=True)
+    again = bayesian.signrank(a, b, rope=0.01, n_samples=50, key=fresh.seed, return_samples=True)
     np.testing.assert_array_equal(again.samples, fresh.samples)
 
 
@@ -300,11 +313,14 @@ def test_signrank_bucket_padding_changes_no_bit_and_no_compile():
     assert full.shape == (8,)
     wider = np.r_[full, np.zeros(8)]
     with jax.enable_x64(True):
-        args = (jnp.float64(0.01), jnp.float64(0.5), jnp.uint32(0))
+        args = (jnp.float64(0.01), jnp.float64(0.5), jnp.uint32(0), jnp.uint32(64))
         key = jax.random.key(1)
-        one = _bayesian._signrank_block(key, full, mask, *args, block_size=64)
-        two = _bayesian._signrank_block(key, wider, np.r_[mask, mask * False], *args, block_size=64)
-    np.testing.assert_array_equal(np.asarray(one), np.asarray(two))
+        for sorted_sums in (False, True):
+            kw = dict(block_size=64, sorted_sums=sorted_sums)
+            one = _bayesian._signrank_block(key, full, mask, *args, **kw)
+            two = _bayesian._signrank_block(key, wider, np.r_[mask, mask * False], *args, **kw)
+            np.testing.assert_array_equal(np.asarray(one[0]), np.asarray(two[0]))
+            np.testing.assert_array_equal(np.asarray(one[1]), np.asarray(two[1]))
     # 6 and 7 data sets (with the pseudo-observation: 7 and 8) share the bucket of 8.
     bayesian.signrank(a[:6], b[:6], rope=0.01, n_samples=100, key=0)
     with CompileCounter() as counter:
@@ -331,6 +347,7 @@ def test_signrank_bucket_padding_changes_no_bit_and_no_compile():
         (([0.1, 0.2], [0.2, 0.3]), dict(prior_place=None), TypeError, "`prior_place`"),
         (([0.1, 0.2], [0.2, 0.3]), dict(batch_size=0), ValueError, "`batch_size`"),
         (([0.1, 0.2], [0.2, 0.3]), dict(key=-1), ValueError, "`key`"),
+        (([0.1, 0.2], [0.2, 0.3]), dict(return_samples="yes"), TypeError, "`return_samples`"),
     ],
 )
 def test_signrank_bad_input_is_named(args, kwargs, error, match):
@@ -340,14 +357,88 @@ def test_signrank_bad_input_is_named(args, kwargs, error, match):
 
 
 def test_signrank_result_is_readable_and_a_pytree():
-    r = bayesian.signrank([0.8, 0.9, 0.7], [0.7, 0.85, 0.7], rope=0.01, n_samples=100, key=0)
+    kw = dict(rope=0.01, n_samples=100, key=0)
+    r = bayesian.signrank([0.8, 0.9, 0.7], [0.7, 0.85, 0.7], **kw, return_samples=True)
     text = repr(r)
     assert text.startswith("SignRankResult(p_left=") and "seed=0" in text
     leaves = jax.tree_util.tree_leaves(r)
     assert len(leaves) == 4 and leaves[3].shape == (100, 3)
+    lean = bayesian.signrank([0.8, 0.9, 0.7], [0.7, 0.85, 0.7], **kw)
+    assert lean.samples is None and len(jax.tree_util.tree_leaves(lean)) == 3
+    assert (lean.p_left, lean.p_rope, lean.p_right) == (r.p_left, r.p_rope, r.p_right)
 
 
 def test_signrank_refuses_jit_with_a_clear_error():
     b = jnp.asarray([0.7, 0.85, 0.7])
     with pytest.raises(TypeError, match=r"cannot run under jax\.jit"):
         jax.jit(lambda a: bayesian.signrank(a, b, rope=0.01, n_samples=10, key=0).p_left)(b)
+
+
+def test_winner_shares_split_ties_evenly():
+    samples = jnp.asarray(
+        [[0.5, 0.0, 0.5], [0.2, 0.5, 0.3], [1 / 3, 1 / 3, 1 / 3], [0.4, 0.4, 0.2], [0.1, 0.0, 0.9]]
+    )
+    # Benavoli et al.'s tutorial code (BayesianSignedRank.R): each winner gets 1 / winners.
+    want = [[3, 0, 3], [0, 6, 0], [2, 2, 2], [3, 3, 0], [0, 0, 6]]
+    np.testing.assert_array_equal(np.asarray(_bayesian.winner_shares(samples)), want)
+
+
+@pytest.mark.parametrize("key", [0, 1])
+def test_signrank_identical_learners_are_symmetric(key):
+    # Issue 29: a == b with rope = 0 makes every sample (t, 0, t); baycomp's Posterior.probs
+    # (argmax) gives each tie to the left, so the result was (1, 0, 0), and again with a
+    # and b swapped. Ties split evenly: 1/2 each side, and a swap exchanges nothing.
+    a = RNG.normal(0.8, 0.05, 9)
+    r = bayesian.signrank(a, a, rope=0.0, n_samples=500, key=key, return_samples=True)
+    np.testing.assert_array_equal(r.samples[:, 0], r.samples[:, 2])
+    assert np.all(r.samples[:, 1] == 0)
+    assert (r.p_left, r.p_rope, r.p_right) == (0.5, 0.0, 0.5)
+    b = a + np.r_[0.01, -0.01, np.zeros(7)]  # not identical: no ties, a swap mirrors
+    r = bayesian.signrank(a, b, rope=0.0, n_samples=500, key=key)
+    s = bayesian.signrank(b, a, rope=0.0, n_samples=500, key=key)
+    assert (s.p_left, s.p_rope, s.p_right) == (r.p_right, r.p_rope, r.p_left)
+    # Inside a rope, identical learners are equivalent in every sample.
+    r = bayesian.signrank(a, a, rope=0.01, n_samples=500, key=key)
+    assert (r.p_left, r.p_rope, r.p_right) == (0.0, 1.0, 0.0)
+
+
+def test_signrank_memory_does_not_grow_with_n_samples():
+    # Issue 29: every sample was kept (3.4 GB at 2^26). Now the blocks' winners are summed
+    # on the device; numpy holds no (n_samples, 3) array (tracemalloc sees numpy's memory).
+    import tracemalloc
+
+    a, b = RNG.normal(0.8, 0.05, 5), RNG.normal(0.8, 0.05, 5)
+    kw = dict(rope=0.01, key=0)
+    bayesian.signrank(a, b, n_samples=4096, **kw)  # compiled before measuring
+    tracemalloc.start()
+    try:
+        r = bayesian.signrank(a, b, n_samples=2**18, **kw)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2**20, peak  # the samples alone: 2^18 * 3 * 8 bytes = 6 MiB
+    assert r.samples is None and r.p_left + r.p_rope + r.p_right == pytest.approx(1.0)
+    # The same probabilities as from the kept samples (argmax counts; no ties here).
+    k = bayesian.signrank(a, b, n_samples=2**12, return_samples=True, **kw)
+    lean = bayesian.signrank(a, b, n_samples=2**12, **kw)
+    counts = np.bincount(np.argmax(k.samples, axis=1), minlength=3) / 2**12
+    assert (lean.p_left, lean.p_rope, lean.p_right) == tuple(counts)
+
+
+def test_signrank_many_data_sets_sum_the_sorted_pairs():
+    # From 768 data sets the sums run over the sorted differences (the pair indicators
+    # would take 3 m^2 doubles: 412 GB at 100,000 data sets); against baycomp's pair sums
+    # on the same weights. Differences in hundredths: many pairs exactly on the rope.
+    n = 800
+    a, b = np.round(RNG.normal(0.8, 0.05, n), 2), np.round(RNG.normal(0.8, 0.05, n), 2)
+    r = bayesian.signrank(a, b, rope=0.01, n_samples=6, key=3, return_samples=True)
+    full, mask = _bayesian._pseudo_data(a - b, "rope")
+    assert full.shape[0] >= _bayesian._SORTED_FROM
+    with jax.enable_x64(True):
+        w = jax.vmap(
+            lambda i: _bayesian._dirichlet_weights(
+                jax.random.key(3), jnp.asarray(mask), jnp.float64(0.5), i
+            )
+        )(jnp.arange(6, dtype=jnp.uint32))
+    ref = _baycomp_samples(b, a, 0.01, np.asarray(w)[:, : n + 1])
+    np.testing.assert_allclose(r.samples, ref, rtol=0, atol=1e-12)

@@ -1,6 +1,7 @@
 """friedman and nemenyi against scipy.stats.friedmanchisquare, brute force and Demšar's Table 5."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -43,12 +44,27 @@ def test_leading_axes_are_independent_tables():
 
 
 def test_iman_davenport_f():
-    r = jaxtests.friedman(SCORES, method="f")
-    chi2, n, k = 6.4, 5, 3  # scipy 1.17: friedmanchisquare -> 6.4 on these scores
+    scores = np.r_[SCORES, [[0.71, 0.74, 0.69], [0.85, 0.86, 0.80], [0.90, 0.83, 0.84]]]
+    r = jaxtests.friedman(scores, method="f")  # 8 data sets: the F approximation
+    chi2, n, k = 7.75, 8, 3  # scipy 1.17: friedmanchisquare -> 7.75 on these scores
+    np.testing.assert_allclose(float(r.statistic), chi2, rtol=1e-12)
     f = (n - 1) * chi2 / (n * (k - 1) - chi2)
     np.testing.assert_allclose(float(r.f_statistic), f, rtol=1e-12)
     np.testing.assert_allclose(float(r.pvalue), stats.f.sf(f, k - 1, (k - 1) * (n - 1)), rtol=1e-10)
-    assert float(r.chi2_pvalue) == float(jaxtests.friedman(SCORES).pvalue)
+    assert float(r.pvalue) == float(r.f_pvalue) and r.permutation_method is None
+    assert float(r.chi2_pvalue) == float(jaxtests.friedman(scores).pvalue)
+
+
+def test_f_with_few_data_sets_warns_and_gives_the_exact_pvalue():
+    with pytest.warns(RuntimeWarning, match=r"N = 5 data sets are too few.*method='exact'"):
+        r = jaxtests.friedman(SCORES, method="f")
+    chi2, n, k = 6.4, 5, 3  # scipy 1.17: friedmanchisquare -> 6.4 on these scores
+    f = (n - 1) * chi2 / (n * (k - 1) - chi2)
+    f_ref = stats.f.sf(f, k - 1, (k - 1) * (n - 1))  # scipy's F distribution
+    np.testing.assert_allclose(float(r.f_pvalue), f_ref, rtol=1e-10)
+    exact = _brute_force_pvalue(SCORES)  # all 6^5 arrangements
+    assert float(r.pvalue) == pytest.approx(exact, rel=1e-12) and r.permutation_method == "exact"
+    assert float(jaxtests.friedman(SCORES, method="exact").pvalue) == float(r.pvalue)
 
 
 def test_average_ranks_and_direction():
@@ -128,7 +144,8 @@ def test_nemenyi_groups():
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: jaxtests.friedman(SCORES, method="exact"), "method"),
+        (lambda: jaxtests.friedman(SCORES, method="exakt"), "method"),
+        (lambda: jaxtests.friedman(RNG.normal(size=(4, 7)), method="exact"), "'permutation'"),
         (lambda: jaxtests.friedman(SCORES, n_resamples=10), "n_resamples"),
         (lambda: jaxtests.friedman([[1.0, 2.0]]), "2 data sets"),
         (lambda: jaxtests.friedman([[1.0], [2.0]]), "2 learners"),
@@ -141,3 +158,69 @@ def test_nemenyi_groups():
 def test_bad_input_is_named(call, match):
     with pytest.raises((ValueError, TypeError), match=match):
         call()
+
+
+def _null_tables(n, k):
+    """All ``(k!)^N`` rank tables of ``N`` data sets and ``k`` learners: under H0 with
+    continuous scores each data set ranks the learners by a uniform random permutation, so
+    these equally likely tables are the whole null distribution (brute-force enumeration)."""
+    perms = np.array(list(itertools.permutations(range(1, k + 1))), float)
+    return perms[np.array(list(itertools.product(range(len(perms)), repeat=n)))]
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_f_method_holds_its_level_with_few_data_sets(n, k):
+    # Issue 29: the Iman-Davenport F rejected 24.9% of null tables at N = 3, k = 2 (p = 0
+    # where every data set ranks alike) and 19.4% at N = 3, k = 3. The tables are
+    # enumerated, so the rejection rate is exact: no Monte Carlo margin.
+    tables = _null_tables(n, k)
+    with pytest.warns(RuntimeWarning, match="too few for the Iman-Davenport F"):
+        r = jaxtests.friedman(tables, method="f")
+    assert r.pvalue.shape == (len(tables),)
+    assert np.mean(r.pvalue <= 0.05) <= 0.05
+
+
+def test_f_method_holds_its_level_with_ties():
+    # Null tables with ties (scores 0, 1, 2 drawn alike for every learner; fixed seed):
+    # 2,000 tables, so a 3-standard-error Monte Carlo margin (binomial, p = 0.05).
+    scores = np.random.default_rng(29).integers(0, 3, size=(2000, 4, 3)).astype(float)
+    with pytest.warns(RuntimeWarning, match="too few"):
+        r = jaxtests.friedman(scores, method="f")
+    margin = 3 * np.sqrt(0.05 * 0.95 / 2000)
+    assert np.mean(r.pvalue <= 0.05) <= 0.05 + margin
+
+
+def test_tables_that_rank_alike_get_the_exact_pvalue_not_zero():
+    # Issue 29: every data set ranks alike, so F_F is infinite, and method="f" gave p = 0.
+    issue = [[0.9, 0.8], [0.7, 0.6], [0.95, 0.9]]
+    with pytest.warns(RuntimeWarning, match="too few"):
+        r = jaxtests.friedman(issue, method="f")
+    assert np.isinf(float(r.f_statistic))
+    assert float(r.pvalue) == float(r.f_pvalue) == _brute_force_pvalue(issue) == 0.25
+    with pytest.warns(RuntimeWarning, match="too few"):
+        assert float(jaxtests.friedman([[1.0, 2.0], [3.0, 4.0]], method="f").pvalue) == 0.5
+    # Closed form (k! / prod t!)^(1 - N), checked by brute force on 3 data sets ...
+    tied = np.tile([0.9, 0.9, 0.7], (8, 1))  # 3 distinct orders of (1.5, 1.5, 3)
+    assert _brute_force_pvalue(tied[:3]) == pytest.approx(3.0**-2, rel=1e-12)
+    assert float(jaxtests.friedman(tied[:3], method="exact").pvalue) == pytest.approx(3.0**-2)
+    # ... and used from 8 data sets on, where method="f" is the F approximation, unwarned.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = jaxtests.friedman(np.stack([tied, np.tile([0.9, 0.8, 0.7], (8, 1))]), method="f")
+    np.testing.assert_allclose(r.pvalue, [3.0**-7, 6.0**-7], rtol=1e-12)
+    np.testing.assert_array_equal(r.pvalue, r.f_pvalue)
+    # Every score tied: chi2_F is 0/0 (NaN, as scipy's friedmanchisquare); exact p = 1.
+    r = jaxtests.friedman(np.ones((8, 3)), method="f")
+    assert np.isnan(float(r.statistic)) and float(r.pvalue) == 1.0
+
+
+def test_exact_agrees_with_brute_force_with_ties():
+    scores = np.round(RNG.normal(size=(4, 3)), 0)  # ties within data sets
+    exact = _brute_force_pvalue(scores)
+    r = jaxtests.friedman(scores, method="exact")
+    assert float(r.pvalue) == pytest.approx(exact, rel=1e-12) and r.permutation_method == "exact"
+    assert float(r.statistic) == pytest.approx(stats.friedmanchisquare(*scores.T).statistic)
+    with warnings.catch_warnings():  # method "chi2" does not warn about F
+        warnings.simplefilter("error")
+        jaxtests.friedman(scores)

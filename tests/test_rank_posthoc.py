@@ -11,7 +11,13 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 from jaxtests import friedman_posthoc
-from jaxtests._rank_posthoc import _bergmann, _shaffer, exhaustive_sets, shaffer_counts
+from jaxtests._rank_posthoc import (
+    MAX_SHAFFER,
+    _bergmann,
+    _shaffer,
+    exhaustive_sets,
+    shaffer_counts,
+)
 
 SCORES = np.random.default_rng(7).normal(0, 1, (14, 5)) + np.arange(5) * 0.35
 
@@ -58,6 +64,28 @@ def test_shaffer_counts_are_shaffers():
     # García & Herrera (2008): t_j for k = 4 (m = 6) is 6, 3, 3, 3, 2, 1
     p = np.array([0.001, 0.002, 0.003, 0.004, 0.005, 0.006])
     np.testing.assert_allclose(_shaffer(p, 4), np.maximum.accumulate(p * [6, 3, 3, 3, 2, 1]))
+
+
+def test_shaffer_counts_without_recursion_and_capped():
+    # Issue 29: the recursive S(k) raised RecursionError at k = 1,000. The bit-set build
+    # agrees with Shaffer's (1986) recursion, brute force, and reaches k = 500 in about
+    # 0.5 s; beyond, a ValueError. At k = 500: all C(k, 2) true, or one learner apart from
+    # the rest (C(k - 1, 2) = C(k, 2) - 499 true), and nothing in between.
+
+    def brute(k):
+        if k <= 1:
+            return {0}
+        return {math.comb(j, 2) + x for j in range(1, k + 1) for x in brute(k - j)}
+
+    for k in range(12):
+        assert shaffer_counts(k) == brute(k), k
+    s = shaffer_counts(MAX_SHAFFER)
+    m = math.comb(MAX_SHAFFER, 2)
+    assert max(s) == m and m - MAX_SHAFFER + 1 in s
+    assert not any(m - MAX_SHAFFER + 1 < x < m for x in s)
+    x = np.random.default_rng(0).normal(size=(4, MAX_SHAFFER + 1))
+    with pytest.raises(ValueError, match=r"at most 500 learners, got 501\. Use 'holm'"):
+        friedman_posthoc(x, method="shaffer")
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5, 6])

@@ -117,7 +117,7 @@ def test_table_tests_equal_the_functions_and_references():
 
 def test_signrank_is_the_bayesian_test_of_the_columns():
     t = jaxtests.read_scores(_long(SCORES))
-    r = t.signrank("c45_m", "c45", rope=0.01, n_samples=2000, key=4)
+    r = t.signrank("c45_m", "c45", rope=0.01, n_samples=2000, key=4, return_samples=True)
     ref = jaxtests.bayesian.signrank(SCORES[:, 1], SCORES[:, 0], rope=0.01, n_samples=2000, key=4)
     assert (float(r.p_left), float(r.p_rope), float(r.p_right)) == (
         float(ref.p_left),
@@ -126,7 +126,7 @@ def test_signrank_is_the_bayesian_test_of_the_columns():
     )
     # Errors instead of scores: negated, so p_right still means "the first learner better".
     lo = jaxtests.read_scores(_long(-SCORES), higher_is_better=False)
-    r_lo = lo.signrank("c45_m", "c45", rope=0.01, n_samples=2000, key=4)
+    r_lo = lo.signrank("c45_m", "c45", rope=0.01, n_samples=2000, key=4, return_samples=True)
     np.testing.assert_array_equal(np.asarray(r_lo.samples), np.asarray(r.samples))
 
 
@@ -322,3 +322,58 @@ def test_per_fold_files_refuse_the_dataset_options(capsys, tmp_path):
     ):
         status, _, err = cli(capsys, "compare", path, *args)
         assert status == 2 and re.search(pattern, err), err
+
+
+def test_fold_means_do_not_overflow():
+    # Issue 29: two folds of 1e308 averaged to inf (numpy's sum overflows first).
+    def table(folds):
+        n = len(folds)
+        return {
+            "dataset": ["a"] * n + ["b"] * n + ["a"] * n + ["b"] * n,
+            "learner": ["x"] * 2 * n + ["y"] * 2 * n,
+            "fold": list(range(n)) * 4,
+            "s": [*folds, *([0.5] * 3 * n)],
+        }
+
+    # Exact means: of two equal values, and 1e308 / 3 of (1e308, -1e308, 1e308).
+    assert jaxtests.read_scores(table([1e308, 1e308])).scores[0, 0] == 1e308
+    got = jaxtests.read_scores(table([1e308, -1e308, 1e308])).scores[0, 0]
+    assert got == pytest.approx(1e308 / 3, rel=1e-15)
+    # Ordinary folds keep numpy's mean, bit for bit.
+    folds = [0.81, 0.79, 0.84, 0.77, 0.8]
+    assert jaxtests.read_scores(table(folds)).scores[0, 0] == np.mean(folds)
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), np.nan])
+@pytest.mark.parametrize("column", ["dataset", "learner"])
+def test_missing_names_are_refused(missing, column):
+    # Issue 29: a missing name became a learner (or data set) called 'nan'.
+    cols = _long(SCORES)
+    cols[column][1] = missing
+    with pytest.raises(ValueError, match=rf"line 2, column '{column}': missing value"):
+        jaxtests.read_scores(cols)
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(_long(SCORES))
+    frame.loc[1, column] = pd.NA if missing is None else missing
+    with pytest.raises(ValueError, match=rf"line 2, column '{column}': missing value"):
+        jaxtests.read_scores(frame)
+
+
+@pytest.mark.parametrize(
+    ("text", "pattern"),
+    [
+        # Issue 29: OverflowError and RecursionError tracebacks.
+        ('[{"dataset": "a", "learner": "x", "s": 1' + "0" * 400 + "}]", r"line 1, column 's'"),
+        ("[" * 100_000 + "]" * 100_000, r"nested too deeply"),
+        ('[{"dataset": "a", "learner": "x", "s": 1' + "0" * 5000 + "}]", r"invalid JSON"),
+        ('[{"dataset": NaN, "learner": "x", "s": 1}]', r"column 'dataset': missing value nan"),
+    ],
+)
+def test_bad_json_is_one_line(capsys, tmp_path, text, pattern):
+    path = tmp_path / "scores.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=pattern):
+        jaxtests.read_scores(path)
+    status, out, err = cli(capsys, "compare", path)
+    assert status == 2, (out, err)
+    assert len(err.strip().splitlines()) == 1 and re.search(pattern, err), err

@@ -191,9 +191,39 @@ def test_rank_biserial_matches_pingouin():
     np.testing.assert_allclose(float(r.rank_biserial), float(ref["RBC"].iloc[0]), rtol=1e-12)
 
 
-def test_all_zero_differences():
-    r = jaxtests.wilcoxon([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
-    assert float(r.pvalue) == 1.0 and np.isnan(float(r.rank_biserial))
+@pytest.mark.parametrize("alternative", ALTS)
+@pytest.mark.parametrize("method", ["auto", "exact", "approx"])
+def test_one_pair_is_scipys(method, alternative):
+    # Issue 29: one pair raised an error naming `d`, an argument nobody passed. scipy 1.17
+    # tests its sign: two-sided p = 1 (exact and auto), one-sided 1/2 or 1, and the normal
+    # approximation 2 Phi(-1) = 0.3173 ("asymptotic").
+    for x in ([0.9], [0.7]):
+        r = jaxtests.wilcoxon(x, [0.8], method=method, alternative=alternative)
+        scipy_method = "asymptotic" if method == "approx" else method
+        ref = stats.wilcoxon(x, [0.8], method=scipy_method, alternative=alternative)
+        assert float(r.statistic) == ref.statistic
+        assert float(r.pvalue) == pytest.approx(ref.pvalue, rel=1e-12), (x, r.pvalue, ref.pvalue)
+    perm = jaxtests.wilcoxon([0.9], [0.8], method="permutation", alternative=alternative)
+    exact = jaxtests.wilcoxon([0.9], [0.8], method="exact", alternative=alternative)
+    assert float(perm.pvalue) == float(exact.pvalue)
+
+
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+@pytest.mark.parametrize("alternative", ALTS)
+def test_all_zero_differences_give_p_1_for_every_method(zero_method, alternative):
+    # Issue 29: "approx" gave NaN where "exact" gave 1. scipy 1.17's "auto" gives 1 for every
+    # zero_method and alternative (its "asymptotic" gives NaN, z = 0/0, and its "exact"
+    # with ranked zeros other values); every method here gives 1.
+    x = [1.0, 2.0, 3.0, 4.0]
+    with np.errstate(invalid="ignore"):  # scipy divides 0 by 0 on the way
+        ref = stats.wilcoxon(x, x, zero_method=zero_method, alternative=alternative)
+    assert ref.pvalue == 1.0
+    for method in ("auto", "exact", "approx", "permutation"):
+        r = jaxtests.wilcoxon(x, x, zero_method=zero_method, alternative=alternative, method=method)
+        assert float(r.pvalue) == 1.0, method
+        assert np.isnan(float(r.rank_biserial)) != (zero_method == "zsplit")  # zsplit: 0
+    r = jaxtests.wilcoxon(x, x, zero_method=zero_method, method="approx", correction=True)
+    assert float(r.pvalue) == 1.0 and float(r.zstatistic) == 0.0
 
 
 @pytest.mark.parametrize(

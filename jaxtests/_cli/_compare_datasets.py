@@ -52,19 +52,13 @@ def _all(table):
 
 def _friedman(table, args):
     res, notes = _quiet_call(table.friedman, method="chi2")
+    # method "f": exact below 8 data sets, with a note saying so (issue 29)
+    res_f, notes_f = _quiet_call(table.friedman, method="f")
     rows = [
         _row("friedman (chi2)", _all(table), table.measure, res, args.alpha, notes),
-        _row(
-            "friedman (Iman-Davenport F)",
-            _all(table),
-            table.measure,
-            res,
-            args.alpha,
-            notes,
-            pvalue=res.f_pvalue,
-        ),
+        _row("friedman (Iman-Davenport F)", _all(table), table.measure, res_f, args.alpha, notes_f),
     ]
-    rows[1]["statistic"] = float(res.f_statistic)
+    rows[1]["statistic"] = float(res_f.f_statistic)
     rows[1]["df"] = ", ".join(str(d) for d in res.df)
     rows[0]["df"] = float(res.df[0])
     return rows, {"friedman": res}
@@ -147,7 +141,9 @@ def _bayes_signrank(table, args):
     a, b = _pair(table, args)
     if args.rope is None:
         raise BadInput("--test bayes-signrank needs --rope (e.g. 0.01 for accuracy).")
-    res, notes = _quiet_call(table.signrank, a, b, rope=args.rope, key=args.seed)
+    res, notes = _quiet_call(
+        table.signrank, a, b, rope=args.rope, key=args.seed, return_samples=args.out is not None
+    )  # the samples only for the simplex plot
     regions = (f"{b} better", "equivalent", f"{a} better")
     row = _bayes_row("bayes-signrank", f"{a} vs {b}", table.measure, res, regions, notes=notes)
     probs = {k: row[k] for k in ("p_left", "p_rope", "p_right")}

@@ -94,7 +94,12 @@ def parse_number(path, line, col, raw, *, hint=""):
     if isinstance(raw, bool):
         raise ValueError(f"{where}: non-numeric value {raw!r}.")
     if isinstance(raw, int | float):
-        v = float(raw)
+        try:
+            v = float(raw)
+        except OverflowError:  # a JSON integer such as 10**400
+            raise ValueError(
+                f"{where}: integer of {raw.bit_length()} bits, beyond float64's range."
+            ) from None
         if not math.isfinite(v):
             raise ValueError(f"{where}: non-finite value {raw!r}.")
         return v

@@ -1,0 +1,300 @@
+"""The engine on an accelerator, side by side with hand-written kernels and the host's CPU.
+
+Run on whatever accelerator JAX sees (a GPU), in one process: jaxtests on the device (first
+call and best warm call), a hand-written dense JAX kernel in float32 and float64 (per block of
+8,192 draws: ``jax.random.bits`` words unpacked with shifts, ``where(bit, d, -d).sum``, ``|T| >=
+|t|`` counted; XLA fuses it into one kernel per block), torch (``where`` and matmul variants)
+when it is installed, and jaxtests on the host CPU (``JAX_PLATFORMS=cpu``, a subprocess).
+Workloads: sign-flip mean at m = 10^4 (10^6, 10^7, 10^8 draws), m = 10^5 and 10^6 (10^5
+draws), 1000 hypotheses x m = 1000, a callable median; two-sample 5,000 + 5,000 (10^6, 10^7);
+exact sign flips at m = 40 and 48; permutation_test_score (ridge, logistic); a permutation
+ANOVA; a swap test of AUC; and the cold start (a first call in a fresh process, cache off and
+on). Correctness first: the device's p-values must equal the host's (same key, same counts).
+
+``--smoke`` runs one tiny workload of each kind in seconds (CI runs it); on a CPU it runs the
+"device" side with the dense evaluators (``JAXTESTS_EVALUATORS=dense``) against the host's
+default ones, so the two families are compared too. ``--only NAME`` runs the workloads whose
+name contains NAME. Prints one JSON line per row and a table; record the
+figures in bench/RESULTS.md with the device's name.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+import jaxtests
+from jaxtests import datasets, models
+
+BLOCK = 8192
+
+
+def timed(fn, repeat=2):
+    """(first call, best warm call) of ``fn`` in seconds, each blocked until ready."""
+    t0 = time.perf_counter()
+    out = jax.block_until_ready(fn())
+    first = time.perf_counter() - t0
+    best = np.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = jax.block_until_ready(fn())
+        best = min(best, time.perf_counter() - t0)
+    return first, best, out
+
+
+def _hand_block(key, d, t_obs, block):
+    m = d.shape[-1]
+    words = jax.random.bits(key, (block, -(-m // 32)), jnp.uint32)
+    bits = (words[:, :, None] >> jnp.arange(32, dtype=jnp.uint32)) & 1
+    bits = bits.reshape(block, -1)[:, :m]
+    t = jnp.sum(jnp.where(bits == 1, d, -d), axis=1)
+    return jnp.sum(jnp.abs(t) >= jnp.abs(t_obs), dtype=jnp.int32)
+
+
+def hand_dense(d, n_draws, dtype):
+    """The hand-written dense kernel: ``n_draws`` sign flips of ``d`` in ``dtype``; a count."""
+    d = jnp.asarray(d, dtype)
+    block = min(BLOCK, n_draws)
+    n_blocks = max(1, n_draws // block)
+
+    @jax.jit
+    def run(key, d):
+        t_obs = jnp.sum(d)
+
+        def body(i, acc):
+            return acc + _hand_block(jax.random.fold_in(key, i), d, t_obs, block)
+
+        return lax.fori_loop(0, n_blocks, body, jnp.int32(0))
+
+    return lambda: run(jax.random.key(0), d)
+
+
+def torch_variants(d, n_draws):
+    """``{name: thunk}`` of torch sign-flip kernels on the device, or {} without torch."""
+    try:
+        import torch
+    except ImportError:
+        return {}
+    dev = "cuda" if torch.cuda.is_available() else "cpu"
+    dt = torch.tensor(np.asarray(d, np.float32), device=dev)
+    n_blocks = max(1, n_draws // BLOCK)
+
+    def sync(x):
+        if dev == "cuda":
+            torch.cuda.synchronize()
+        return x
+
+    def where():
+        g = torch.Generator(device=dev).manual_seed(0)
+        count = 0
+        for _ in range(n_blocks):
+            bits = torch.randint(0, 2, (BLOCK, dt.numel()), generator=g, device=dev).bool()
+            t = torch.where(bits, dt, -dt).sum(1)
+            count += int((t.abs() >= dt.sum().abs()).sum())
+        return sync(count)
+
+    def matmul():
+        g = torch.Generator(device=dev).manual_seed(0)
+        count = 0
+        for _ in range(n_blocks):
+            s = torch.randint(0, 2, (BLOCK, dt.numel()), generator=g, device=dev).float() * 2 - 1
+            t = s @ dt
+            count += int((t.abs() >= dt.sum().abs()).sum())
+        return sync(count)
+
+    return {"torch-where f32": where, "torch-matmul f32": matmul}
+
+
+def workloads(smoke):
+    """``[(name, thunk, d_or_None, n_draws)]``; a thunk returns a result with ``pvalue``.
+
+    ``d`` (plain sign flips of one hypothesis) is what the hand-written kernels run on.
+    """
+    rng = np.random.default_rng(0)
+    out = []
+
+    def signflip(m, n, h=1):
+        d = rng.normal(0.01, 1.0, (h, m) if h > 1 else m)
+        name = f"signflip {h} hypotheses x m={m} B={n}" if h > 1 else f"signflip m={m} B={n}"
+        fn = lambda: jaxtests.signflip_test(d, n_resamples=n, key=1)  # noqa: E731
+        out.append((name, fn, d if h == 1 else None, n))
+
+    def twosample(k, n):
+        x, y = rng.normal(0.01, 1, k), rng.normal(0, 1, k)
+        fn = lambda: jaxtests.permutation_test(x, y, n_resamples=n, key=2)  # noqa: E731
+        out.append((f"two-sample {k}+{k} B={n}", fn, None, n))
+
+    def exact(m):
+        d = rng.normal(0.2, 1, m)
+        out.append((f"exact m={m}", lambda: jaxtests.signflip_test(d, method="exact"), None, 2**m))
+
+    if smoke:  # one of each kind, seconds on a CPU
+        signflip(200, 2000)
+        signflip(50, 1000, h=4)
+        twosample(100, 2000)
+        exact(20)
+        return out
+    for m, n in ((10_000, 10**6), (10_000, 10**7), (10_000, 10**8)):
+        signflip(m, n)
+    signflip(100_000, 10**5)
+    signflip(1_000_000, 10**5)
+    signflip(1000, 10**5, h=1000)
+    d = rng.normal(0.01, 1.0, 10_000)
+    out.append(
+        (
+            "signflip median m=10000 B=1000000",
+            lambda: jaxtests.signflip_test(d, statistic=jnp.median, n_resamples=10**6, key=1),
+            None,
+            10**6,
+        )
+    )
+    twosample(5000, 10**6)
+    twosample(5000, 10**7)
+    exact(40)
+    exact(48)
+    X, yb = datasets.load_breast_cancer()
+    for name, model, n in (
+        ("ridge", models.ridge_classifier(), 10**5),
+        ("logistic", models.logistic(), 1000),
+    ):
+        out.append(
+            (
+                f"permutation_test_score {name} n=569 B={n}",
+                lambda model=model, n=n: jaxtests.permutation_test_score(
+                    model, X, yb, n_permutations=n, key=3
+                ),
+                None,
+                n,
+            )
+        )
+    folds = rng.normal(0, 1, (5, 30)) + np.arange(5)[:, None] * 0.05
+    out.append(
+        (
+            "anova permutation 5x30 B=100000",
+            lambda: jaxtests.anova(folds, method="permutation", n_resamples=10**5, key=4),
+            None,
+            10**5,
+        )
+    )
+    yt = rng.integers(0, 2, 5000)
+    sa, sb = yt + rng.normal(0, 1.0, 5000), yt + rng.normal(0, 1.1, 5000)
+    out.append(
+        (
+            "swap AUC n=5000 B=100000",
+            lambda: jaxtests.swap_test(yt, sa, sb, measure="auc", n_resamples=10**5, key=5),
+            None,
+            10**5,
+        )
+    )
+    return out
+
+
+def _pvalue(r):
+    p = getattr(r, "pvalue", r)
+    return np.asarray(p).ravel().tolist()
+
+
+def run_jaxtests(smoke, only):
+    rows = []
+    for name, fn, _, n in workloads(smoke):
+        if only and only not in name:
+            continue
+        first, best, r = timed(fn, repeat=1 if n >= 10**8 else 2)
+        rows.append({"workload": name, "first_s": first, "warm_s": best, "pvalue": _pvalue(r)})
+    return rows
+
+
+def cold_start(smoke):
+    """First call in a fresh process (cache off; then an empty and a filled cache)."""
+    m = 300 if smoke else 10_000
+    code = (
+        "import time, numpy as np; t0 = time.perf_counter(); import jaxtests; "
+        f"d = np.random.default_rng(0).normal(size={m}); "
+        "jaxtests.signflip_test(d, n_resamples=10**4, key=0); "
+        "print(time.perf_counter() - t0)"
+    )
+    out = {}
+    caches = (("off", ""),) if smoke else (("off", ""), ("empty", "c"), ("filled", "c"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, cache in caches:
+            cache = os.path.join(tmp, cache) if cache else ""
+            env = dict(os.environ, JAXTESTS_CACHE_DIR=cache, XDG_CONFIG_HOME=tmp + "/cfg")
+            res = subprocess.run(
+                [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+            )
+            out[label] = float(res.stdout.strip().splitlines()[-1])
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--smoke", action="store_true", help="tiny sizes, seconds, on any backend")
+    ap.add_argument("--only", default="", help="run the workloads whose name contains this")
+    ap.add_argument("--host", action="store_true", help=argparse.SUPPRESS)  # the CPU child
+    args = ap.parse_args()
+    if args.host:
+        print(json.dumps(run_jaxtests(args.smoke, args.only)))
+        return
+    device = jax.devices()[0]
+    if args.smoke and device.platform == "cpu":
+        os.environ["JAXTESTS_EVALUATORS"] = "dense"  # the accelerator family, on this CPU
+    meta = {"device": device.device_kind, "platform": device.platform, "jax": jax.__version__}
+    print(json.dumps(meta))
+    rows = run_jaxtests(args.smoke, args.only)
+    # The hand-written kernels and torch on the same workloads (plain sign flips only).
+    hand = {}
+    for name, _, d, n in workloads(args.smoke):
+        if d is None or (args.only and args.only not in name):
+            continue
+        variants = {}
+        with jax.enable_x64(True):
+            for label, dtype in (("hand f32", jnp.float32), ("hand f64", jnp.float64)):
+                variants[label] = timed(hand_dense(d, n, dtype))[1]
+        for label, thunk in torch_variants(d, n).items():
+            variants[label] = timed(thunk)[1]
+        hand[name] = variants
+    # jaxtests on the host CPU, same workloads and keys: p-values must agree bit for bit.
+    env = {k: v for k, v in os.environ.items() if k != "JAXTESTS_EVALUATORS"}
+    env["JAX_PLATFORMS"] = "cpu"
+    cmd = [sys.executable, __file__, "--host", *(["--smoke"] if args.smoke else [])]
+    cmd += ["--only", args.only] if args.only else []
+    host = json.loads(
+        subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout.split("\n")[
+            -2
+        ]
+    )
+    host = {r["workload"]: r for r in host}
+    print(f"{'workload':44} {'device':>9} {'first':>8} {'host CPU':>9}  others")
+    same = True
+    for r in rows:
+        h = host.get(r["workload"], {})
+        same &= h.get("pvalue") == r["pvalue"]
+        others = hand.get(r["workload"], {})
+        r.update(host_warm_s=h.get("warm_s"), same_as_host=h.get("pvalue") == r["pvalue"])
+        r.update({k.replace(" ", "_") + "_s": v for k, v in others.items()})
+        text = "  ".join(f"{k} {v:.4f}s ({v / r['warm_s']:.2f}x)" for k, v in others.items())
+        host_s = f"{h['warm_s']:.4f}" if h else "-"
+        print(
+            f"{r['workload']:44} {r['warm_s']:9.4f} {r['first_s']:8.2f} {host_s:>9}  {text}",
+            flush=True,
+        )
+        print(json.dumps({**meta, **r}))
+    cold = cold_start(args.smoke)
+    print(json.dumps({**meta, "cold_start_s": cold}))
+    print(f"cold start (import + first signflip_test): {cold}")
+    if not same:
+        bad = [r["workload"] for r in rows if not r["same_as_host"]]
+        print(f"p-values differ between the device and the host CPU: {bad}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

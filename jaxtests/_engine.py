@@ -131,6 +131,20 @@ def closed_form(pvalue, n_extreme, method, n_resamples=0, interval=None):
     )
 
 
+def blocks_for(n_total):
+    """The number of draws a Monte Carlo block size is chosen for (``block_draws_fused``).
+
+    With one process, ``n_total``: a small test evaluates a block of about its
+    size. With several processes, no bound: a sharded program then serves
+    every ``n_resamples`` (each process compiles its own copy, and JAX's
+    persistent cache serves process 0 only), and a small test costs at most
+    one masked block per device, a few tens of ms, against seconds of
+    compilation. The draws' bits depend on their indices only, so the block
+    size never changes a result.
+    """
+    return 2**62 if _distributed.active() else n_total
+
+
 # Compiled once per statistic: repeated calls (many keys, many tests) reuse them.
 @functools.lru_cache(maxsize=64)
 def jitted(fn):

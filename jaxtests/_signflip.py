@@ -13,6 +13,7 @@ from jaxtests._buckets import capacity_words, pad_axis
 from jaxtests._engine import (
     MAX_MITM,
     Plan,
+    blocks_for,
     check_enumerable,
     choose_method,
     closed_form,
@@ -241,7 +242,9 @@ def _linear(d2, statistic, opts):
         # Block size from the live words (a block's time is bounded; the size takes a few
         # values, so a capacity compiles a program per size class at most).
         live = -(-m // 32)
-        draws = kevaluators.block_draws_fused(live, n_h, n_total, opts.sequential is not None)
+        draws = kevaluators.block_draws_fused(
+            live, n_h, blocks_for(n_total), opts.sequential is not None
+        )
         data = fused
         # Counter stride: one hypothesis' capacity, so a batch of hypotheses (padded to the
         # ladder when many) sees the sign patterns each of them would see alone.

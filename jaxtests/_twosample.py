@@ -13,6 +13,7 @@ from jaxtests._buckets import capacity_words, pad_axis
 from jaxtests._engine import (
     MAX_ENUMERATION,
     Plan,
+    blocks_for,
     check_enumerable,
     choose_method,
     drive,
@@ -290,7 +291,9 @@ def _twosample(x, y, statistic, opts):
         # Block size from the live words (a block's time is bounded; the size takes a few
         # values, so a capacity compiles a program per size class at most).
         live = -(-n // 32)
-        draws = kevaluators.block_draws_fused(live, n_h, n_total, opts.sequential is not None)
+        draws = kevaluators.block_draws_fused(
+            live, n_h, blocks_for(n_total), opts.sequential is not None
+        )
         evaluator, extra = kevaluators.subset_evaluator(n, n1, n_words, draws)
         data = {k: fused[k] for k in ("a", "c", "z")}
         data.update(extra)

@@ -74,7 +74,17 @@ def run():
         "permutation_scores",
     )
     seed = jaxtests.signflip_test(d[0], n_resamples=1000).seed  # drawn: must agree
-    return {"results": out, "work": work, "seed": seed}
+    # A new n_resamples on the programs of the two calls above (one process: a block size
+    # of its own below 2^16 draws, so it compiles; several: the same programs).
+    from jaxtests._buckets import CompileCounter
+
+    small = jaxtests.signflip_test(d[0], n_resamples=1000, key=10)
+    with CompileCounter() as counter:
+        large = jaxtests.signflip_test(d[0], n_resamples=400_000, key=10)
+        fewer = jaxtests.permutation_test(x, y, n_resamples=5_000, key=4)
+    out["new_n"] = {"pvalue": [float(r.pvalue) for r in (small, large, fewer)]}
+    reuse = {"traces": counter.traces, "compiles": counter.compiles}
+    return {"results": out, "work": work, "seed": seed, "reuse": reuse}
 
 
 if __name__ == "__main__":

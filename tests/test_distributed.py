@@ -187,3 +187,14 @@ def test_shares_are_contiguous_balanced_and_cover_the_items(monkeypatch, n_items
     assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
     sizes = [hi - lo for lo, hi in ranges]
     assert max(sizes) - min(sizes) <= 1
+
+
+def test_a_new_number_of_resamples_compiles_nothing_on_two_processes(runs):
+    # Sharded programs take blocks of one size whatever n_resamples (issue 29): 400,000
+    # draws after 1,000, and 5,000 after 300,000, run the programs already compiled.
+    first, second, single = runs
+    for record in (first, second):
+        assert record["reuse"] == {"traces": 0, "compiles": 0}
+    assert single["reuse"]["compiles"] > 0  # one process: small runs take small blocks
+    # and the block size never changes a result
+    assert first["results"]["new_n"] == second["results"]["new_n"] == single["results"]["new_n"]

@@ -131,18 +131,27 @@ def closed_form(pvalue, n_extreme, method, n_resamples=0, interval=None):
     )
 
 
+_SMALL_RUN = 4096  # draws up to which a sharded run keeps blocks of this size
+
+
 def blocks_for(n_total):
     """The number of draws a Monte Carlo block size is chosen for (``block_draws_fused``).
 
-    With one process, ``n_total``: a small test evaluates a block of about its
-    size. With several processes, no bound: a sharded program then serves
-    every ``n_resamples`` (each process compiles its own copy, and JAX's
-    persistent cache serves process 0 only), and a small test costs at most
-    one masked block per device, a few tens of ms, against seconds of
-    compilation. The draws' bits depend on their indices only, so the block
-    size never changes a result.
+    With one process, ``n_total``: a test evaluates a block of about its
+    size, one program per power of two up to 2^17 draws. With several
+    processes, two sizes only: runs of at most ``_SMALL_RUN`` draws take
+    blocks of that many, and every larger run the largest blocks, so a
+    sharded program serves every ``n_resamples`` above 4096 (each process
+    compiles its own copy, and JAX's persistent cache serves process 0
+    only). A run just above 4096 draws then evaluates up to one masked
+    block of 2^17 draws per device (measured: 9,999 draws of m = 10^4 in
+    0.15 s instead of 0.06 s), against seconds for a compilation. The
+    draws' bits depend on their indices only, so the block size never
+    changes a result.
     """
-    return 2**62 if _distributed.active() else n_total
+    if not _distributed.active():
+        return n_total
+    return _SMALL_RUN if n_total <= _SMALL_RUN else 2**62
 
 
 # Compiled once per statistic: repeated calls (many keys, many tests) reuse them.

@@ -8,6 +8,10 @@ one CPU device each). Every process reports the first call (compile + run, empty
 the best of three warm calls; a two-process figure is the slower process's. p-values must agree
 bit for bit. ``--smoke`` shrinks the sizes to run in seconds.
 
+``--reuse`` measures a new ``n_resamples`` in a warm process instead (issue 29): S's data after a
+warm-up of 2^14 draws, the first call of 2^22 draws (its compilations counted) and the best of
+two more, in one process and in two.
+
 Two layouts: free (each process may use every core: XLA:CPU already spreads one process's
 blocks over both cores of this machine, so a second process has no core of its own) and pinned
 (process i on core i only, ``os.sched_setaffinity``), which stands for hosts with a core each:
@@ -63,18 +67,41 @@ def worker(smoke):
     return out
 
 
+def reuse_worker(smoke):
+    import numpy as np
+
+    from jaxtests import signflip_test
+    from jaxtests._buckets import CompileCounter
+
+    d = np.random.default_rng(0).normal(0.01, 1, 1000 if smoke else 10_000)
+    small, large = (2**10, 2**16) if smoke else (2**14, 2**22)
+    float(np.asarray(signflip_test(d, n_resamples=small, key=1).pvalue))  # the warm-up
+    with CompileCounter() as counter:
+        t0 = time.perf_counter()
+        p = float(np.asarray(signflip_test(d, n_resamples=large, key=1).pvalue))
+        first = time.perf_counter() - t0
+    warm = []
+    for _ in range(2):
+        t0 = time.perf_counter()
+        float(np.asarray(signflip_test(d, n_resamples=large, key=1).pvalue))
+        warm.append(time.perf_counter() - t0)
+    record = {"first_s": first, "warm_s": min(warm), "pvalue": p, "compiles": counter.compiles}
+    return {"N": record}
+
+
 def _port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def launch(n, smoke, pin, timeout=900):
+def launch(n, smoke, pin, timeout=900, reuse=False):
     """Run the workloads in ``n`` processes (process i on core i if ``pin``); their records."""
     env = dict(os.environ, JAX_PLATFORMS="cpu", JAXTESTS_CACHE_DIR="")
     env.pop("XLA_FLAGS", None)
     address = f"127.0.0.1:{_port()}"
     cmd = [sys.executable, __file__, "--worker"] + (["--smoke"] if smoke else [])
+    cmd += ["--reuse"] if reuse else []
     outs = []
     procs = []
     for i in range(n):
@@ -104,6 +131,7 @@ def launch(n, smoke, pin, timeout=900):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--reuse", action="store_true", help="a new n_resamples in a warm process")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--address", help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, default=1, help=argparse.SUPPRESS)
@@ -117,12 +145,25 @@ def main():
 
         if args.n > 1:
             jax.distributed.initialize(args.address, num_processes=args.n, process_id=args.i)
-        print("RECORD " + json.dumps(worker(args.smoke)), flush=True)
+        record = (reuse_worker if args.reuse else worker)(args.smoke)
+        print("RECORD " + json.dumps(record), flush=True)
         return
     import jax
 
     info = {"jax": jax.__version__, "cpus": os.cpu_count(), "load1": round(os.getloadavg()[0], 2)}
     print(json.dumps(info))
+    if args.reuse:
+        one = launch(1, args.smoke, False, reuse=True)[0]["N"]
+        two = [r["N"] for r in launch(2, args.smoke, False, reuse=True)]
+        print(f"\n{'':12} {'new n first':>12} {'compiles':>9} {'warm':>8}  p-values equal")
+        for name, rs in (("1 process", [one]), ("2 processes", two)):
+            first = max(r["first_s"] for r in rs)
+            warm = max(r["warm_s"] for r in rs)
+            compiles = max(r["compiles"] for r in rs)
+            same = all(r["pvalue"] == one["pvalue"] for r in rs)
+            print(f"{name:12} {first:12.3f} {compiles:9d} {warm:8.3f}  {same}")
+            print(json.dumps({"workload": "N", "processes": len(rs), **rs[0], **info}))
+        return
     for pin in (False, True):
         one = launch(1, args.smoke, pin)[0]
         two = launch(2, args.smoke, pin)

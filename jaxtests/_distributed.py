@@ -13,6 +13,8 @@ helper is the identity, at no cost.
 """
 
 import collections
+import math
+import os
 
 import jax
 import numpy as np
@@ -35,20 +37,97 @@ __all__ = [
 WORK = collections.Counter()
 
 
-def initialize(coordinator=None, num_processes=None, process_id=None):
+def initialize(coordinator=None, num_processes=None, process_id=None, *, timeout=60.0, call=None):
     """Join a multi-process run (the CLI's ``--coordinator``; a library user calls JAX's).
 
-    With no arguments JAX detects the cluster (SLURM, Open MPI, Kubernetes,
-    or the ``JAX_COORDINATOR_ADDRESS`` / ``JAX_NUM_PROCESSES`` /
-    ``JAX_PROCESS_ID`` environment variables). CPU processes exchange counts
-    through collectives chosen before the backend starts: gloo (jax 0.10's
-    default) unless the user chose others.
+    Without a coordinator, process count or id, they come from
+    ``JAX_COORDINATOR_ADDRESS``, ``JAX_NUM_PROCESSES`` and ``JAX_PROCESS_ID``,
+    then from the cluster JAX detects (SLURM, Open MPI, ...). The processes
+    first meet over a plain socket on the coordinator's address
+    (:func:`jaxtests._rendezvous.meet`: a free port, every process there
+    within ``timeout`` seconds, one process per id, the same count, versions,
+    ``call`` options and data digest), so that JAX's runtime, which aborts
+    from C++ on such faults, starts only when it can succeed. Process 0
+    listens on the coordinator's IP address (every interface for a host
+    name). CPU processes exchange counts through collectives chosen before
+    the backend starts: gloo (jax 0.10's default) unless the user chose
+    others. Returns the :class:`jaxtests._rendezvous.Link` watching the
+    peers; raises :class:`jaxtests._rendezvous.JoinError` with one line.
     """
+    from jaxtests import _rendezvous
+
+    coordinator, num_processes, process_id, local = _detect(
+        coordinator, num_processes, process_id, timeout
+    )
+    host, _, port = coordinator.rpartition(":")
+    options, data = call if call is not None else ({}, "")
+    hello = _rendezvous.Hello(_versions(), num_processes, process_id, options, data)
+    link = _rendezvous.meet(host, int(port), hello, timeout)
+    link.watch(timeout)
     if jax.config.jax_cpu_collectives_implementation in (None, "none"):
         jax.config.update("jax_cpu_collectives_implementation", "gloo")
+    bind = _rendezvous.bind_host(host)
+    bind = f"[{bind}]" if ":" in bind else bind or "[::]"
     jax.distributed.initialize(
-        coordinator_address=coordinator, num_processes=num_processes, process_id=process_id
+        coordinator_address=coordinator,
+        num_processes=num_processes,
+        process_id=process_id,
+        local_device_ids=local,
+        initialization_timeout=max(1, math.ceil(timeout)),
+        # The link notices a silent peer after `timeout` s; JAX's heartbeat (an abort)
+        # only well after it.
+        heartbeat_timeout_seconds=max(100, 2 * math.ceil(timeout) + 10),
+        coordinator_bind_address=f"{bind}:{port}",
     )
+    return link
+
+
+def _versions():
+    from jaxtests import __version__
+
+    return f"jaxtests {__version__} with jax {jax.__version__}"
+
+
+def _from_env(value, name):
+    """``value``, or the integer in the environment variable ``name`` when ``value`` is None."""
+    from jaxtests._rendezvous import JoinError
+
+    text = os.environ.get(name, "").strip()
+    if value is not None or not text:
+        return value
+    if not text.isdigit():
+        raise JoinError(f"{name}={text!r} is not a non-negative integer")
+    return int(text)
+
+
+def _detect(coordinator, num_processes, process_id, timeout):
+    """``(address, count, id, local device ids)`` from the arguments, the environment or JAX."""
+    from jaxtests._rendezvous import JoinError
+
+    coordinator = coordinator or os.environ.get("JAX_COORDINATOR_ADDRESS") or None
+    num_processes = _from_env(num_processes, "JAX_NUM_PROCESSES")
+    process_id = _from_env(process_id, "JAX_PROCESS_ID")
+    local = None
+    if None in (coordinator, num_processes, process_id):
+        from jax._src import clusters
+
+        coordinator, num_processes, process_id, local = (
+            clusters.ClusterEnv.auto_detect_unset_distributed_params(
+                coordinator, num_processes, process_id, None, None, max(1, math.ceil(timeout))
+            )
+        )
+    if None in (coordinator, num_processes, process_id):
+        raise JoinError(
+            "no cluster found (SLURM, Open MPI, ...): give --coordinator, --num-processes "
+            "and --process-id, or set JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES and "
+            "JAX_PROCESS_ID"
+        )
+    host, sep, port = str(coordinator).rpartition(":")
+    if not (sep and host and port.isdigit() and 0 < int(port) < 65536):
+        raise JoinError(f"coordinator address {coordinator!r} is not HOST:PORT")
+    if not 0 <= process_id < num_processes:
+        raise JoinError(f"process id {process_id} is not below the process count {num_processes}")
+    return str(coordinator), int(num_processes), int(process_id), local
 
 
 def active():

@@ -131,6 +131,29 @@ def closed_form(pvalue, n_extreme, method, n_resamples=0, interval=None):
     )
 
 
+_SMALL_RUN = 4096  # draws up to which a sharded run keeps blocks of this size
+
+
+def blocks_for(n_total):
+    """The number of draws a Monte Carlo block size is chosen for (``block_draws_fused``).
+
+    With one process, ``n_total``: a test evaluates a block of about its
+    size, one program per power of two up to 2^17 draws. With several
+    processes, two sizes only: runs of at most ``_SMALL_RUN`` draws take
+    blocks of that many, and every larger run the largest blocks, so a
+    sharded program serves every ``n_resamples`` above 4096 (each process
+    compiles its own copy, and JAX's persistent cache serves process 0
+    only). A run just above 4096 draws then evaluates up to one masked
+    block of 2^17 draws per device (measured: 9,999 draws of m = 10^4 in
+    0.59 s instead of 0.09 s on a loaded 2-core machine), against seconds
+    for a compilation in every process. The draws' bits depend on their
+    indices only, so the block size never changes a result.
+    """
+    if not _distributed.active():
+        return n_total
+    return _SMALL_RUN if n_total <= _SMALL_RUN else 2**62
+
+
 # Compiled once per statistic: repeated calls (many keys, many tests) reuse them.
 @functools.lru_cache(maxsize=64)
 def jitted(fn):

@@ -13,6 +13,7 @@ from jaxtests._buckets import pad_axis
 from jaxtests._engine import (
     MAX_MITM,
     Plan,
+    blocks_for,
     check_enumerable,
     choose_method,
     closed_form,
@@ -241,7 +242,7 @@ def _linear(d2, statistic, opts):
         n_total = opts.n_resamples
         # Block size from the live words (a block's time is bounded; the size takes a few
         # values, so a capacity compiles a program per size class at most).
-        draws = profile.fused_draws(m, n_h, n_total, opts.sequential is not None)
+        draws = profile.fused_draws(m, n_h, blocks_for(n_total), opts.sequential is not None)
         data = fused
         # Counter stride: frozen per m, so a batch of hypotheses (however padded) sees the
         # sign patterns each of them would see alone, on every backend.

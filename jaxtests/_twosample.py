@@ -13,6 +13,7 @@ from jaxtests._buckets import pad_axis
 from jaxtests._engine import (
     MAX_ENUMERATION,
     Plan,
+    blocks_for,
     check_enumerable,
     choose_method,
     drive,
@@ -290,7 +291,7 @@ def _twosample(x, y, statistic, opts):
         n_words = krandom.stride_words(n)
         # Block size from the live words (a block's time is bounded; the size takes a few
         # values, so a capacity compiles a program per size class at most).
-        draws = profile.fused_draws(n, n_h, n_total, opts.sequential is not None)
+        draws = profile.fused_draws(n, n_h, blocks_for(n_total), opts.sequential is not None)
         evaluator, extra = kevaluators.subset_evaluator(
             n, n1, n_words, draws, profile.schedule, profile.correction_chunk(draws)
         )

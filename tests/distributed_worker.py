@@ -74,7 +74,22 @@ def run():
         "permutation_scores",
     )
     seed = jaxtests.signflip_test(d[0], n_resamples=1000).seed  # drawn: must agree
-    return {"results": out, "work": work, "seed": seed}
+    # A new n_resamples on the programs of two calls above (one process: a block size per
+    # power of two below 2^17 draws, so it compiles; several: one block size above 4096).
+    from jaxtests._buckets import CompileCounter
+
+    tiny = jaxtests.signflip_test(d[0], n_resamples=1000, key=10)  # the seed call's programs
+    with CompileCounter() as counter:
+        maxt = jaxtests.signflip_test(
+            d, statistic="t", n_resamples=5_000, key=1, correction="maxT"
+        )  # after 100,000
+        fewer = jaxtests.permutation_test(x, y, n_resamples=5_000, key=4)  # after 300,000
+    out["new_n"] = {
+        "pvalue": [float(tiny.pvalue), *np.asarray(maxt.pvalue_adjusted).tolist()],
+        "twosample": float(fewer.pvalue),
+    }
+    reuse = {"traces": counter.traces, "compiles": counter.compiles}
+    return {"results": out, "work": work, "seed": seed, "reuse": reuse}
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 WORKER = Path(__file__).with_name("distributed_worker.py")
-TIMEOUT = 300  # seconds for a whole run; both processes are killed past it
+TIMEOUT = 540  # seconds for a whole run (2 loaded cores: 280 s seen); all killed past it
 
 
 def _free_port():
@@ -30,11 +30,12 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _launch(commands, timeout=TIMEOUT):
-    """Run ``commands`` at once; their (stdout, stderr); all killed if one fails or hangs.
+def _run_all(commands, timeout=TIMEOUT):
+    """Run ``commands`` at once; each one's ``(status, stdout, stderr, seconds)``.
 
     Output goes to files, not pipes: a process blocked on a full pipe would
-    hold the other one in a collective, and the run would hang.
+    hold the other one in a collective, and the run would hang. A process
+    still running after ``timeout`` s is killed (status -9).
     """
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     env.pop("XLA_FLAGS", None)  # one CPU device per process
@@ -43,27 +44,37 @@ def _launch(commands, timeout=TIMEOUT):
             (open(f"{tmp}/{i}.out", "w+"), open(f"{tmp}/{i}.err", "w+"))
             for i in range(len(commands))
         ]
+        start = time.monotonic()
         procs = [
             subprocess.Popen(c, env=env, stdout=o, stderr=e)
             for c, (o, e) in zip(commands, files, strict=True)
         ]
+        seconds = [None] * len(procs)
         try:
-            deadline = time.monotonic() + timeout
-            for p in procs:
-                p.wait(timeout=max(1.0, deadline - time.monotonic()))
+            while None in seconds and time.monotonic() - start < timeout:
+                for k, p in enumerate(procs):
+                    if seconds[k] is None and p.poll() is not None:
+                        seconds[k] = time.monotonic() - start
+                time.sleep(0.05)
         finally:
             for p in procs:
                 if p.poll() is None:
                     p.kill()
                     p.wait()
         outs = []
-        for o, e in files:
+        for p, t, (o, e) in zip(procs, seconds, files, strict=True):
             o.seek(0), e.seek(0)
-            outs.append((o.read(), e.read()))
+            outs.append((p.returncode, o.read(), e.read(), t))
             o.close(), e.close()
-    for p, (_, err) in zip(procs, outs, strict=True):
-        assert p.returncode == 0, err[-3000:]
     return outs
+
+
+def _launch(commands, timeout=TIMEOUT):
+    """Run ``commands`` at once; their (stdout, stderr); all must succeed."""
+    outs = _run_all(commands, timeout)
+    for status, _, err, _ in outs:
+        assert status == 0, err[-3000:]
+    return [(out, err) for _, out, err, _ in outs]
 
 
 def _record(stdout):
@@ -187,3 +198,240 @@ def test_shares_are_contiguous_balanced_and_cover_the_items(monkeypatch, n_items
     assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
     sizes = [hi - lo for lo, hi in ranges]
     assert max(sizes) - min(sizes) <= 1
+
+
+def test_a_new_number_of_resamples_compiles_nothing_on_two_processes(runs):
+    # Sharded programs take blocks of one size whatever n_resamples above 4096 (issue
+    # 29): 5,000 draws after 100,000 (max-T) and after 300,000 (two-sample) compile nothing.
+    first, second, single = runs
+    for record in (first, second):
+        assert record["reuse"] == {"traces": 0, "compiles": 0}
+    assert single["reuse"]["compiles"] > 0  # one process: small runs take small blocks
+    # and the block size never changes a result
+    assert first["results"]["new_n"] == second["results"]["new_n"] == single["results"]["new_n"]
+
+
+# ---- runs that cannot start, or lose a process: one line, exit status 2 (issue 29) ----
+
+ERROR = "jaxtests: error: could not start the distributed run: "
+
+
+def _signflip_cli(path, *extra):
+    return [sys.executable, "-m", "jaxtests._cli", "signflip", str(path), "--seed", "3", *extra]
+
+
+def _cluster(address, n, i, timeout):
+    return [
+        "--coordinator",
+        address,
+        "--num-processes",
+        str(n),
+        "--process-id",
+        str(i),
+        "--join-timeout",
+        str(timeout),
+    ]
+
+
+@pytest.fixture(scope="module")
+def refused(tmp_path_factory):
+    """Every refusal scenario at once (processes in parallel): name -> [(status, out, err, s)].
+
+    A scenario whose processes all arrive uses a long timeout: its refusal must
+    come from the check, as soon as the peers meet, not from a timeout.
+    """
+    tmp = tmp_path_factory.mktemp("refused")
+    rng = np.random.default_rng(1)
+    same, other = tmp / "d.csv", tmp / "e.csv"
+    same.write_text("diff\n" + "\n".join(f"{v:.6f}" for v in rng.normal(0.2, 1, 30)) + "\n")
+    other.write_text("diff\n" + "\n".join(f"{v:.6f}" for v in rng.normal(0.2, 1, 30)) + "\n")
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()  # never accepts: another program's port
+    busy = f"127.0.0.1:{taken.getsockname()[1]}"
+    addr = {name: f"127.0.0.1:{_free_port()}" for name in ("alone", "count", "id", "data", "root")}
+    scenarios = {
+        "missing peer": [_signflip_cli(same, *_cluster(addr["alone"], 2, 0, 5))],
+        "missing process 0": [_signflip_cli(same, *_cluster(addr["root"], 2, 1, 5))],
+        "port taken": [_signflip_cli(same, *_cluster(busy, 2, i, 5)) for i in range(2)],
+        "process counts differ": [
+            _signflip_cli(same, *_cluster(addr["count"], n, i, 120)) for n, i in ((2, 0), (3, 1))
+        ],
+        "same process id": [
+            _signflip_cli(same, *_cluster(addr["id"], 2, 0, 120)) for _ in range(2)
+        ],
+        "different data": [
+            _signflip_cli(path, *_cluster(addr["data"], 2, i, 120))
+            for i, path in enumerate((same, other))
+        ],
+    }
+    commands = [c for cs in scenarios.values() for c in cs]
+    try:
+        outs = iter(_run_all(commands, timeout=150))
+    finally:
+        taken.close()
+    return {name: [next(outs) for _ in cs] for name, cs in scenarios.items()}
+
+
+@pytest.mark.parametrize(
+    "scenario, words",
+    [
+        ("missing peer", "only 1 of 2 processes joined within 5 s (missing: process 1)"),
+        ("missing process 0", "no process 0 answered at 127.0.0.1:"),
+        ("port taken", None),  # process 0 and process 1 say different things: below
+        (
+            "process counts differ",
+            "process 1 was started with --num-processes 3, process 0 with --num-processes 2",
+        ),
+        ("same process id", "two processes were started with --process-id 0"),
+        ("different data", "process 1 reads different data than process 0"),
+    ],
+)
+def test_a_run_that_cannot_start_says_why_in_one_line(refused, scenario, words):
+    for k, (status, out, err, seconds) in enumerate(refused[scenario]):
+        lines = err.strip().splitlines()
+        assert status == 2, err[-3000:]  # not a SIGABRT (-6), SIGSEGV (-11) or a hang (-9)
+        assert len(lines) == 1 and lines[0].startswith(ERROR), err[-3000:]
+        assert out == ""
+        if scenario == "port taken":
+            words = "is already in use" if k == 0 else "did not answer as a jaxtests process 0"
+        assert words in lines[0]
+        # Before: 306 s, then SIGABRT. Now the timeout (5 s) plus starting Python, under load.
+        assert seconds < 60
+
+
+def test_a_process_that_dies_stops_the_others(tmp_path):
+    # A peer killed in the middle of a run: process 0 stops at once with one line, exit
+    # status 2 (JAX's heartbeat would abort it with a C++ trace after 100 s).
+    path = tmp_path / "d.csv"
+    d = np.random.default_rng(2).normal(0.1, 1, 45)
+    path.write_text("diff\n" + "\n".join(f"{v:.6f}" for v in d) + "\n")
+    address = f"127.0.0.1:{_free_port()}"
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    env.pop("XLA_FLAGS", None)
+    cmd = _signflip_cli(path, "--n-resamples", str(10**12), "--quiet")
+    with tempfile.TemporaryFile("w+") as err0:
+        procs = [
+            subprocess.Popen(
+                cmd + _cluster(address, 2, i, 30),
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=err0 if i == 0 else subprocess.DEVNULL,
+            )
+            for i in range(2)
+        ]
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:  # until JAX's collectives connected them
+                err0.seek(0)
+                if "Gloo" in err0.read() or procs[0].poll() is not None:
+                    break
+                time.sleep(0.2)
+            procs[1].kill()
+            killed = time.monotonic()
+            status = procs[0].wait(timeout=30)
+            seconds = time.monotonic() - killed
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+        err0.seek(0)
+        lines = [x for x in err0.read().splitlines() if not x.startswith("[Gloo]")]
+    assert status == 2
+    assert lines == ["jaxtests: error: process 1 stopped before the end of the run"]
+    assert seconds < 10
+
+
+def test_the_coordinator_listens_on_the_address_given(monkeypatch):
+    # --coordinator 127.0.0.1:P: this machine only (JAX's default binds every interface).
+    import jax
+
+    from jaxtests import _distributed, _rendezvous
+
+    seen = {}
+    monkeypatch.setattr(jax.distributed, "initialize", lambda **kw: seen.update(kw))
+    monkeypatch.setattr(jax.config, "update", lambda *a: None)  # gloo: not for this process
+    for host, bind in (("127.0.0.1", "127.0.0.1"), ("[::1]", "[::1]"), ("localhost", "[::]")):
+        port = _free_port()
+        try:
+            link = _distributed.initialize(f"{host}:{port}", 1, 0, timeout=5)
+        except _rendezvous.JoinError as exc:  # no IPv6 on this machine
+            assert host == "[::1]", exc
+            continue
+        link.leave(0)
+        assert seen["coordinator_bind_address"] == f"{bind}:{port}"
+        assert seen["initialization_timeout"] == 5
+    assert _rendezvous.bind_host("10.1.2.3") == "10.1.2.3"
+    assert _rendezvous.bind_host("node-7.cluster") == ""  # a name: every interface
+
+
+def test_every_refusal_names_its_reason():
+    from jaxtests._rendezvous import Hello
+
+    ours = Hello("jaxtests 1 with jax 2", 3, 0, {"--seed": "3", "--n-resamples": "10"}, "ab")
+    same = {"version": ours.version, "num_processes": 3, "process_id": 1}
+    cases = [
+        ({"version": "jaxtests 0 with jax 2"}, "process 1 runs jaxtests 0 with jax 2, process 0"),
+        ({"process_id": 0}, "two processes were started with --process-id 0"),
+        ({"num_processes": 2}, "process 1 was started with --num-processes 2, process 0 with"),
+        ({"process_id": 2}, "two processes were started with --process-id 2"),
+        ({"options": {"--seed": "4", "--n-resamples": "10"}}, "(different --seed)"),
+        ({"options": {"--seed": "3"}}, "(different --n-resamples)"),
+        ({"data": "cd"}, "process 1 reads different data than process 0"),
+    ]
+    for change, words in cases:
+        fields = {**same, "options": ours.options, "data": ours.data, **change}
+        problem = Hello(**fields).problem(ours, taken={2: None})
+        assert problem is not None and words in problem, (change, problem)
+    assert Hello(**same, options=ours.options, data="ab").problem(ours, taken={2: None}) is None
+
+
+def test_the_call_digest_reads_the_data_not_its_path(tmp_path):
+    from jaxtests._cli import _parser
+    from jaxtests._cli._cluster import _call
+
+    a, b, c = tmp_path / "a.csv", tmp_path / "b.csv", tmp_path / "c.csv"
+    a.write_text("diff\n1\n2\n")
+    b.write_text("diff\n1\n2\n")
+    c.write_text("diff\n1\n3\n")
+
+    def call(path, *extra):
+        return _call(_parser().parse_args(["signflip", str(path), "--seed", "1", *extra]))
+
+    local = ("--process-id", "1", "--num-processes", "2", "--join-timeout", "9", "--quiet")
+    assert call(a) == call(b, *local)  # same bytes elsewhere; options of this process only
+    assert call(a)[1] != call(c)[1]
+    assert call(a)[0] != call(a, "--n-resamples", "5")[0]
+    assert call(tmp_path / "missing.csv")[1].startswith("unreadable")
+
+
+def test_the_process_count_and_id_come_from_the_environment(monkeypatch):
+    from jaxtests import _distributed
+    from jaxtests._rendezvous import JoinError
+
+    monkeypatch.setenv("JAX_COORDINATOR_ADDRESS", "127.0.0.1:1234")
+    monkeypatch.setenv("JAX_NUM_PROCESSES", "4")
+    monkeypatch.setenv("JAX_PROCESS_ID", "3")
+    assert _distributed._detect(None, None, None, 5)[:3] == ("127.0.0.1:1234", 4, 3)
+    assert _distributed._detect(None, 8, 5, 5)[:3] == ("127.0.0.1:1234", 8, 5)  # options win
+    monkeypatch.setenv("JAX_PROCESS_ID", "three")
+    with pytest.raises(JoinError, match="JAX_PROCESS_ID='three' is not a non-negative integer"):
+        _distributed._detect(None, None, None, 5)
+    monkeypatch.setenv("JAX_PROCESS_ID", "4")
+    with pytest.raises(JoinError, match="process id 4 is not below the process count 4"):
+        _distributed._detect(None, None, None, 5)
+
+
+def test_distributed_without_a_cluster_says_so(tmp_path, monkeypatch, capsys):
+    from jaxtests._cli import main
+
+    for name in ("JAX_COORDINATOR_ADDRESS", "JAX_NUM_PROCESSES", "JAX_PROCESS_ID"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("SLURM_JOB_ID", "OMPI_MCA_orte_hnp_uri", "KUBERNETES_SERVICE_HOST"):
+        monkeypatch.delenv(name, raising=False)  # the clusters JAX detects
+    path = tmp_path / "d.csv"
+    path.write_text("diff\n1\n2\n3\n")
+    assert main(["signflip", str(path), "--distributed", "--join-timeout", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{ERROR}no cluster found (SLURM, Open MPI, ...): give --coordinator")

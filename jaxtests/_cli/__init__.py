@@ -1,7 +1,8 @@
 """jaxtests command line: the demo and tests on your own result files.
 
-Exit status: 0 success, 2 bad input (one line on stderr naming the problem),
-130 interrupted.
+Exit status: 0 success, 2 bad input (one line on stderr naming the problem; in a
+distributed run also a process that cannot join, or a peer that fails, stops or goes
+silent), 130 interrupted.
 
 Each subcommand is a module here with ``add_parser(subparsers)`` and ``run(args)``; a new
 subcommand is a new module added to :data:`COMMANDS`.
@@ -9,6 +10,7 @@ subcommand is a new module added to :data:`COMMANDS`.
 
 import argparse
 import sys
+import traceback
 import warnings
 from contextlib import nullcontext
 
@@ -45,23 +47,33 @@ def _parser():
 def main(argv=None):
     """Entry point of the ``jaxtests`` command; returns the exit status."""
     args = _parser().parse_args(argv)
+    run = _cluster.Run(args) if hasattr(args, "distributed") else None
+    error = None
     with warnings.catch_warnings(record=True) as caught:
         # Library warnings as one line each, without Python's source path and line.
         warnings.simplefilter("default")
         try:
-            with _cluster.join(args) if hasattr(args, "distributed") else nullcontext():
+            with run if run is not None else nullcontext():
                 status = args.func(args)
         except KeyboardInterrupt:
             print("jaxtests: interrupted", file=sys.stderr)
-            return 130
+            status, error = 130, "interrupted"
         except (ValueError, TypeError, OSError, KeyError) as exc:
             msg = " ".join(str(exc).split()) or type(exc).__name__
             if isinstance(exc, OSError) and exc.filename:
                 msg = f"{exc.filename}: {exc.strerror}"
             print(f"jaxtests: error: {msg}", file=sys.stderr)
-            return 2
+            status, error = 2, msg
+        except Exception as exc:
+            if run is None or run.link is None:
+                raise
+            # A bug in a distributed run: its traceback, and the other processes are stopped.
+            traceback.print_exc()
+            status, error = 1, " ".join(f"{type(exc).__name__}: {exc}".split())
         finally:
             shown = [w for w in caught if not issubclass(w.category, DeprecationWarning)]
             for m in dict.fromkeys(" ".join(str(w.message).split()) for w in shown):
                 print(f"jaxtests: warning: {m}", file=sys.stderr)
+    if run is not None:
+        run.leave(status, error)  # a failed distributed run ends here (os._exit)
     return status

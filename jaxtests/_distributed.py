@@ -83,9 +83,11 @@ def initialize(coordinator=None, num_processes=None, process_id=None, *, timeout
 
 
 def _versions():
-    from jaxtests import __version__
+    from jaxtests import __version__, _aot
 
-    return f"jaxtests {__version__} with jax {jax.__version__}"
+    # The source digest too: two checkouts of one version number may compute differently.
+    code = _aot._code_digest()[:12]
+    return f"jaxtests {__version__} (source {code}) with jax {jax.__version__}"
 
 
 def _from_env(value, name):

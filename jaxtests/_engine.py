@@ -339,28 +339,34 @@ def _run_sequential(
     return lax.while_loop(cond, body, state)
 
 
-def mitm_counts(d, lo, hi):
+def mitm_counts(d, lo, hi, group=1):
     """Exact sign-flip counts ``#{P >= hi}``, ``#{P <= lo}`` per hypothesis (meet in the middle).
 
     The half-sum chunks are shared by every device of every process; the
-    integer counts add up to the one-device ones.
+    integer counts add up to the one-device ones. ``group`` (the backend
+    profile's) chunks matched per step never changes a count.
     """
     n_dev = jax.device_count()
     if n_dev == 1:
-        return _mitm_counts(d, lo, hi)
-    return tuple(_distributed.to_host(c) for c in _mitm_counts_sharded(d, lo, hi, n_dev=n_dev))
+        return _mitm_counts(d, lo, hi, group=group)
+    counts = _mitm_counts_sharded(d, lo, hi, n_dev=n_dev, group=group)
+    return tuple(_distributed.to_host(c) for c in counts)
 
 
-@jax.jit
-def _mitm_counts(d, lo, hi):
-    return jax.vmap(kresampling.mitm_signflip_counts)(d, lo, hi)
+@functools.partial(jax.jit, static_argnames=("group",))
+def _mitm_counts(d, lo, hi, *, group):
+    part = functools.partial(kresampling.mitm_signflip_counts, group=group)
+    return jax.vmap(part)(d, lo, hi)
 
 
-@functools.partial(jax.jit, static_argnames=("n_dev",))
-def _mitm_counts_sharded(d, lo, hi, *, n_dev):
+@functools.partial(jax.jit, static_argnames=("n_dev", "group"))
+def _mitm_counts_sharded(d, lo, hi, *, n_dev, group):
     def local(d, lo, hi):
         part = functools.partial(
-            kresampling.mitm_signflip_counts, shard=lax.axis_index("d"), n_shards=n_dev
+            kresampling.mitm_signflip_counts,
+            shard=lax.axis_index("d"),
+            n_shards=n_dev,
+            group=group,
         )
         return lax.psum(jax.vmap(part)(d, lo, hi), "d")
 

@@ -221,8 +221,12 @@ def _linear(d2, statistic, opts):
     if counted:
         # Count P = sum of kept-sign d: T = (2 P - D) / m.
         t_lo, t_hi, total = np.asarray(t_lo), np.asarray(t_hi), np.asarray(total)
-        count = _pvalues.lattice_counts if lattice else mitm_counts
-        ge, le = count(dk, (m * t_hi + total) / 2, (m * t_lo + total) / 2)
+        # P <= le_at counts as T <= t (the band's upper edge), P >= ge_at as T >= t.
+        le_at, ge_at = (m * t_hi + total) / 2, (m * t_lo + total) / 2
+        if lattice:
+            ge, le = _pvalues.lattice_counts(dk, le_at, ge_at)
+        else:
+            ge, le = mitm_counts(dk, le_at, ge_at, group=profile.mitm_group)
         p, cnt, interval = _pvalues.counts_to_pvalues(ge, le, 2**mk, opts.alternative, True)
         if opts.progress is not None:
             opts.progress(2**mk, 2**mk)

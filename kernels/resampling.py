@@ -722,7 +722,7 @@ def _order_keys(x):
     return b ^ ((b >> 63) & jnp.int64(0x7FFFFFFFFFFFFFFF))
 
 
-def mitm_signflip_counts(d, lo, hi, n_lo=12, shard=0, n_shards=1):
+def mitm_signflip_counts(d, lo, hi, n_lo=12, shard=0, n_shards=1, group=1):
     """Exact counts of sign patterns by meeting in the middle.
 
     With ``P = sum_{i: bit_i = 1} d_i`` over all ``2^m`` patterns, return
@@ -733,7 +733,10 @@ def mitm_signflip_counts(d, lo, hi, n_lo=12, shard=0, n_shards=1):
     cache) and never stored whole. ``O(2^(m/2) m)`` work instead of ``2^m``;
     memory ``O(2^(m/2))``. With ``n_shards > 1`` only the chunks of part
     ``shard`` (may be traced) of ``n_shards`` equal parts are counted: the
-    parts' counts add up to the whole.
+    parts' counts add up to the whole. ``group`` half sums of the upper part
+    are matched per step (``group * 2^n_lo`` queries at once: few, wide steps
+    suit an accelerator); every pair ``s_hi + s_lo`` is formed by the same
+    addition whatever the grouping, so counts never depend on it.
     """
     m = d.shape[-1]
     a = m // 2
@@ -750,15 +753,19 @@ def mitm_signflip_counts(d, lo, hi, n_lo=12, shard=0, n_shards=1):
         pad = per * n_shards - s_hi.shape[0]
         s_hi = lax.dynamic_slice_in_dim(jnp.pad(s_hi, (0, pad)), shard * per, per)
         live = lax.dynamic_slice_in_dim(jnp.pad(live, (0, pad)), shard * per, per)
+    group = min(group, s_hi.shape[0])
+    pad = -s_hi.shape[0] % group  # padded half sums carry weight 0
+    s_hi = jnp.pad(s_hi, (0, pad)).reshape(-1, group)
+    live = jnp.pad(live, (0, pad)).reshape(-1, group)
 
     def chunk(carry, x):
         sh, w = x
-        sb = sh + s_lo
+        sb = sh[:, None] + s_lo[None, :]  # (group, 2^n_lo)
         ge = n_a - jnp.searchsorted(keys_a, _order_keys(hi - sb), side="left")
         le = jnp.searchsorted(keys_a, _order_keys(lo - sb), side="right")
         return (
-            carry[0] + w * jnp.sum(ge.astype(jnp.int64)),
-            carry[1] + w * jnp.sum(le.astype(jnp.int64)),
+            carry[0] + jnp.sum(w * jnp.sum(ge.astype(jnp.int64), axis=1)),
+            carry[1] + jnp.sum(w * jnp.sum(le.astype(jnp.int64), axis=1)),
         ), None
 
     (ge, le), _ = lax.scan(chunk, (jnp.int64(0), jnp.int64(0)), (s_hi, live))

@@ -32,6 +32,13 @@ def _median(v):
     return jnp.median(v)
 
 
+def _exact30():
+    rng = np.random.default_rng(3)
+    d = rng.normal(0.2, 1, (2, 30))
+    d[:, :3] = np.round(d[:, :3])  # a few ties
+    return d
+
+
 def _data():
     rng = np.random.default_rng(12345)
     return {
@@ -49,6 +56,7 @@ def _data():
         "ua": rng.random(300),
         "ub": rng.random(300),
         "dx": rng.normal(0.3, 1, (2, 12)),
+        "d30": _exact30(),
         "folds": rng.normal(0, 1, (3, 8)) + np.array([[0.0], [0.3], [0.5]]),
     }
 
@@ -108,6 +116,10 @@ CASES = {
     "signflip_exact_maxT": (
         lambda: jaxtests.signflip_test(D["dx"], method="exact", correction="maxT"),
         [0.7900390625, 0.2529296875, 0.9501953125, 0.46044921875],
+    ),
+    "signflip_exact_meet_in_the_middle": (
+        lambda: jaxtests.signflip_test(D["d30"], method="exact"),
+        [0.19309931434690952, 0.5797232091426849],
     ),
     "anova_permutation": (
         lambda: jaxtests.anova(

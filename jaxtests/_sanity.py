@@ -86,6 +86,16 @@ _MATRIX_SCORES = {
     "f1_macro": kmeasures.macro_f1,
 }
 _MULTICLASS_SCORES = ("accuracy", "error", *_MATRIX_SCORES)
+_BINARY_RATIOS = {
+    "accuracy": kmeasures.accuracy,
+    "error": kmeasures.error,
+    "recall": kmeasures.tpr,
+    "tpr": kmeasures.tpr,
+    "fpr": kmeasures.fpr,
+    "specificity": kmeasures.specificity,
+    "precision": kmeasures.precision,
+    "f1": lambda c, zero_division: kmeasures.f_beta(c, 1.0, zero_division),
+}
 _REG_SCORES = ("r2", "neg_mean_squared_error", "neg_mean_absolute_error")
 _BLOCK_BYTES = 2**23  # a block of permuted labels: about 8 MB as float64
 _CALL_BLOCKS = 16  # label blocks per call of the compiled ridge stream
@@ -101,38 +111,24 @@ def block_rows(n):
 # ---------------------------------------------------------------- scoring kernels
 
 
-def _div(a, b):
-    return jnp.where(b > 0, a / jnp.where(b > 0, b, 1), 0.0)
-
-
 def count_scores(tp, fn, fp, tn, scoring):
     """Mean over folds of count-based scores; counts ``(B, K)`` float -> ``(B, S)``.
 
     Pure; the observed score and every permuted score are computed by this
-    function, from confusion counts, so equal counts give equal scores.
+    function, from confusion counts (the ratios of
+    :mod:`jaxtests.kernels.measures`, 0/0 scored 0), so equal counts give
+    equal scores.
     """
-    cnt = tp + fn + fp + tn
+    c = kmeasures.ConfusionCounts(tp, fn, fp, tn)
     out = []
     for s in scoring:
-        if s == "accuracy":
-            val = (tp + tn) / cnt
-        elif s == "error":
-            val = (fp + fn) / cnt
-        elif s in ("recall", "tpr"):
-            val = _div(tp, tp + fn)
-        elif s == "fpr":
-            val = _div(fp, fp + tn)
-        elif s == "specificity":
-            val = _div(tn, fp + tn)
-        elif s == "precision":
-            val = _div(tp, tp + fp)
-        elif s == "f1":
-            val = _div(2 * tp, 2 * tp + fp + fn)
+        if s in _BINARY_RATIOS:
+            val = _BINARY_RATIOS[s](c, 0.0)
         elif s != "balanced_accuracy":  # a macro average over the classes -1, +1
             cm = jnp.stack([jnp.stack([tn, fp], -1), jnp.stack([fn, tp], -1)], -2)
             val = _MATRIX_SCORES[s](cm)
         else:  # balanced_accuracy
-            val = (_div(tp, tp + fn) + _div(tn, tn + fp)) / 2
+            val = (kmeasures.tpr(c, 0.0) + kmeasures.specificity(c, 0.0)) / 2
         out.append(jnp.mean(val, axis=-1))
     return jnp.stack(out, axis=-1)
 
@@ -662,7 +658,9 @@ def permutation_test_score(
         ``recall``/``tpr``, ``fpr``, ``specificity``, ``precision``, ``f1``,
         ``roc_auc``, ``precision_macro``, ``recall_macro``, ``f1_macro``
         (multiclass: ``accuracy``, ``error``, ``balanced_accuracy`` and the
-        three macro averages; the binary ones are refused); regressors:
+        three macro averages, scikit-learn's ``average="macro"`` with
+        ``labels=None``: the mean over the classes true or predicted in the
+        fold, 0 for a zero division; the binary ones are refused); regressors:
         ``r2``, ``neg_mean_squared_error``, ``neg_mean_absolute_error``.
         Several are computed in one pass. Each score is the mean over folds
         (as scikit-learn's).

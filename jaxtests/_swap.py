@@ -104,7 +104,14 @@ def swap_test(
         Count measures are recomputed from confusion counts, which are linear in
         the swap bits (fast table path); "auc" and callables
         ``fn(y_true, pred) -> scalar`` are recomputed from the swapped outputs.
-        Undefined ratios (0/0) count as 0.
+        Undefined ratios (0/0) count as 0. "macro_f1" is scikit-learn's
+        ``f1_score(average="macro")`` with ``labels=None``: the unweighted mean
+        of per-class F1 over the classes that occur in ``y_true`` or in the
+        predictions scored (a class absent from both is left out, not scored
+        0). Each rearrangement is scored the same way: ``A*`` and ``B*`` each
+        over the classes of ``y_true`` and of their own swapped predictions, so
+        every statistic of the null distribution is scikit-learn's difference
+        on the swapped prediction vectors.
     beta : float
         F-beta weight for "f_beta" (a positive finite number); any other value
         than 1 with another measure is an error.
@@ -159,7 +166,8 @@ def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
         yi = _as_class_labels(y_true, "y_true")
         ai = _as_class_labels(pred_a, "pred_a")
         bi = _as_class_labels(pred_b, "pred_b")
-        n_classes = int(max(yi.max(), ai.max(), bi.max())) + 1
+        # At least two classes: the macro path (classes that never occur are left out).
+        n_classes = max(2, int(max(yi.max(), ai.max(), bi.max())) + 1)
     else:
         yi = (np.asarray(v.as_label_array(y_true, "y_true")) > 0).astype(np.int64)
         ai = (np.asarray(v.as_label_array(pred_a, "pred_a")) > 0).astype(np.int64)

@@ -27,6 +27,7 @@ __all__ = [
     "f_beta",
     "fpr",
     "macro_f1",
+    "macro_mean",
     "macro_precision",
     "macro_recall",
     "pearson",
@@ -154,25 +155,34 @@ def balanced_accuracy(cm):
     return ratio(jnp.sum(jnp.where(present, recall, 0.0), axis=-1), n_present, jnp.nan)
 
 
-def _macro(cm, part):
-    """Unweighted mean over the classes that are true or predicted somewhere (0 for 0/0).
+def macro_mean(c, val, axis=-1):
+    """Unweighted mean of per-class ``val`` over the classes that occur; ``(..., C)`` -> ``(...)``.
 
-    scikit-learn's ``average="macro"`` with ``labels=None`` (the classes of
-    ``unique_labels(y_true, y_pred)``) and its default ``zero_division``
-    (``"warn"``, scored 0).
+    ``c`` holds the one-vs-rest counts of the ``C`` classes (fields shaped like
+    ``val``, classes on ``axis``). A class occurs when it is true or predicted
+    somewhere (``tp + fn + fp > 0``): scikit-learn's ``average="macro"`` with
+    ``labels=None``, whose classes are ``unique_labels(y_true, y_pred)``. NaN
+    values (a ``zero_division`` of NaN) are left out, as scikit-learn's
+    ``_nanaverage``; NaN when nothing is left.
     """
-    tp = jnp.diagonal(cm, axis1=-2, axis2=-1)
-    support = jnp.sum(cm, axis=-1)  # row sums: true instances of the class
-    predicted = jnp.sum(cm, axis=-2)  # column sums: predictions of the class
-    present = (support + predicted) > 0
+    keep = ((c.tp + c.fn + c.fp) > 0) & ~jnp.isnan(val)
+    total = jnp.sum(jnp.where(keep, val, 0.0), axis=axis)
+    return ratio(total, jnp.sum(keep, axis=axis, dtype=val.dtype), jnp.nan)
+
+
+def _macro(cm, part):
+    """:func:`macro_mean` of a per-class ratio of ``cm : (..., C, C)``, 0/0 scored 0.
+
+    scikit-learn's default ``zero_division`` (``"warn"``, scored 0).
+    """
+    c = class_counts(cm)
     if part == "precision":
-        val = ratio(tp, predicted, 0.0)
+        val = precision(c, 0.0)
     elif part == "recall":
-        val = ratio(tp, support, 0.0)
+        val = tpr(c, 0.0)
     else:
-        val = ratio(2 * tp, support + predicted, 0.0)
-    n_present = jnp.sum(present, axis=-1, dtype=cm.dtype)
-    return ratio(jnp.sum(jnp.where(present, val, 0.0), axis=-1), n_present, jnp.nan)
+        val = f_beta(c, 1.0, 0.0)
+    return macro_mean(c, val)
 
 
 def macro_precision(cm):

@@ -35,6 +35,40 @@ def _as_class_labels(a, name):
     return arr
 
 
+def _folds_iv(folds, y_true, measure, n):
+    """Fold index ``(n,)`` int of each instance (None without folds), checked for "auc"."""
+    if folds is None:
+        return None
+    if callable(measure) or measure != "auc":
+        raise ValueError(
+            f"`folds` applies to measure='auc' only (got measure={measure!r}): count measures "
+            "pool predicted labels, which share one scale across fold models."
+        )
+    f = np.asarray(folds)
+    if f.shape != (n,):
+        raise ValueError(
+            f"`folds` must hold one fold label per instance, shape ({n},); got {f.shape}."
+        )
+    if f.dtype.kind == "f":
+        v.check_finite(f, "folds")
+    try:
+        labels, index = np.unique(f, return_inverse=True)
+    except TypeError:
+        raise TypeError(
+            f"`folds` labels must be comparable (one type), got dtype {f.dtype}."
+        ) from None
+    pos = np.asarray(v.as_label_array(y_true, "y_true")) > 0
+    for k, label in enumerate(labels):
+        in_fold = index == k
+        if pos[in_fold].all() or not pos[in_fold].any():
+            missing = "negative" if pos[in_fold].all() else "positive"
+            raise ValueError(
+                f"`folds`: fold {label.item()!r} has no {missing} instance in `y_true`, so its "
+                "AUC is undefined; merge it with another fold or leave `folds` out."
+            )
+    return index.reshape(n)
+
+
 def _swap_test_iv(y_true, pred_a, pred_b, measure, beta, opts):
     """Validate :func:`swap_test`'s data and measure; returns the 1-d arrays."""
     if opts.method == "binomial":
@@ -85,6 +119,7 @@ def swap_test(
     sequential=None,
     return_null=False,
     progress=None,
+    folds=None,
 ):
     """Paired randomization test for measures that are not sums over instances.
 
@@ -120,6 +155,14 @@ def swap_test(
         "binomial" applies to sign flips only.
         Exact enumeration runs over the instances where the two models' outputs
         differ (swapping equal outputs changes nothing).
+    folds : array_like, (n,), optional
+        "auc" only: the fold of each instance when the scores come from
+        cross-validation (one model per fold and algorithm). The statistic is
+        then the mean over folds of the per-fold AUC difference: scores of
+        different fold models need not share a scale, so an AUC over scores
+        pooled from several folds mixes them (and rejects too often under H0).
+        Swaps stay per instance, so within its fold. Every fold needs both
+        classes in ``y_true``.
 
     Returns
     -------
@@ -152,9 +195,10 @@ def swap_test(
         progress=progress,
     )
     yt, pa, pb = _swap_test_iv(y_true, pred_a, pred_b, measure, beta, opts)
+    fold_index = _folds_iv(folds, y_true, measure, yt.shape[0])
     if measure in _COUNT_MEASURES:
         return _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts)
-    return _materialised(y_true, yt, pa, pb, measure, opts)
+    return _materialised(y_true, yt, pa, pb, measure, opts, fold_index)
 
 
 def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
@@ -231,12 +275,19 @@ def _counts_observed(counts_a, counts_b, n, measure, n_classes, beta):
     return obs, kexceedance.tie_tol(obs, 1.0)  # every count measure lies in [0, 1]
 
 
-def _materialised(y_true, yt, pa, pb, measure, opts):
+def _materialised(y_true, yt, pa, pb, measure, opts, fold_index=None):
     """AUC and callables: swapped outputs are materialised per block."""
     n = yt.shape[0]
     diff = np.flatnonzero(np.asarray(pa) != np.asarray(pb))
     m_eff = int(diff.size)
-    if measure == "auc":
+    if measure == "auc" and fold_index is not None:
+        # Labels and fold membership travel as the columns of one array (the swap
+        # evaluator hands the measure one `y`); a module-level measure compiles once.
+        member = fold_index[:, None] == np.arange(fold_index.max() + 1)[None, :]
+        labels = np.asarray(v.as_label_array(y_true, "y_true"))
+        yl = np.column_stack([labels, member.astype(np.float64)])
+        fn = _auc_by_fold
+    elif measure == "auc":
         yl = v.as_label_array(y_true, "y_true")
         fn = _auc
     else:
@@ -272,3 +323,8 @@ def _materialised(y_true, yt, pa, pb, measure, opts):
 
 def _auc(y, s):
     return kmeasures.roc_auc(y, s)
+
+
+def _auc_by_fold(y, s):
+    """Mean per-fold AUC; ``y : (n, 1 + K)``: labels, then fold membership (0/1)."""
+    return jnp.mean(kmeasures.roc_auc_grouped(y[:, 0], s, y[:, 1:] > 0))

@@ -35,6 +35,7 @@ __all__ = [
     "ratio",
     "rmse",
     "roc_auc",
+    "roc_auc_grouped",
     "specificity",
     "tpr",
 ]
@@ -216,6 +217,31 @@ def _auc_1d(y, s):
 def roc_auc(y, s):
     """Area under the ROC curve, ties counted 1/2; ``y, s : (..., n)`` -> ``(...)``."""
     return jnp.vectorize(_auc_1d, signature="(n),(n)->()")(y, s)
+
+
+def roc_auc_grouped(y, s, member):
+    """ROC area of each group of instances; ``y, s : (n,)``, ``member : (n, G)`` bool -> ``(G,)``.
+
+    The Mann-Whitney form of :func:`roc_auc` with ranks taken among a group's
+    instances only (NaN for a group without both classes). Pure; no validation.
+    """
+    n = s.shape[-1]
+    # Scores as their global tie-sharing ranks: integers below n, so n marks "not in
+    # the group" whatever the scores (no sentinel value can tie with a real one).
+    g = jnp.searchsorted(jnp.sort(s), s, side="left")
+
+    def one(m):
+        ks = jnp.sort(jnp.where(m, g, n))
+        lo = jnp.searchsorted(ks, g, side="left")
+        hi = jnp.searchsorted(ks, g, side="right")
+        ranks = (lo + hi + 1).astype(s.dtype) / 2
+        pos, neg = m & (y > 0), m & ~(y > 0)
+        n_pos = jnp.sum(pos).astype(s.dtype)
+        n_neg = jnp.sum(neg).astype(s.dtype)
+        u = jnp.sum(jnp.where(pos, ranks, 0)) - n_pos * (n_pos + 1) / 2
+        return ratio(u, n_pos * n_neg, jnp.nan)
+
+    return jax.vmap(one, in_axes=1)(member)
 
 
 def _ap_1d(y, s):

@@ -20,7 +20,14 @@ from jaxtests import (
     ttest_corrected,
     ttest_paired,
 )
-from jaxtests._cli._common import BadInput, _bayes_row, _quiet_call, _resamples_used, _row
+from jaxtests._cli._common import (
+    BadInput,
+    _bayes_row,
+    _quiet_call,
+    _resamples_used,
+    _row,
+    all_names,
+)
 from jaxtests._cli._compare_data import (
     _check_5x2,
     _check_defined,
@@ -158,7 +165,7 @@ def _per_measure(test, spec, inp):
     table, args = inp.table, inp.args
     alpha = args.alpha
     a, b = _pair(table, args) if spec.pairwise else (None, None)
-    comparison = f"{a} vs {b}" if spec.pairwise else " / ".join(table.algorithms)
+    comparison = f"{a} vs {b}" if spec.pairwise else all_names(table.algorithms)
     ms = _measure_names(table, args, multi=False) if args.measures else None
     if ms is None:  # the first measure (per-instance files: the first per-instance loss)
         ms = [table.measures[0]]
@@ -211,7 +218,7 @@ def _manova(inp):
     ms = _measure_names(table, args, multi=True)
     sel = [table.measures.index(m) for m in ms]
     res, notes = _quiet_call(manova, table.values[:, :, sel], names=ms)
-    comparison = " / ".join(table.algorithms)
+    comparison = all_names(table.algorithms)
     return [_row("manova", comparison, ", ".join(ms), res, args.alpha, notes)], {"manova": res}
 
 

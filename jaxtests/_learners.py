@@ -11,6 +11,7 @@ for regressors), the number of label vectors fitted per
 
 import dataclasses
 import functools
+import os
 from collections.abc import Callable
 
 import jax
@@ -166,6 +167,53 @@ LEARNERS = {
         Learner("svr", _R, _models.svr, _kernel_machine(_svr_fit), 16),
     )
 }
+
+
+# n x n float64 arrays a fit holds at once, (per fold, per fitted label vector): a kernel
+# machine's kernel matrices (fit and decision) depend on the fold only, its Q = (y y') K
+# (SVR: 2n x 2n) on the labels too; kNN's distances depend on the fold only. Other
+# learners hold O(n d + d^2 + n C) values.
+_SQUARE_ARRAYS = {"svc": (2, 1), "svr": (6, 4), "knn": (2, 0)}
+
+
+def fit_bytes(model, n, n_folds, n_labels, n_classes=0):
+    """Rough bytes of ``n_labels`` label vectors fitted on ``n_folds`` folds of ``n`` rows at once.
+
+    Counts the ``n x n`` arrays only. A one-vs-one SVC of ``C >= 3`` classes fits
+    its ``C (C - 1) / 2`` class pairs at once (vmapped), each with its own ``Q``.
+    """
+    per_fold, per_fit = _SQUARE_ARRAYS.get(model.kind, (0, 0))
+    if model.kind == "svc" and n_classes >= 3:
+        per_fit *= n_classes * (n_classes - 1) // 2
+    return 8 * n * n * n_folds * (per_fold + n_labels * per_fit)
+
+
+def check_fit_memory(model, name, n, n_folds, n_labels, n_classes=0):
+    """Refuse fits of ``model`` held at once beyond half of this machine's memory.
+
+    Checked before anything is allocated; the ``ValueError`` names the argument
+    ``name``, the learner and the size.
+    """
+    need = fit_bytes(model, n, n_folds, n_labels, n_classes)
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
+        memory = 2**34
+    if need <= memory // 2:
+        return
+    what = f"{model.kind!r}"
+    if model.kind == "svc" and n_classes >= 3:
+        pairs = n_classes * (n_classes - 1) // 2
+        what += f" (one-vs-one over {n_classes} classes: {pairs:,} class pairs fitted together)"
+    labels = f"{n_labels} label vectors on " if n_labels > 1 else ""
+    fewer = " or classes, or a one-vs-rest learner (ridge_classifier, logistic, lda)"
+    raise ValueError(
+        f"`{name}`: {what} would hold about {need / 2**30:,.1f} GiB at once ({labels}"
+        f"{n_folds} folds of {n} rows, with {n} x {n} matrices), more than half of this "
+        f"machine's memory ({memory / 2**30:.3g} GiB). Use fewer rows"
+        + (fewer if n_classes >= 3 else "")
+        + "."
+    )
 
 
 def learner(kind):

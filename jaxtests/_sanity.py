@@ -716,7 +716,10 @@ def permutation_test_score(
     key ``fold_in(key, b)``: a permutation keeps the class counts (per fold
     with stratified folds). Multiclass fits are those of ``cross_validate``
     (native, multinomial logistic, one-vs-rest ridge, one-vs-one SVC).
-    Every fit and score is in float64.
+    Every fit and score is in float64. A built-in model fits a chunk of label
+    vectors on every fold at once; when a kernel machine's (or kNN's) ``n x n``
+    matrices would need more than half of this machine's memory, a
+    ``ValueError`` naming the model and the size is raised before any fit.
 
     References
     ----------
@@ -755,6 +758,11 @@ def permutation_test_score(
             "`permutations`; give one of them."
         )
     if is_builtin(plan.model):
+        # Before any fit: a chunk of label vectors is fitted on every fold at once.
+        chunk = _learners.learner(plan.model.kind).fit_chunk
+        n_classes = 0 if plan.classes is None else len(plan.classes)
+        n, n_folds = plan.X.shape[0], plan.train.shape[0]
+        _learners.check_fit_memory(plan.model, "model", n, n_folds, chunk, n_classes)
         obs, null = _builtin_scores(plan, progress)
     else:
         obs, null = _sklearn_permutation_scores(plan, n_jobs, progress)

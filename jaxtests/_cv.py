@@ -1719,7 +1719,11 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
             _learners.check_fit_memory(m, f"models[{name!r}]", X.shape[0], R * K, 1, n_classes)
     outs = []
     for _, m in items:
-        if is_builtin(m):
+        if is_builtin(m) and m.kind in _learners.KERNEL_MACHINES:
+            # SMO in host-level calls of bounded time (Ctrl-C between them); the same values.
+            full = _learners.kernel_outputs(m, Xj, yj[None, :], Wj, n_classes)
+            out = jnp.take_along_axis(full[0].reshape(R, K, -1), jnp.asarray(index), axis=-1)
+        elif is_builtin(m):
             if classes is None:
                 full = _learners.fold_decisions(m, Xj, yj[None, :], Wj)
             else:

@@ -229,11 +229,25 @@ def _score_labels(
 ):
     per_fold = Y.ndim == 3
     f = _decisions(model, X, Y, train, test_index, per_fold, n_classes)
-    if per_fold:  # permute="train": test labels are the original ones
+    return _test_scores(f, Y, y, test_index, valid, scoring, classification, n_classes)
+
+
+def _test_scores(f, Y, y, test_index, valid, scoring, classification, n_classes):
+    """Scores ``(B, S)`` of test-set outputs ``f : (B, K, m)`` of label vectors ``Y``."""
+    if Y.ndim == 3:  # permute="train": test labels are the original ones
         yt = jnp.broadcast_to(y[test_index], f.shape)
     else:
         yt = Y[:, test_index]
     return fold_scores(f, yt, valid, scoring, classification, n_classes)
+
+
+@functools.partial(jax.jit, static_argnames=("scoring", "classification", "n_classes"))
+def _kernel_test_scores(full, Y, y, test_index, valid, *, scoring, classification, n_classes):
+    """:func:`_test_scores` of a kernel machine's outputs at all rows ``full : (B, K, n)``."""
+    f = jnp.take_along_axis(
+        full, jnp.broadcast_to(test_index, full.shape[:2] + test_index.shape[-1:]), axis=-1
+    )
+    return _test_scores(f, Y, y, test_index, valid, scoring, classification, n_classes)
 
 
 _score_labels_jit = jax.jit(
@@ -273,6 +287,19 @@ class _Data(NamedTuple):
 
 def _data_scores(fit, data, Y):
     """Scores ``(B, S)`` of label vectors ``Y`` (``(B, n)``, or ``(B, F, n)`` per fold)."""
+    if fit.model.kind in _learners.KERNEL_MACHINES:
+        # SMO solves in host-level calls of bounded time: Ctrl-C stops within a second or so.
+        full = _learners.kernel_outputs(fit.model, data.X, Y, data.train, fit.n_classes)
+        return _kernel_test_scores(
+            full,
+            Y,
+            data.y,
+            data.index,
+            data.valid,
+            scoring=fit.scoring,
+            classification=fit.classification,
+            n_classes=fit.n_classes,
+        )
     return _score_labels_jit(
         fit.model,
         data.X,
@@ -310,6 +337,27 @@ def _permute_within_strata(keys, y, train, strata, mode):
         return y[perm]
 
     return jax.vmap(one)(keys)
+
+
+def _sorted_scores(data, key, start, *, fit, mode, size):
+    """:func:`_sorted_block`; kernel machines fit its chunks in host-level calls."""
+    if fit.model.kind not in _learners.KERNEL_MACHINES:
+        return _sorted_block(data, key, start, fit=fit, mode=mode, size=size)
+    chunk = min(fit.chunk, _SORTED_CHUNK)
+    Y = _sorted_labels(data, key, start, fit=fit, mode=mode, size=size)
+    out = [_data_scores(fit, data, Y[c : c + chunk]) for c in range(0, Y.shape[0], chunk)]
+    return jnp.concatenate(out)[:size]
+
+
+@functools.partial(jax.jit, static_argnames=("fit", "mode", "size"))
+def _sorted_labels(data, key, start, *, fit, mode, size):
+    """The label vectors of :func:`_sorted_block`, its chunks concatenated (the last padded)."""
+    chunk = min(fit.chunk, _SORTED_CHUNK)
+    n_chunks = -(-size // chunk)
+    keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(
+        start + jnp.arange(n_chunks * chunk, dtype=start.dtype)
+    )
+    return _permute_within_strata(keys, data.y, data.train, data.strata, mode)
 
 
 @functools.partial(jax.jit, static_argnames=("fit", "mode", "size"))
@@ -720,6 +768,9 @@ def permutation_test_score(
     vectors on every fold at once; when a kernel machine's (or kNN's) ``n x n``
     matrices would need more than half of this machine's memory, a
     ``ValueError`` naming the model and the size is raised before any fit.
+    Kernel machines (``svc``, ``svr``) run their SMO solves in host-level calls
+    of about half a second (the same values as one call), so Ctrl-C stops a
+    run within a second or so once its programs are compiled.
 
     References
     ----------
@@ -838,7 +889,7 @@ def _builtin_scores(plan, progress):
         chunks = []
         for s in _mine(range(0, B, step)):
             start, size = jnp.asarray(s, jnp.int32), min(step, B - s)
-            chunks.append(_sorted_block(data, key, start, fit=fit, mode=mode, size=size))
+            chunks.append(_sorted_scores(data, key, start, fit=fit, mode=mode, size=size))
             report(chunks[-1].shape[0])
         return obs, _joined(chunks, obs)
 

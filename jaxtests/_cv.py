@@ -1683,6 +1683,12 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     ``recall_macro``, ``f1_macro`` apply; margin losses (hinge...) and binary
     measures (tpr, roc_auc...) raise.
 
+    A built-in model fits all folds at once (``vmap``); kernel machines (``svc``,
+    ``svr``) and ``knn`` hold ``n x n`` matrices per fit, and the one-vs-one ``svc``
+    one set per class pair. When they would need more than half of this
+    machine's memory, a ``ValueError`` naming the model and the size is raised
+    before anything is fitted.
+
     Examples
     --------
     >>> import numpy as np
@@ -1707,9 +1713,17 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     index, valid = padded_test_index(splits.test)
     W = splits.train.reshape(R * K, -1).astype(np.float64)
     Xj, yj, Wj = jnp.asarray(X), jnp.asarray(y), jnp.asarray(W)
+    n_classes = 0 if classes is None else len(classes)
+    for name, m in items:  # before any fit: all folds of a model are fitted at once
+        if is_builtin(m):
+            _learners.check_fit_memory(m, f"models[{name!r}]", X.shape[0], R * K, 1, n_classes)
     outs = []
     for _, m in items:
-        if is_builtin(m):
+        if is_builtin(m) and m.kind in _learners.KERNEL_MACHINES:
+            # SMO in host-level calls of bounded time (Ctrl-C between them); the same values.
+            full = _learners.kernel_outputs(m, Xj, yj[None, :], Wj, n_classes)
+            out = jnp.take_along_axis(full[0].reshape(R, K, -1), jnp.asarray(index), axis=-1)
+        elif is_builtin(m):
             if classes is None:
                 full = _learners.fold_decisions(m, Xj, yj[None, :], Wj)
             else:

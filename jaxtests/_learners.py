@@ -11,7 +11,10 @@ for regressors), the number of label vectors fitted per
 
 import dataclasses
 import functools
+import os
+import time
 from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -168,6 +171,53 @@ LEARNERS = {
 }
 
 
+# n x n float64 arrays a fit holds at once, (per fold, per fitted label vector): a kernel
+# machine's kernel matrices (fit and decision) depend on the fold only, its Q = (y y') K
+# (SVR: 2n x 2n) on the labels too; kNN's distances depend on the fold only. Other
+# learners hold O(n d + d^2 + n C) values.
+_SQUARE_ARRAYS = {"svc": (2, 1), "svr": (6, 4), "knn": (2, 0)}
+
+
+def fit_bytes(model, n, n_folds, n_labels, n_classes=0):
+    """Rough bytes of ``n_labels`` label vectors fitted on ``n_folds`` folds of ``n`` rows at once.
+
+    Counts the ``n x n`` arrays only. A one-vs-one SVC of ``C >= 3`` classes fits
+    its ``C (C - 1) / 2`` class pairs at once (vmapped), each with its own ``Q``.
+    """
+    per_fold, per_fit = _SQUARE_ARRAYS.get(model.kind, (0, 0))
+    if model.kind == "svc" and n_classes >= 3:
+        per_fit *= n_classes * (n_classes - 1) // 2
+    return 8 * n * n * n_folds * (per_fold + n_labels * per_fit)
+
+
+def check_fit_memory(model, name, n, n_folds, n_labels, n_classes=0):
+    """Refuse fits of ``model`` held at once beyond half of this machine's memory.
+
+    Checked before anything is allocated; the ``ValueError`` names the argument
+    ``name``, the learner and the size.
+    """
+    need = fit_bytes(model, n, n_folds, n_labels, n_classes)
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # pragma: no cover - non-POSIX
+        memory = 2**34
+    if need <= memory // 2:
+        return
+    what = f"{model.kind!r}"
+    if model.kind == "svc" and n_classes >= 3:
+        pairs = n_classes * (n_classes - 1) // 2
+        what += f" (one-vs-one over {n_classes} classes: {pairs:,} class pairs fitted together)"
+    labels = f"{n_labels} label vectors on " if n_labels > 1 else ""
+    fewer = " or classes, or a one-vs-rest learner (ridge_classifier, logistic, lda)"
+    raise ValueError(
+        f"`{name}`: {what} would hold about {need / 2**30:,.1f} GiB at once ({labels}"
+        f"{n_folds} folds of {n} rows, with {n} x {n} matrices), more than half of this "
+        f"machine's memory ({memory / 2**30:.3g} GiB). Use fewer rows"
+        + (fewer if n_classes >= 3 else "")
+        + "."
+    )
+
+
 def learner(kind):
     """The table row of ``kind`` (a ``Model.kind``)."""
     try:
@@ -227,3 +277,125 @@ def fold_predictions_per_fold_labels(model, X, Y, W, n_classes):
     """As :func:`fold_predictions` with fold-specific class vectors ``Y : (B, F, n)``."""
     per_fold = jax.vmap(lambda y, w: fit_predict(model, X, y, w, n_classes))
     return jax.vmap(per_fold, in_axes=(0, None))(Y, W)
+
+
+# ---- kernel machines in host-level calls of bounded time (Ctrl-C acts between calls)
+#
+# The SMO solve of a kernel machine is one ``lax.while_loop``; fitted inside one
+# compiled call for a chunk of label vectors on every fold it can run for minutes, and
+# Ctrl-C waits for it. :func:`kernel_outputs` runs the same computation in three
+# programs: the dual problems and their initial states, SMO steps in calls sized to
+# about ``_STEP_SECONDS`` (each lane's steps are those of the single loop, whatever
+# the cut), and the solutions' outputs. The ``vmap`` nesting is that of
+# :func:`fold_decisions`, so the values are those of one call.
+
+KERNEL_MACHINES = ("svc", "svr")
+_STEP_SECONDS = 0.5
+
+
+class _Dual(NamedTuple):
+    """One lane's dual problem: ``Q : (N, N)``, signs ``s`` and bounds ``ub : (N,)``."""
+
+    Q: jax.Array
+    s: jax.Array
+    ub: jax.Array
+
+
+def _dual(p, kind, X, y, w, kargs):
+    if kind == "svc":
+        Q, q, s, ub = klearners.svc_problem(X, y, w, p["C"], *kargs)
+    else:
+        Q, q, s, ub = klearners.svr_problem(X, y, w, p["C"], p["epsilon"], *kargs)
+    return _Dual(Q, s, ub), klearners.smo_init(q, s, ub)
+
+
+def _ovo_targets(y, w, a, b):
+    # The class pair (a, b) as in _svc_ovo: +1 on class a, its two classes' rows only.
+    return jnp.where(y == a, 1.0, -1.0).astype(w.dtype), jnp.where((y == a) | (y == b), w, 0.0)
+
+
+def _lanes(fn, per_fold):
+    """``fn(y, w, ...)`` vmapped over folds, then label vectors, as :func:`fold_decisions`."""
+    inner = jax.vmap(fn, in_axes=(0 if per_fold else None, 0))
+    return jax.vmap(inner, in_axes=(0, None))
+
+
+def _pairs(n_classes, dtype):
+    pairs = np.asarray(klearners.ovo_pairs(n_classes))
+    return jnp.asarray(pairs[:, 0], dtype), jnp.asarray(pairs[:, 1], dtype)
+
+
+@functools.partial(jax.jit, static_argnames=("model", "n_classes", "per_fold"))
+def _kernel_prepare(model, X, Y, W, n_classes, per_fold):
+    p, kind = model.hyper, model.kind
+
+    def one(y, w):
+        kargs, Xs = _kernel_inputs(p, X, w)
+        if not n_classes:
+            return _dual(p, kind, Xs, y, w, kargs)
+        a, b = _pairs(n_classes, y.dtype)
+
+        def pair(a, b):
+            t, wp = _ovo_targets(y, w, a, b)
+            return _dual(p, kind, Xs, t, wp, kargs)
+
+        return jax.vmap(pair)(a, b)
+
+    return _lanes(one, per_fold)(Y, W)
+
+
+@functools.partial(jax.jit, static_argnames=("model", "n_lane_axes"))
+def _kernel_steps(model, duals, states, n_steps, n_lane_axes):
+    tol, max_iter = model.hyper["tol"], model.hyper["max_iter"]
+
+    def one(d, st):
+        return klearners.smo_steps(d.Q, d.s, d.ub, st, tol, max_iter, n_steps)
+
+    for _ in range(n_lane_axes):
+        one = jax.vmap(one)
+    states = one(duals, states)
+    return states, jnp.any(klearners.smo_running(states, tol, max_iter))
+
+
+@functools.partial(jax.jit, static_argnames=("model", "n_classes", "per_fold"))
+def _kernel_finish(model, X, Y, W, duals, states, n_classes, per_fold):
+    p, kind = model.hyper, model.kind
+    machine = klearners.svc_machine if kind == "svc" else klearners.svr_machine
+
+    def decision(Xs, kargs, d, st):
+        km = machine(Xs, d.s, *klearners.smo_finish(d.s, d.ub, st))
+        return klearners.svm_decision(km, Xs, *kargs)
+
+    def one(y, w, d, st):
+        kargs, Xs = _kernel_inputs(p, X, w)
+        if not n_classes:
+            return decision(Xs, kargs, d, st)
+        votes = klearners.ovo_votes(
+            jax.vmap(lambda d, st: decision(Xs, kargs, d, st))(d, st), n_classes
+        )
+        return jnp.argmax(votes, axis=-1).astype(X.dtype)
+
+    inner = jax.vmap(one, in_axes=(0 if per_fold else None, 0, 0, 0))
+    return jax.vmap(inner, in_axes=(0, None, 0, 0))(Y, W, duals, states)
+
+
+def kernel_outputs(model, X, Y, W, n_classes=0):
+    """:func:`fold_decisions` (or :func:`fold_predictions` with ``n_classes``) of a kernel machine.
+
+    ``Y : (B, n)``, or ``(B, F, n)`` per fold; ``W : (F, n)`` -> ``(B, F, n)``.
+    The SMO steps run in host-level calls of about half a second, so Ctrl-C
+    (``KeyboardInterrupt``) stops a long fit between them; the values are those
+    of the single compiled call.
+    """
+    per_fold = Y.ndim == 3
+    duals, states = _kernel_prepare(model, X, Y, W, n_classes=n_classes, per_fold=per_fold)
+    axes = 3 if n_classes else 2
+    n_steps = 64
+    while True:
+        t0 = time.perf_counter()
+        states, running = _kernel_steps(model, duals, states, np.int32(n_steps), n_lane_axes=axes)
+        if not bool(running):
+            break
+        per_step = max(time.perf_counter() - t0, 1e-6) / n_steps
+        n_steps = int(min(max(_STEP_SECONDS / per_step, 16), 16 * n_steps, 2**30))
+    return _kernel_finish(model, X, Y, W, duals, states, n_classes=n_classes, per_fold=per_fold)

@@ -269,7 +269,7 @@ def _ratio_measure(kernel, counts, average, zero_division, **kw):
         return kernel(summed, zero_division=z, **kw)
     per_class = kernel(c, zero_division=z, **kw)
     if average == "macro":
-        return _weighted_nanmean(per_class, jnp.ones_like(per_class))
+        return kmeasures.macro_mean(c, per_class)
     return _weighted_nanmean(per_class, c.tp + c.fn)  # weighted by support
 
 
@@ -280,8 +280,12 @@ _PARAMS = """
         Binary counts ``(tp, fn, fp, tn)`` (each of any batch shape), or a
         multiclass confusion matrix of shape ``(..., C, C)`` (one-vs-rest per class).
     average : {None, 'macro', 'micro', 'weighted'}, optional
-        For a confusion matrix: per class (None), unweighted mean over classes,
-        from summed counts, or mean weighted by class support.
+        For a confusion matrix: per class (None), unweighted mean over the
+        classes that occur (a nonzero row or column: scikit-learn's
+        ``average="macro"`` with ``labels=None``, whose classes are those in
+        ``y_true`` or ``y_pred``; a class absent from both is left out, not
+        scored ``zero_division``), from summed counts, or mean weighted by class
+        support. NaN values (``zero_division=nan``) are left out of the means.
     zero_division : float, default nan
         Value of a ratio with zero denominator (0, 1 or nan).
 
@@ -437,7 +441,8 @@ def f_beta(counts, beta=1.0, *, average=None, zero_division=np.nan):
     beta : float, default 1.0
         Weight of recall relative to precision; ``> 0``.
     average : {None, 'macro', 'micro', 'weighted'}, optional
-        Averaging over classes for a confusion matrix.
+        Averaging over classes for a confusion matrix, as in :func:`precision`
+        ("macro": the classes that occur, scikit-learn's ``labels=None``).
     zero_division : float, default nan
         Value when ``tp + fn + fp = 0``.
 
@@ -469,7 +474,8 @@ def f1(counts, *, average=None, zero_division=np.nan):
     counts : ConfusionCounts or array_like
         Binary counts or a multiclass confusion matrix ``(..., C, C)``.
     average : {None, 'macro', 'micro', 'weighted'}, optional
-        Averaging over classes for a confusion matrix.
+        Averaging over classes for a confusion matrix, as in :func:`precision`
+        ("macro": the classes that occur, scikit-learn's ``labels=None``).
     zero_division : float, default nan
         Value when ``tp + fn + fp = 0``.
 

@@ -78,7 +78,6 @@ class Profile:
         """
         return 4096 if self.family == "words" else max(4096, draws)
 
-
     @property
     def mitm_group(self):
         """Upper half sums matched per step of the exact meet-in-the-middle count.

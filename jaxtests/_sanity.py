@@ -86,6 +86,16 @@ _MATRIX_SCORES = {
     "f1_macro": kmeasures.macro_f1,
 }
 _MULTICLASS_SCORES = ("accuracy", "error", *_MATRIX_SCORES)
+_BINARY_RATIOS = {
+    "accuracy": kmeasures.accuracy,
+    "error": kmeasures.error,
+    "recall": kmeasures.tpr,
+    "tpr": kmeasures.tpr,
+    "fpr": kmeasures.fpr,
+    "specificity": kmeasures.specificity,
+    "precision": kmeasures.precision,
+    "f1": lambda c, zero_division: kmeasures.f_beta(c, 1.0, zero_division),
+}
 _REG_SCORES = ("r2", "neg_mean_squared_error", "neg_mean_absolute_error")
 _BLOCK_BYTES = 2**23  # a block of permuted labels: about 8 MB as float64
 _CALL_BLOCKS = 16  # label blocks per call of the compiled ridge stream
@@ -101,38 +111,24 @@ def block_rows(n):
 # ---------------------------------------------------------------- scoring kernels
 
 
-def _div(a, b):
-    return jnp.where(b > 0, a / jnp.where(b > 0, b, 1), 0.0)
-
-
 def count_scores(tp, fn, fp, tn, scoring):
     """Mean over folds of count-based scores; counts ``(B, K)`` float -> ``(B, S)``.
 
     Pure; the observed score and every permuted score are computed by this
-    function, from confusion counts, so equal counts give equal scores.
+    function, from confusion counts (the ratios of
+    :mod:`jaxtests.kernels.measures`, 0/0 scored 0), so equal counts give
+    equal scores.
     """
-    cnt = tp + fn + fp + tn
+    c = kmeasures.ConfusionCounts(tp, fn, fp, tn)
     out = []
     for s in scoring:
-        if s == "accuracy":
-            val = (tp + tn) / cnt
-        elif s == "error":
-            val = (fp + fn) / cnt
-        elif s in ("recall", "tpr"):
-            val = _div(tp, tp + fn)
-        elif s == "fpr":
-            val = _div(fp, fp + tn)
-        elif s == "specificity":
-            val = _div(tn, fp + tn)
-        elif s == "precision":
-            val = _div(tp, tp + fp)
-        elif s == "f1":
-            val = _div(2 * tp, 2 * tp + fp + fn)
+        if s in _BINARY_RATIOS:
+            val = _BINARY_RATIOS[s](c, 0.0)
         elif s != "balanced_accuracy":  # a macro average over the classes -1, +1
             cm = jnp.stack([jnp.stack([tn, fp], -1), jnp.stack([fn, tp], -1)], -2)
             val = _MATRIX_SCORES[s](cm)
         else:  # balanced_accuracy
-            val = (_div(tp, tp + fn) + _div(tn, tn + fp)) / 2
+            val = (kmeasures.tpr(c, 0.0) + kmeasures.specificity(c, 0.0)) / 2
         out.append(jnp.mean(val, axis=-1))
     return jnp.stack(out, axis=-1)
 
@@ -233,11 +229,25 @@ def _score_labels(
 ):
     per_fold = Y.ndim == 3
     f = _decisions(model, X, Y, train, test_index, per_fold, n_classes)
-    if per_fold:  # permute="train": test labels are the original ones
+    return _test_scores(f, Y, y, test_index, valid, scoring, classification, n_classes)
+
+
+def _test_scores(f, Y, y, test_index, valid, scoring, classification, n_classes):
+    """Scores ``(B, S)`` of test-set outputs ``f : (B, K, m)`` of label vectors ``Y``."""
+    if Y.ndim == 3:  # permute="train": test labels are the original ones
         yt = jnp.broadcast_to(y[test_index], f.shape)
     else:
         yt = Y[:, test_index]
     return fold_scores(f, yt, valid, scoring, classification, n_classes)
+
+
+@functools.partial(jax.jit, static_argnames=("scoring", "classification", "n_classes"))
+def _kernel_test_scores(full, Y, y, test_index, valid, *, scoring, classification, n_classes):
+    """:func:`_test_scores` of a kernel machine's outputs at all rows ``full : (B, K, n)``."""
+    f = jnp.take_along_axis(
+        full, jnp.broadcast_to(test_index, full.shape[:2] + test_index.shape[-1:]), axis=-1
+    )
+    return _test_scores(f, Y, y, test_index, valid, scoring, classification, n_classes)
 
 
 _score_labels_jit = jax.jit(
@@ -277,6 +287,19 @@ class _Data(NamedTuple):
 
 def _data_scores(fit, data, Y):
     """Scores ``(B, S)`` of label vectors ``Y`` (``(B, n)``, or ``(B, F, n)`` per fold)."""
+    if fit.model.kind in _learners.KERNEL_MACHINES:
+        # SMO solves in host-level calls of bounded time: Ctrl-C stops within a second or so.
+        full = _learners.kernel_outputs(fit.model, data.X, Y, data.train, fit.n_classes)
+        return _kernel_test_scores(
+            full,
+            Y,
+            data.y,
+            data.index,
+            data.valid,
+            scoring=fit.scoring,
+            classification=fit.classification,
+            n_classes=fit.n_classes,
+        )
     return _score_labels_jit(
         fit.model,
         data.X,
@@ -314,6 +337,27 @@ def _permute_within_strata(keys, y, train, strata, mode):
         return y[perm]
 
     return jax.vmap(one)(keys)
+
+
+def _sorted_scores(data, key, start, *, fit, mode, size):
+    """:func:`_sorted_block`; kernel machines fit its chunks in host-level calls."""
+    if fit.model.kind not in _learners.KERNEL_MACHINES:
+        return _sorted_block(data, key, start, fit=fit, mode=mode, size=size)
+    chunk = min(fit.chunk, _SORTED_CHUNK)
+    Y = _sorted_labels(data, key, start, fit=fit, mode=mode, size=size)
+    out = [_data_scores(fit, data, Y[c : c + chunk]) for c in range(0, Y.shape[0], chunk)]
+    return jnp.concatenate(out)[:size]
+
+
+@functools.partial(jax.jit, static_argnames=("fit", "mode", "size"))
+def _sorted_labels(data, key, start, *, fit, mode, size):
+    """The label vectors of :func:`_sorted_block`, its chunks concatenated (the last padded)."""
+    chunk = min(fit.chunk, _SORTED_CHUNK)
+    n_chunks = -(-size // chunk)
+    keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(
+        start + jnp.arange(n_chunks * chunk, dtype=start.dtype)
+    )
+    return _permute_within_strata(keys, data.y, data.train, data.strata, mode)
 
 
 @functools.partial(jax.jit, static_argnames=("fit", "mode", "size"))
@@ -662,7 +706,9 @@ def permutation_test_score(
         ``recall``/``tpr``, ``fpr``, ``specificity``, ``precision``, ``f1``,
         ``roc_auc``, ``precision_macro``, ``recall_macro``, ``f1_macro``
         (multiclass: ``accuracy``, ``error``, ``balanced_accuracy`` and the
-        three macro averages; the binary ones are refused); regressors:
+        three macro averages, scikit-learn's ``average="macro"`` with
+        ``labels=None``: the mean over the classes true or predicted in the
+        fold, 0 for a zero division; the binary ones are refused); regressors:
         ``r2``, ``neg_mean_squared_error``, ``neg_mean_absolute_error``.
         Several are computed in one pass. Each score is the mean over folds
         (as scikit-learn's).
@@ -718,7 +764,13 @@ def permutation_test_score(
     key ``fold_in(key, b)``: a permutation keeps the class counts (per fold
     with stratified folds). Multiclass fits are those of ``cross_validate``
     (native, multinomial logistic, one-vs-rest ridge, one-vs-one SVC).
-    Every fit and score is in float64.
+    Every fit and score is in float64. A built-in model fits a chunk of label
+    vectors on every fold at once; when a kernel machine's (or kNN's) ``n x n``
+    matrices would need more than half of this machine's memory, a
+    ``ValueError`` naming the model and the size is raised before any fit.
+    Kernel machines (``svc``, ``svr``) run their SMO solves in host-level calls
+    of about half a second (the same values as one call), so Ctrl-C stops a
+    run within a second or so once its programs are compiled.
 
     References
     ----------
@@ -757,6 +809,11 @@ def permutation_test_score(
             "`permutations`; give one of them."
         )
     if is_builtin(plan.model):
+        # Before any fit: a chunk of label vectors is fitted on every fold at once.
+        chunk = _learners.learner(plan.model.kind).fit_chunk
+        n_classes = 0 if plan.classes is None else len(plan.classes)
+        n, n_folds = plan.X.shape[0], plan.train.shape[0]
+        _learners.check_fit_memory(plan.model, "model", n, n_folds, chunk, n_classes)
         obs, null = _builtin_scores(plan, progress)
     else:
         obs, null = _sklearn_permutation_scores(plan, n_jobs, progress)
@@ -832,7 +889,7 @@ def _builtin_scores(plan, progress):
         chunks = []
         for s in _mine(range(0, B, step)):
             start, size = jnp.asarray(s, jnp.int32), min(step, B - s)
-            chunks.append(_sorted_block(data, key, start, fit=fit, mode=mode, size=size))
+            chunks.append(_sorted_scores(data, key, start, fit=fit, mode=mode, size=size))
             report(chunks[-1].shape[0])
         return obs, _joined(chunks, obs)
 

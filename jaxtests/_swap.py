@@ -8,9 +8,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxtests import _profile
 from jaxtests import _validation as v
 from jaxtests._buckets import bucket, pad_axis
-from jaxtests._engine import Plan, check_enumerable, choose_method, drive, swap_terms
+from jaxtests._engine import (
+    Plan,
+    blocks_for,
+    check_enumerable,
+    choose_method,
+    drive,
+    swap_terms,
+)
 from jaxtests._precision import x64
 from jaxtests._resampling import check_exact_cap, check_statistic, common_iv, wrap
 from jaxtests.kernels import evaluators as kevaluators
@@ -33,6 +41,40 @@ def _as_class_labels(a, name):
     if arr.size and arr.min() < 0:
         raise ValueError(f"`{name}` must hold class labels 0..C-1; found {arr.min()}.")
     return arr
+
+
+def _folds_iv(folds, y_true, measure, n):
+    """Fold index ``(n,)`` int of each instance (None without folds), checked for "auc"."""
+    if folds is None:
+        return None
+    if callable(measure) or measure != "auc":
+        raise ValueError(
+            f"`folds` applies to measure='auc' only (got measure={measure!r}): count measures "
+            "pool predicted labels, which share one scale across fold models."
+        )
+    f = np.asarray(folds)
+    if f.shape != (n,):
+        raise ValueError(
+            f"`folds` must hold one fold label per instance, shape ({n},); got {f.shape}."
+        )
+    if f.dtype.kind == "f":
+        v.check_finite(f, "folds")
+    try:
+        labels, index = np.unique(f, return_inverse=True)
+    except TypeError:
+        raise TypeError(
+            f"`folds` labels must be comparable (one type), got dtype {f.dtype}."
+        ) from None
+    pos = np.asarray(v.as_label_array(y_true, "y_true")) > 0
+    for k, label in enumerate(labels):
+        in_fold = index == k
+        if pos[in_fold].all() or not pos[in_fold].any():
+            missing = "negative" if pos[in_fold].all() else "positive"
+            raise ValueError(
+                f"`folds`: fold {label.item()!r} has no {missing} instance in `y_true`, so its "
+                "AUC is undefined; merge it with another fold or leave `folds` out."
+            )
+    return index.reshape(n)
 
 
 def _swap_test_iv(y_true, pred_a, pred_b, measure, beta, opts):
@@ -85,6 +127,7 @@ def swap_test(
     sequential=None,
     return_null=False,
     progress=None,
+    folds=None,
 ):
     """Paired randomization test for measures that are not sums over instances.
 
@@ -104,7 +147,14 @@ def swap_test(
         Count measures are recomputed from confusion counts, which are linear in
         the swap bits (fast table path); "auc" and callables
         ``fn(y_true, pred) -> scalar`` are recomputed from the swapped outputs.
-        Undefined ratios (0/0) count as 0.
+        Undefined ratios (0/0) count as 0. "macro_f1" is scikit-learn's
+        ``f1_score(average="macro")`` with ``labels=None``: the unweighted mean
+        of per-class F1 over the classes that occur in ``y_true`` or in the
+        predictions scored (a class absent from both is left out, not scored
+        0). Each rearrangement is scored the same way: ``A*`` and ``B*`` each
+        over the classes of ``y_true`` and of their own swapped predictions, so
+        every statistic of the null distribution is scikit-learn's difference
+        on the swapped prediction vectors.
     beta : float
         F-beta weight for "f_beta" (a positive finite number); any other value
         than 1 with another measure is an error.
@@ -113,6 +163,14 @@ def swap_test(
         "binomial" applies to sign flips only.
         Exact enumeration runs over the instances where the two models' outputs
         differ (swapping equal outputs changes nothing).
+    folds : array_like, (n,), optional
+        "auc" only: the fold of each instance when the scores come from
+        cross-validation (one model per fold and algorithm). The statistic is
+        then the mean over folds of the per-fold AUC difference: scores of
+        different fold models need not share a scale, so an AUC over scores
+        pooled from several folds mixes them (and rejects too often under H0).
+        Swaps stay per instance, so within its fold. Every fold needs both
+        classes in ``y_true``.
 
     Returns
     -------
@@ -145,9 +203,10 @@ def swap_test(
         progress=progress,
     )
     yt, pa, pb = _swap_test_iv(y_true, pred_a, pred_b, measure, beta, opts)
+    fold_index = _folds_iv(folds, y_true, measure, yt.shape[0])
     if measure in _COUNT_MEASURES:
         return _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts)
-    return _materialised(y_true, yt, pa, pb, measure, opts)
+    return _materialised(y_true, yt, pa, pb, measure, opts, fold_index)
 
 
 def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
@@ -159,7 +218,8 @@ def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
         yi = _as_class_labels(y_true, "y_true")
         ai = _as_class_labels(pred_a, "pred_a")
         bi = _as_class_labels(pred_b, "pred_b")
-        n_classes = int(max(yi.max(), ai.max(), bi.max())) + 1
+        # At least two classes: the macro path (classes that never occur are left out).
+        n_classes = max(2, int(max(yi.max(), ai.max(), bi.max())) + 1)
     else:
         yi = (np.asarray(v.as_label_array(y_true, "y_true")) > 0).astype(np.int64)
         ai = (np.asarray(v.as_label_array(pred_a, "pred_a")) > 0).astype(np.int64)
@@ -202,14 +262,18 @@ def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
         n_total = opts.n_resamples
         # A shape bucket of words: the number of differing instances is data-dependent,
         # and zero count changes add nothing.
-        n_words = bucket(n_words)
-        draws = kevaluators.block_draws_fused(
-            n_words, dk.shape[0], n_total, opts.sequential is not None
+        n_words = bucket(n_words)  # also the draws' counter stride (both families pad so)
+        profile = _profile.current()
+        draws = profile.fused_draws(
+            32 * n_words, dk.shape[0], blocks_for(n_total), opts.sequential is not None
         )
-        # Count changes are integers: their float32 sums are exact (|sum| <= m < 2^24).
+        # Count changes are integers: their float32 sums are exact (|sum| <= m < 2^24) in any
+        # order, so both families' sums are the counts themselves.
         d32 = pad_axis(delta[:, keep], 32 * n_words).reshape(-1, n_words, 32)
         data["d32"] = jnp.asarray(d32.astype(np.float32), dtype=jnp.float32)
-        evaluator = kevaluators.FusedEval(draws, "counts", meas, n_classes, beta_v)
+        evaluator = kevaluators.FusedEval(
+            draws, "counts", meas, n_classes, beta_v, stride=n_words, schedule=profile.schedule
+        )
     res = drive(Plan(evaluator, data, obs, tol, np.ones(1), n_total, draws, exact), opts)
     return wrap(obs, (), res, opts.alternative, None)
 
@@ -223,12 +287,19 @@ def _counts_observed(counts_a, counts_b, n, measure, n_classes, beta):
     return obs, kexceedance.tie_tol(obs, 1.0)  # every count measure lies in [0, 1]
 
 
-def _materialised(y_true, yt, pa, pb, measure, opts):
+def _materialised(y_true, yt, pa, pb, measure, opts, fold_index=None):
     """AUC and callables: swapped outputs are materialised per block."""
     n = yt.shape[0]
     diff = np.flatnonzero(np.asarray(pa) != np.asarray(pb))
     m_eff = int(diff.size)
-    if measure == "auc":
+    if measure == "auc" and fold_index is not None:
+        # Labels and fold membership travel as the columns of one array (the swap
+        # evaluator hands the measure one `y`); a module-level measure compiles once.
+        member = fold_index[:, None] == np.arange(fold_index.max() + 1)[None, :]
+        labels = np.asarray(v.as_label_array(y_true, "y_true"))
+        yl = np.column_stack([labels, member.astype(np.float64)])
+        fn = _auc_by_fold
+    elif measure == "auc":
         yl = v.as_label_array(y_true, "y_true")
         fn = _auc
     else:
@@ -264,3 +335,8 @@ def _materialised(y_true, yt, pa, pb, measure, opts):
 
 def _auc(y, s):
     return kmeasures.roc_auc(y, s)
+
+
+def _auc_by_fold(y, s):
+    """Mean per-fold AUC; ``y : (n, 1 + K)``: labels, then fold membership (0/1)."""
+    return jnp.mean(kmeasures.roc_auc_grouped(y[:, 0], s, y[:, 1:] > 0))

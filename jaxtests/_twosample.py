@@ -250,24 +250,11 @@ def _twosample(x, y, statistic, opts):
         check_enumerable(n_splits, f"C({n}, {n1}) {count} splits")
     linear = statistic in _TWOSAMPLE_STATS
     z = np.concatenate([x2, y2], axis=-1)
-    if exact:
-        n_total = n_splits
-    else:
-        n_total = opts.n_resamples
+    n_total = n_splits if exact else opts.n_resamples
     if not linear:
-        n_words = -(-n // 32)
-        draws = kevaluators.block_draws_generic(n)
-        if exact:
-            draws = min(draws, n_total)
-            words = kevaluators.Words("combinations", n_words, draws, n, n1)
-        else:
-            words = kevaluators.Words("random", n_words, draws, n, n1)
         observed, tol_g = _generic_observed(x2, y2, z, statistic)
-        evaluator = kevaluators.GenericEval(words, "twosample", statistic, n)
-        data = {"z": z, "n1": jnp.zeros((n1,))}
-        ones = jnp.ones_like(observed)
-        plan = Plan(evaluator, data, observed, tol_g, ones, n_total, draws, exact)
-        return wrap(observed, batch_shape, drive(plan, opts), opts.alternative, opts.correction)
+        res = _generic(z, n1, statistic, observed, tol_g, opts, exact, n_total)
+        return wrap(observed, batch_shape, res, opts.alternative, opts.correction)
     # Words: a capacity, zero padding, the sample sizes traced and the draw loops stopping
     # at the live words, so one program serves every size up to it.
     profile = _profile.current()
@@ -322,6 +309,51 @@ def _t_from_mean_difference(z, total, n1, n2):
             return md / np.sqrt(ss / (n - 2) * (1.0 / n1 + 1.0 / n2))
 
     return null_map
+
+
+def _generic(z, n1, statistic, observed, tol, opts, exact, n_total):
+    """Any statistic on materialised splits of ``z : (H, n, ...)`` (items on axis 1)."""
+    n = z.shape[1]
+    n_words = -(-n // 32)
+    draws = kevaluators.block_draws_generic(n)
+    if exact:
+        draws = min(draws, n_total)
+        words = kevaluators.Words("combinations", n_words, draws, n, n1)
+    else:
+        words = kevaluators.Words("random", n_words, draws, n, n1)
+    # ``statistic`` is a static argument of the compiled engine (hashed by identity): a
+    # function made anew per call, such as a closure over the data, compiles anew.
+    evaluator = kevaluators.GenericEval(words, "twosample", statistic, n)
+    data = {"z": z, "n1": jnp.zeros((n1,))}
+    ones = jnp.ones_like(observed)
+    return drive(Plan(evaluator, data, observed, tol, ones, n_total, draws, exact), opts)
+
+
+def rows_pvalue(statistic_fn, a, b, *, alternative, n_resamples, key, correction=None):
+    """Label permutations of whole rows between ``a : (H, n1, p)`` and ``b : (H, n2, p)``.
+
+    For the parametric tests' ``method="permutation"`` (two-sample Hotelling's
+    T²): a split of the ``n1 + n2`` rows is drawn as :func:`permutation_test`
+    draws a split of 1-d items, and ``statistic_fn(x (n1, p), y (n2, p))``
+    (module-level, so that the compiled engine is reused across calls) is
+    evaluated on it. Exact when ``C(n1 + n2, n1) <= n_resamples``. Returns a
+    :class:`PermutationTestResult` with flat ``(H,)`` fields. Call under
+    ``jaxtests._precision.x64``.
+    """
+    opts = common_iv(alternative, n_resamples, "auto", None, correction, None, False, key=key)
+    a, b = np.asarray(a), np.asarray(b)
+    n1, n = a.shape[1], a.shape[1] + b.shape[1]
+    n_splits = _comb_at_most(n, n1, max(opts.n_resamples, MAX_ENUMERATION))
+    exact = choose_method(opts.method, n_splits, opts.n_resamples) == "exact"
+    z = np.concatenate([a, b], axis=1)
+    observed = vmapped(statistic_fn)(a, b)
+    # Size of the statistic's values: its value on the splits that put the first and the
+    # last n1 rows in group 1 (the sorted-item splits of :func:`_generic_observed`).
+    last = vmapped(statistic_fn)(z[:, n - n1 :], z[:, : n - n1])
+    tol = kexceedance.tie_tol(observed, jnp.maximum(jnp.abs(last), jnp.abs(observed)))
+    n_total = n_splits if exact else opts.n_resamples
+    res = _generic(z, n1, statistic_fn, observed, tol, opts, exact, n_total)
+    return wrap(observed, (z.shape[0],), res, opts.alternative, opts.correction)
 
 
 def _generic_observed(x2, y2, z, statistic):

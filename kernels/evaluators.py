@@ -498,7 +498,11 @@ def _expand(p, ndim):
 
 
 def count_measure(c, n, measure, n_classes, beta):
-    """Measure from stacked counts ``c : (3 C, R)`` rows (tp, fp, fn) per class."""
+    """Measure from stacked counts ``c : (3 C, R)`` rows (tp, fp, fn) per class, 0/0 scored 0.
+
+    ``n_classes > 1``: the macro average of :func:`jaxtests.kernels.measures.macro_mean`
+    over the classes that occur in each draw's counts (scikit-learn's ``labels=None``).
+    """
     tp, fp, fn = c[0::3], c[1::3], c[2::3]
     tn = n - tp - fp - fn
     cc = kmeasures.ConfusionCounts(tp, fn, fp, tn)
@@ -510,4 +514,4 @@ def count_measure(c, n, measure, n_classes, beta):
         val = kmeasures.accuracy(cc, 0.0)
     else:
         val = kmeasures.f_beta(cc, beta, 0.0)
-    return jnp.mean(val, axis=0) if n_classes > 1 else val[0]
+    return kmeasures.macro_mean(cc, val, axis=0) if n_classes > 1 else val[0]

@@ -61,11 +61,19 @@ __all__ = [
     "ridge_ovr_fit",
     "ridge_partition",
     "ridge_partition_counts",
+    "smo_finish",
+    "smo_init",
+    "smo_running",
     "smo_solve",
+    "smo_steps",
     "standardize_fit",
     "svc_fit",
+    "svc_machine",
+    "svc_problem",
     "svm_decision",
     "svr_fit",
+    "svr_machine",
+    "svr_problem",
     "unpack_labels",
 ]
 
@@ -387,27 +395,32 @@ def _violation(alpha, grad, s, ub, active):
     return v, up, low
 
 
-def smo_solve(Q, p, s, ub, tol, max_iter):
-    """SMO for ``min a'Qa/2 + p'a`` s.t. ``s'a = 0``, ``0 <= a <= ub`` (LIBSVM's dual).
+def _gap(alpha, grad, s, ub, active):
+    big = jnp.asarray(jnp.inf, grad.dtype)
+    v, up, low = _violation(alpha, grad, s, ub, active)
+    return jnp.max(jnp.where(up, v, -big)) - jnp.min(jnp.where(low, v, big))
 
-    ``Q : (N, N)`` with ``Q = (s s') * K``; ``p, s, ub : (N,)``; variables with
-    ``ub = 0`` are fixed at zero (left-out instances). Each step takes LIBSVM's
-    maximal violating pair (Keerthi et al. 2001, WSS1) and moves it along the
-    feasible direction ``(s_i, -s_j)`` by the clipped exact line-search step;
-    the ``lax.while_loop`` stops when the KKT gap ``max_up(-sG) - min_low(-sG)``
-    falls below ``tol`` or after ``max_iter`` steps (batched under vmap, it runs
-    until every member has stopped). Returns ``(alpha, rho, gap, n_iter)`` with
-    LIBSVM's ``rho`` (mean of ``s G`` over free variables).
+
+def smo_init(p, s, ub):
+    """The SMO state at ``alpha = 0`` (gradient ``p``); ``p, s, ub : (N,)``."""
+    alpha0 = jnp.zeros_like(p)
+    return SMOState(alpha0, p, _gap(alpha0, p, s, ub, ub > 0), jnp.zeros((), jnp.int32))
+
+
+def smo_running(state, tol, max_iter):
+    """Whether :func:`smo_steps` would take another step from ``state``."""
+    return (state.gap > tol) & (state.it < max_iter)
+
+
+def smo_steps(Q, s, ub, state, tol, max_iter, n_steps=None):
+    """SMO steps from ``state`` until the KKT gap is below ``tol`` or ``max_iter`` steps.
+
+    ``n_steps`` (traced), if given, also stops after that many more steps, so a
+    long solve can run in host-level calls (Ctrl-C acts between them); a step
+    never depends on where the calls were cut. See :func:`smo_solve`.
     """
     active = ub > 0
     big = jnp.asarray(jnp.inf, Q.dtype)
-
-    def gap_of(alpha, grad):
-        v, up, low = _violation(alpha, grad, s, ub, active)
-        return jnp.max(jnp.where(up, v, -big)) - jnp.min(jnp.where(low, v, big))
-
-    def cond(st):
-        return (st.gap > tol) & (st.it < max_iter)
 
     def body(st):
         alpha, grad = st.alpha, st.grad
@@ -425,12 +438,24 @@ def smo_solve(Q, p, s, ub, tol, max_iter):
         # clamp round-off at the box
         alpha = jnp.clip(alpha, 0, ub)
         grad = grad + di * Q[:, i] + dj * Q[:, j]
-        return SMOState(alpha, grad, gap_of(alpha, grad), st.it + 1)
+        return SMOState(alpha, grad, _gap(alpha, grad, s, ub, active), st.it + 1)
 
-    alpha0 = jnp.zeros_like(p)
-    st = SMOState(alpha0, p, gap_of(alpha0, p), jnp.zeros((), jnp.int32))
-    st = lax.while_loop(cond, body, st)
-    alpha, grad = st.alpha, st.grad
+    if n_steps is None:
+        return lax.while_loop(lambda st: smo_running(st, tol, max_iter), body, state)
+
+    def cond(carry):
+        st, k = carry
+        return smo_running(st, tol, max_iter) & (k < n_steps)
+
+    state, _ = lax.while_loop(cond, lambda c: (body(c[0]), c[1] + 1), (state, jnp.int32(0)))
+    return state
+
+
+def smo_finish(s, ub, state):
+    """``(alpha, rho, gap, n_iter)`` of a final SMO state, with LIBSVM's ``rho``."""
+    alpha, grad = state.alpha, state.grad
+    active = ub > 0
+    big = jnp.asarray(jnp.inf, grad.dtype)
     # LIBSVM's calculate_rho
     sg = s * grad
     free = active & (alpha > 0) & (alpha < ub)
@@ -440,13 +465,29 @@ def smo_solve(Q, p, s, ub, tol, max_iter):
     lb_set = (at_ub & (s > 0)) | (at_lb & (s < 0))
     r_ub = jnp.min(jnp.where(ub_set, sg, big))
     r_lb = jnp.max(jnp.where(lb_set, sg, -big))
-    n_free = jnp.sum(free, dtype=Q.dtype)
+    n_free = jnp.sum(free, dtype=grad.dtype)
     rho = jnp.where(
         n_free > 0,
         jnp.sum(jnp.where(free, sg, 0)) / jnp.maximum(n_free, 1),
         (r_ub + r_lb) / 2,
     )
-    return alpha, rho, st.gap, st.it
+    return alpha, rho, state.gap, state.it
+
+
+def smo_solve(Q, p, s, ub, tol, max_iter):
+    """SMO for ``min a'Qa/2 + p'a`` s.t. ``s'a = 0``, ``0 <= a <= ub`` (LIBSVM's dual).
+
+    ``Q : (N, N)`` with ``Q = (s s') * K``; ``p, s, ub : (N,)``; variables with
+    ``ub = 0`` are fixed at zero (left-out instances). Each step takes LIBSVM's
+    maximal violating pair (Keerthi et al. 2001, WSS1) and moves it along the
+    feasible direction ``(s_i, -s_j)`` by the clipped exact line-search step;
+    the ``lax.while_loop`` stops when the KKT gap ``max_up(-sG) - min_low(-sG)``
+    falls below ``tol`` or after ``max_iter`` steps (batched under vmap, it runs
+    until every member has stopped). Returns ``(alpha, rho, gap, n_iter)`` with
+    LIBSVM's ``rho`` (mean of ``s G`` over free variables). The same as
+    :func:`smo_init`, :func:`smo_steps` and :func:`smo_finish` in turn.
+    """
+    return smo_finish(s, ub, smo_steps(Q, s, ub, smo_init(p, s, ub), tol, max_iter))
 
 
 class KernelMachine(NamedTuple):
@@ -459,15 +500,43 @@ class KernelMachine(NamedTuple):
     n_iter: jax.Array
 
 
+def svc_problem(X, y, w, C, kernel, degree, gamma, coef0, normalize):
+    """The C-SVC dual of :func:`svc_fit` as ``(Q, p, s, ub)`` for :func:`smo_solve`."""
+    K = gram(X, X, kernel, degree, gamma, coef0, normalize)
+    Q = (y[:, None] * y[None, :]) * K
+    return Q, -jnp.ones_like(y), y, C * w
+
+
+def svc_machine(X, s, alpha, rho, gap, it):
+    """The :class:`KernelMachine` of a solved :func:`svc_problem` (``s`` its labels)."""
+    return KernelMachine(X, alpha * s, -rho, gap, it)
+
+
 def svc_fit(X, y, w, C, kernel, degree, gamma, coef0, normalize, tol, max_iter):
     """Support vector classifier on the hinge loss (LIBSVM's C-SVC dual, Yildiz & Alpaydin).
 
     ``min a'Qa/2 - 1'a`` with ``Q = (y y') * K``, ``y'a = 0``, ``0 <= a <= C w``.
     """
+    Q, p, s, ub = svc_problem(X, y, w, C, kernel, degree, gamma, coef0, normalize)
+    return svc_machine(X, s, *smo_solve(Q, p, s, ub, tol, max_iter))
+
+
+def svr_problem(X, y, w, C, epsilon, kernel, degree, gamma, coef0, normalize):
+    """The eps-SVR dual of :func:`svr_fit` as ``(Q, p, s, ub)`` (``2n`` variables)."""
     K = gram(X, X, kernel, degree, gamma, coef0, normalize)
-    Q = (y[:, None] * y[None, :]) * K
-    alpha, rho, gap, it = smo_solve(Q, -jnp.ones_like(y), y, C * w, tol, max_iter)
-    return KernelMachine(X, alpha * y, -rho, gap, it)
+    n = y.shape[0]
+    s = jnp.concatenate([jnp.ones(n, y.dtype), -jnp.ones(n, y.dtype)])
+    K2 = jnp.tile(K, (2, 2))
+    Q = (s[:, None] * s[None, :]) * K2
+    p = jnp.concatenate([epsilon - y, epsilon + y])
+    ub = jnp.concatenate([C * w, C * w])
+    return Q, p, s, ub
+
+
+def svr_machine(X, s, alpha, rho, gap, it):
+    """The :class:`KernelMachine` of a solved :func:`svr_problem`: ``coef = a - a*``."""
+    n = X.shape[0]
+    return KernelMachine(X, alpha[:n] - alpha[n:], -rho, gap, it)
 
 
 def svr_fit(X, y, w, C, epsilon, kernel, degree, gamma, coef0, normalize, tol, max_iter):
@@ -477,15 +546,8 @@ def svr_fit(X, y, w, C, epsilon, kernel, degree, gamma, coef0, normalize, tol, m
     ``p = (eps - y, eps + y)`` and ``Q = (s s') * [[K, K], [K, K]]``; the
     coefficients are ``a - a*`` (Yildiz & Alpaydin, eq. 4).
     """
-    K = gram(X, X, kernel, degree, gamma, coef0, normalize)
-    n = y.shape[0]
-    s = jnp.concatenate([jnp.ones(n, y.dtype), -jnp.ones(n, y.dtype)])
-    K2 = jnp.tile(K, (2, 2))
-    Q = (s[:, None] * s[None, :]) * K2
-    p = jnp.concatenate([epsilon - y, epsilon + y])
-    ub = jnp.concatenate([C * w, C * w])
-    alpha, rho, gap, it = smo_solve(Q, p, s, ub, tol, max_iter)
-    return KernelMachine(X, alpha[:n] - alpha[n:], -rho, gap, it)
+    Q, p, s, ub = svr_problem(X, y, w, C, epsilon, kernel, degree, gamma, coef0, normalize)
+    return svr_machine(X, s, *smo_solve(Q, p, s, ub, tol, max_iter))
 
 
 def svm_decision(params, Z, kernel, degree, gamma, coef0, normalize):

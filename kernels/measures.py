@@ -27,6 +27,7 @@ __all__ = [
     "f_beta",
     "fpr",
     "macro_f1",
+    "macro_mean",
     "macro_precision",
     "macro_recall",
     "pearson",
@@ -34,6 +35,7 @@ __all__ = [
     "ratio",
     "rmse",
     "roc_auc",
+    "roc_auc_grouped",
     "specificity",
     "tpr",
 ]
@@ -154,25 +156,34 @@ def balanced_accuracy(cm):
     return ratio(jnp.sum(jnp.where(present, recall, 0.0), axis=-1), n_present, jnp.nan)
 
 
-def _macro(cm, part):
-    """Unweighted mean over the classes that are true or predicted somewhere (0 for 0/0).
+def macro_mean(c, val, axis=-1):
+    """Unweighted mean of per-class ``val`` over the classes that occur; ``(..., C)`` -> ``(...)``.
 
-    scikit-learn's ``average="macro"`` with ``labels=None`` (the classes of
-    ``unique_labels(y_true, y_pred)``) and its default ``zero_division``
-    (``"warn"``, scored 0).
+    ``c`` holds the one-vs-rest counts of the ``C`` classes (fields shaped like
+    ``val``, classes on ``axis``). A class occurs when it is true or predicted
+    somewhere (``tp + fn + fp > 0``): scikit-learn's ``average="macro"`` with
+    ``labels=None``, whose classes are ``unique_labels(y_true, y_pred)``. NaN
+    values (a ``zero_division`` of NaN) are left out, as scikit-learn's
+    ``_nanaverage``; NaN when nothing is left.
     """
-    tp = jnp.diagonal(cm, axis1=-2, axis2=-1)
-    support = jnp.sum(cm, axis=-1)  # row sums: true instances of the class
-    predicted = jnp.sum(cm, axis=-2)  # column sums: predictions of the class
-    present = (support + predicted) > 0
+    keep = ((c.tp + c.fn + c.fp) > 0) & ~jnp.isnan(val)
+    total = jnp.sum(jnp.where(keep, val, 0.0), axis=axis)
+    return ratio(total, jnp.sum(keep, axis=axis, dtype=val.dtype), jnp.nan)
+
+
+def _macro(cm, part):
+    """:func:`macro_mean` of a per-class ratio of ``cm : (..., C, C)``, 0/0 scored 0.
+
+    scikit-learn's default ``zero_division`` (``"warn"``, scored 0).
+    """
+    c = class_counts(cm)
     if part == "precision":
-        val = ratio(tp, predicted, 0.0)
+        val = precision(c, 0.0)
     elif part == "recall":
-        val = ratio(tp, support, 0.0)
+        val = tpr(c, 0.0)
     else:
-        val = ratio(2 * tp, support + predicted, 0.0)
-    n_present = jnp.sum(present, axis=-1, dtype=cm.dtype)
-    return ratio(jnp.sum(jnp.where(present, val, 0.0), axis=-1), n_present, jnp.nan)
+        val = f_beta(c, 1.0, 0.0)
+    return macro_mean(c, val)
 
 
 def macro_precision(cm):
@@ -206,6 +217,31 @@ def _auc_1d(y, s):
 def roc_auc(y, s):
     """Area under the ROC curve, ties counted 1/2; ``y, s : (..., n)`` -> ``(...)``."""
     return jnp.vectorize(_auc_1d, signature="(n),(n)->()")(y, s)
+
+
+def roc_auc_grouped(y, s, member):
+    """ROC area of each group of instances; ``y, s : (n,)``, ``member : (n, G)`` bool -> ``(G,)``.
+
+    The Mann-Whitney form of :func:`roc_auc` with ranks taken among a group's
+    instances only (NaN for a group without both classes). Pure; no validation.
+    """
+    n = s.shape[-1]
+    # Scores as their global tie-sharing ranks: integers below n, so n marks "not in
+    # the group" whatever the scores (no sentinel value can tie with a real one).
+    g = jnp.searchsorted(jnp.sort(s), s, side="left")
+
+    def one(m):
+        ks = jnp.sort(jnp.where(m, g, n))
+        lo = jnp.searchsorted(ks, g, side="left")
+        hi = jnp.searchsorted(ks, g, side="right")
+        ranks = (lo + hi + 1).astype(s.dtype) / 2
+        pos, neg = m & (y > 0), m & ~(y > 0)
+        n_pos = jnp.sum(pos).astype(s.dtype)
+        n_neg = jnp.sum(neg).astype(s.dtype)
+        u = jnp.sum(jnp.where(pos, ranks, 0)) - n_pos * (n_pos + 1) / 2
+        return ratio(u, n_pos * n_neg, jnp.nan)
+
+    return jax.vmap(one, in_axes=1)(member)
 
 
 def _ap_1d(y, s):

@@ -84,6 +84,69 @@ def test_signflip_on_instances_tests_instance_differences(files, capsys):
     assert row["test"] == "signflip (per instance, monte-carlo)"
 
 
+def test_swap_auc_on_folds_is_the_mean_per_fold_auc(files, capsys):
+    # Issue 29, item 5: per-instance scores of 5 fold models; the swap test's AUC is each
+    # fold's, averaged (pooled folds mixed the models' scales: 7.3% rejections at 0.05 under
+    # H0). Reference: scikit-learn's roc_auc_score on each fold, differences averaged.
+    from sklearn.metrics import roc_auc_score
+
+    d, y, scores, _, _ = files
+    status, out, _ = cli(
+        capsys, "compare", d / "inst.csv", "--test", "swap", "--swap-measure", "auc",
+        "--n-resamples", 999, "--seed", 0, "--quiet", "--json",
+    )  # fmt: skip
+    assert status == 0
+    row = json.loads(out)["rows"][0]
+    assert row["measure"] == "auc (mean per fold)"
+    fold = np.arange(y.size) % 5  # the fixture's fold of instance i
+    ref = np.mean(
+        [
+            roc_auc_score(y[fold == k], scores["a"][fold == k])
+            - roc_auc_score(y[fold == k], scores["b"][fold == k])
+            for k in range(5)
+        ]
+    )
+    np.testing.assert_allclose(row["statistic"], ref, rtol=1e-12)
+    pooled = roc_auc_score(y, scores["a"]) - roc_auc_score(y, scores["b"])
+    assert abs(pooled - ref) > 1e-3  # the fixture tells the two apart
+
+
+def test_all_pairs_of_more_than_100_algorithms_refused(tmp_path, capsys):
+    # Reliability audit (issue 29): 1000 learners made 499,500 posthoc rows, 7.4 GB and a
+    # stdout cut at 2 GiB with exit 0. Beyond 100 algorithms (4,950 pairs) an all-pairs test
+    # is refused before it runs; the default runs the test of all of them, with a note.
+    names = [f"m{i}" for i in range(101)]  # 101 * 100 / 2 = 5,050 pairs
+    rows = ["algorithm,fold,error"] + [
+        f"{a},{j},0.{i:03d}{j}" for i, a in enumerate(names) for j in (1, 2)
+    ]
+    (tmp_path / "many.csv").write_text("\n".join(rows) + "\n")
+    refused(
+        capsys, r"--test posthoc compares all 5,050 pairs of 101 algorithms.*--pair A B",
+        "compare", tmp_path / "many.csv", "--test", "posthoc", "--quiet",
+    )  # fmt: skip
+    status, out, err = cli(capsys, "compare", tmp_path / "many.csv", "--json")
+    assert status == 0
+    got = json.loads(out)["rows"]
+    assert [r["test"] for r in got] == ["anova"]
+    assert got[0]["comparison"] == "m0 / m1 / ... / m100 (101 algorithms)"
+    assert "posthoc left out: posthoc compares all 5,050 pairs" in err
+    rows = ["dataset,learner,score"] + [
+        f"d{d},{a},0.{i:03d}{d}" for i, a in enumerate(names) for d in (1, 2, 3)
+    ]
+    (tmp_path / "sets.csv").write_text("\n".join(rows) + "\n")
+    for test in ("nemenyi", "friedman-posthoc"):
+        refused(
+            capsys, rf"--test {test} compares all 5,050 pairs of 101 learners.*--control A",
+            "compare", tmp_path / "sets.csv", "--test", test,
+        )  # fmt: skip
+    status, out, err = cli(capsys, "compare", tmp_path / "sets.csv", "--json")
+    assert status == 0 and "nemenyi left out" in err
+    assert {r["test"] for r in json.loads(out)["rows"]} == {
+        "friedman (chi2)",
+        "friedman (Iman-Davenport F)",
+    }
+
+
 def test_unused_n_resamples_is_an_error(files, capsys):
     d = files[0]
     refused(

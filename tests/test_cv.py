@@ -366,3 +366,31 @@ def test_bad_input_messages_issue_18(pima):
         r.fold_scores("lda", "mse")
     with pytest.raises(ValueError, match=r"`measures` must be one of .*got 'mse'"):
         r.hotelling_t2("lda", "lda", measures=("tpr", "mse"))
+
+
+def test_kernel_machine_beyond_memory_refused_before_fitting():
+    # Reliability audit (issue 29): a one-vs-one SVC of 100 classes tried 795 GB. The n x n
+    # matrices of all class pairs and folds are estimated and refused before any fit:
+    # 5 folds x (2 kernel matrices + 4,950 pairs x one Q) x 8 bytes x 3000^2 = 1.8e12
+    # bytes (1,660 GiB), beyond half the memory of any machine this runs on.
+    from jaxtests import models, permutation_test_score
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 2))
+    y = np.repeat(np.arange(100), 30)
+    with pytest.raises(
+        ValueError,
+        match=r"`models\['svc'\]`: 'svc' \(one-vs-one over 100 "
+        r"classes: 4,950 class pairs.*GiB at once.*one-vs-rest learner",
+    ):
+        cross_validate({"svc": models.svc()}, X, y, cv=5, key=0)
+    with pytest.raises(ValueError, match=r"`model`: 'svc' \(one-vs-one over 100 classes"):
+        permutation_test_score(models.svc(), X, y, n_permutations=9, key=0)
+    # Binary kernel machines too: 5 folds x (2 + 16 label vectors) x 8 bytes x (10^5)^2
+    # = 7.2e12 bytes (the label-permutation test fits 16 label vectors at once).
+    Xb, yb = rng.normal(size=(100_000, 1)), np.tile([-1.0, 1.0], 50_000)
+    with pytest.raises(
+        ValueError,
+        match=r"`model`: 'svc' would hold about 6,705.5 GiB at once \(16 label vectors",
+    ):
+        permutation_test_score(models.svc(), Xb, yb, n_permutations=9, key=0)

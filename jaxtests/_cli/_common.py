@@ -8,6 +8,9 @@ import warnings
 import numpy as np
 
 ALTERNATIVES = ("two-sided", "less", "greater")
+# Most algorithms (or learners) an all-pairs table compares: 4,950 rows. 1000 learners made
+# 499,500 rows, 7.4 GB and more than 2 GiB of text, cut short with exit status 0.
+MAX_ALL_PAIRS = 100
 
 
 class BadInput(ValueError):
@@ -33,6 +36,29 @@ NONNEGATIVE = _number_type(float, lambda x: x >= 0, "a number >= 0")
 POSITIVE = _number_type(float, lambda x: x > 0, "a number > 0")
 DF = _number_type(float, lambda x: x > 2, "a number > 2 (the t generator has unit variance)")
 SEED = _number_type(int, lambda n: 0 <= n < 2**63, "an integer in [0, 2^63)")
+
+
+def all_names(names, noun="algorithms", limit=10):
+    """The comparison column of a test of all ``names``: their list, abbreviated past ``limit``.
+
+    A text table pads every row to its widest cell, so the full list of many names
+    would widen every row of the table.
+    """
+    names = list(names)
+    if len(names) <= limit:
+        return " / ".join(names)
+    return f"{names[0]} / {names[1]} / ... / {names[-1]} ({len(names)} {noun})"
+
+
+def too_many_pairs(n, test, noun, instead):
+    """Why an all-pairs ``test`` of ``n`` algorithms is refused (None when it is not)."""
+    if n <= MAX_ALL_PAIRS:
+        return None
+    top = MAX_ALL_PAIRS * (MAX_ALL_PAIRS - 1) // 2
+    return (
+        f"{test} compares all {n * (n - 1) // 2:,} pairs of {n} {noun}, more than the "
+        f"{top:,} pairs ({MAX_ALL_PAIRS} {noun}) compare tests and prints; {instead}"
+    )
 
 
 def _given_twice(values, option):

@@ -12,7 +12,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from jaxtests._cli._common import BadInput, _bayes_row, _given_twice, _quiet_call, _row
+from jaxtests._cli._common import (
+    BadInput,
+    _bayes_row,
+    _given_twice,
+    _quiet_call,
+    _row,
+    all_names,
+    too_many_pairs,
+)
 from jaxtests._report import estimate_text
 
 # Demšar's recommendation for many learners: Friedman, then Nemenyi (or a control).
@@ -47,7 +55,7 @@ def _pair(table, args):
 
 
 def _all(table):
-    return " / ".join(table.learners)
+    return all_names(table.learners, "learners")
 
 
 def _friedman(table, args):
@@ -223,6 +231,19 @@ def _check_options(args, tests, table):
             )
     if args.out is not None and not {"nemenyi", "bayes-signrank"} & set(tests):
         unused("--out", "it receives the plots of --test nemenyi and bayes-signrank")
+    for t in tests:
+        if t == "nemenyi" or (t == "friedman-posthoc" and args.control is None):
+            reason = _too_many(table, t)
+            if reason:
+                raise BadInput(f"--test {reason}.")
+
+
+def _too_many(table, test):
+    instead = (
+        "use --test friedman-posthoc --control A (each learner against one control) or "
+        "--test friedman (one test of all of them)"
+    )
+    return too_many_pairs(len(table.learners), test, "learners", instead)
 
 
 def read(args):
@@ -244,6 +265,7 @@ def run(args):
 
     table = read(args)
     tests = list(args.test or [])
+    left_out = []
     if not tests:
         if len(table.learners) == 2 or args.pair:
             tests = ["wilcoxon"]
@@ -251,6 +273,10 @@ def run(args):
             tests = ["friedman", "friedman-posthoc"]
         else:
             tests = ["friedman", "nemenyi"]
+            reason = _too_many(table, "nemenyi")
+            if reason:  # the default: the test of all, and a note
+                tests = ["friedman"]
+                left_out.append(f"nemenyi left out: {reason}.")
     _check_options(args, tests, table)
     if len(table.datasets) < 2:
         raise BadInput(f"{args.file}: need at least 2 data sets, got {len(table.datasets)}.")
@@ -267,6 +293,7 @@ def run(args):
     figures = _figures(results, args.out) if args.out is not None else []
     results.pop("bayes_result", None)
     notes = [f"{r['test']}, {r['measure']}: {n}" for r in rows for n in r.get("notes", ())]
+    notes += left_out
     if table.n_folds is not None:
         folds = sorted(set(table.n_folds))
         notes.append(
@@ -286,6 +313,10 @@ def run(args):
         }
         if figures:
             payload["figures"] = figures
+        if left_out:  # tests the default left out, and why
+            payload["notes"] = left_out
+            for n in left_out:
+                print(f"jaxtests: note: {n}", file=sys.stderr)
         print(dumps(payload))
         return 0
     columns = ["test", "comparison", "measure", "statistic", "df", "pvalue", "decision"]

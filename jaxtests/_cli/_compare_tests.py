@@ -20,7 +20,14 @@ from jaxtests import (
     ttest_corrected,
     ttest_paired,
 )
-from jaxtests._cli._common import BadInput, _bayes_row, _quiet_call, _resamples_used, _row
+from jaxtests._cli._common import (
+    BadInput,
+    _bayes_row,
+    _quiet_call,
+    _resamples_used,
+    _row,
+    all_names,
+)
 from jaxtests._cli._compare_data import (
     _check_5x2,
     _check_defined,
@@ -158,7 +165,7 @@ def _per_measure(test, spec, inp):
     table, args = inp.table, inp.args
     alpha = args.alpha
     a, b = _pair(table, args) if spec.pairwise else (None, None)
-    comparison = f"{a} vs {b}" if spec.pairwise else " / ".join(table.algorithms)
+    comparison = f"{a} vs {b}" if spec.pairwise else all_names(table.algorithms)
     ms = _measure_names(table, args, multi=False) if args.measures else None
     if ms is None:  # the first measure (per-instance files: the first per-instance loss)
         ms = [table.measures[0]]
@@ -211,7 +218,7 @@ def _manova(inp):
     ms = _measure_names(table, args, multi=True)
     sel = [table.measures.index(m) for m in ms]
     res, notes = _quiet_call(manova, table.values[:, :, sel], names=ms)
-    comparison = " / ".join(table.algorithms)
+    comparison = all_names(table.algorithms)
     return [_row("manova", comparison, ", ".join(ms), res, args.alpha, notes)], {"manova": res}
 
 
@@ -259,8 +266,13 @@ def _swap(inp):
     ia, ib = data.algorithms.index(a), data.algorithms.index(b)
     pa, pb = data.scores[ia], data.scores[ib]
     measure = {"roc_auc": "auc"}.get(args.swap_measure, args.swap_measure or "f1")
+    label, folds = measure, None
     if measure != "auc":
         pa, pb = np.where(pa > 0, 1.0, -1.0), np.where(pb > 0, 1.0, -1.0)
+    elif len(data.folds) > 1:
+        # Each fold's scores come from its own models: the AUC of each fold, averaged
+        # (an AUC over pooled folds mixes their scales and rejects too often under H0).
+        label, folds = "auc (mean per fold)", data.fold_of
     try:
         res, notes = _quiet_call(
             swap_test,
@@ -272,11 +284,12 @@ def _swap(inp):
             n_resamples=args.n_resamples or 100_000,
             key=args.seed,
             progress=inp.bar,
+            folds=folds,
         )
     except ValueError as exc:
         raise BadInput(f"{args.file}: --test swap on {measure!r}: {exc}") from None
     _resamples_used(res, args, f"the swap test of {data.y_true.size} instances")
-    return [_row("swap", f"{a} vs {b}", measure, res, args.alpha, notes)], {"swap": res}
+    return [_row("swap", f"{a} vs {b}", label, res, args.alpha, notes)], {"swap": res}
 
 
 def _bayes_t(inp):

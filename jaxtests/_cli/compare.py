@@ -14,6 +14,7 @@ from jaxtests._cli._common import (
     SEED,
     BadInput,
     _given_twice,
+    too_many_pairs,
 )
 from jaxtests._cli._compare_data import _fold_measures, _losses_of, _task
 from jaxtests._cli._compare_datasets import DATASET_TESTS
@@ -231,8 +232,16 @@ def run(args):
     per_instance = isinstance(data, PerInstance)
     task = _task(data, args.file) if per_instance else None
     tests = list(args.test or [])
+    instead = "run --test anova (one test of all of them) or compare two with --pair A B"
+    too_many = too_many_pairs(len(data.algorithms), "posthoc", "algorithms", instead)
+    left_out = []
     if not tests:
         tests = ["t"] if len(data.algorithms) == 2 or args.pair else ["anova", "posthoc"]
+        if too_many and "posthoc" in tests:  # the default: the test of all, and a note
+            tests.remove("posthoc")
+            left_out.append(f"posthoc left out: {too_many}.")
+    elif too_many and "posthoc" in tests:
+        raise BadInput(f"--test {too_many}.")
     _check_options(args, tests, data, task)
     table = _fold_measures(data, args, task) if per_instance else data
     if not table.values.shape[1] >= 2:
@@ -251,6 +260,7 @@ def run(args):
             rows += r
             results.update(res)
     notes = [f"{r['test']}, {r['measure']}: {n}" for r in rows for n in r.get("notes", ())]
+    notes += left_out
     adjusted = sorted({r["test"] for r in rows if "measures)" in r["test"]})
     columns = ["test", "comparison", "measure", "statistic", "df", "pvalue", "decision"]
     if args.json:
@@ -267,6 +277,10 @@ def run(args):
             "rows": rows,
             "results": {k: v for k, v in results.items() if not k.endswith("_text")},
         }
+        if left_out:  # tests the default left out, and why
+            payload["notes"] = left_out
+            for n in left_out:
+                print(f"jaxtests: note: {n}", file=sys.stderr)
         print(dumps(payload))
         return 0
     columns += [c for c in ("difference", "effect") if any(c in r for r in rows)]

@@ -13,6 +13,7 @@ helper is the identity, at no cost.
 """
 
 import collections
+import hashlib
 import math
 import os
 
@@ -147,6 +148,38 @@ def agree(value):
     words = np.array([value >> 32, value & 0xFFFFFFFF], np.uint32)
     hi, lo = (int(w) for w in np.asarray(multihost_utils.broadcast_one_to_all(words)))
     return (hi << 32) | lo
+
+
+def same_call(*parts):
+    """Refuse, on every process, a run whose processes were given different calls.
+
+    Each process digests ``parts`` (arrays by dtype, shape and bytes, the rest by
+    ``repr``); the digests are gathered and compared, so every process raises the
+    same ``ValueError`` instead of combining counts of different data into a
+    wrong answer. Nothing with one process.
+    """
+    if not active():
+        return
+    from jax.experimental import multihost_utils
+
+    h = hashlib.sha256()
+    for part in parts:
+        for leaf in jax.tree_util.tree_leaves(part):
+            if hasattr(leaf, "dtype") and hasattr(leaf, "shape"):
+                a = np.asarray(leaf)
+                h.update(f"{a.dtype}{a.shape}".encode() + np.ascontiguousarray(a).tobytes())
+            else:
+                h.update(repr(leaf).encode())
+            h.update(b"\0")
+    mine = np.frombuffer(h.digest()[:8], np.uint32)
+    every = np.asarray(multihost_utils.process_allgather(mine)).reshape(-1, 2)
+    differ = [i for i in range(every.shape[0]) if not np.array_equal(every[i], every[0])]
+    if differ:
+        raise ValueError(
+            "the processes of this distributed run were given different calls (data, "
+            f"options, n_resamples or key): process(es) {differ} differ from process 0. "
+            "Start every process with the same arguments."
+        )
 
 
 def share(n):

@@ -508,6 +508,14 @@ def drive(plan, opts):
     n_steps = -(-n_blocks // per_step)
     lanes = per_step * draws
     what = f"This permutation test ({n_total:,} rearrangements)"
+    # Every process must run the same call: counts of different data would add up silently.
+    _distributed.same_call(
+        plan.data,
+        t_cmp,
+        (type(plan.evaluator).__name__, n_total, draws, tail, plan.exact, opts.correction),
+        (opts.sequential, opts.return_null, seed),
+        None if plan.exact else jax.random.key_data(typed_key),
+    )
     # No draw reaches a NaN observed statistic's thresholds; wrap reports p = NaN.
     undefined = np.isnan(np.asarray(t_cmp))
     try:

@@ -435,3 +435,31 @@ def test_distributed_without_a_cluster_says_so(tmp_path, monkeypatch, capsys):
     assert main(["signflip", str(path), "--distributed", "--join-timeout", "2"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{ERROR}no cluster found (SLURM, Open MPI, ...): give --coordinator")
+
+
+def test_library_runs_refuse_processes_given_different_calls(monkeypatch):
+    # Without the CLI's rendezvous, the engine compares a digest of each process's call:
+    # here process 1 of 3 (simulated) digested other data.
+    from jax.experimental import multihost_utils
+
+    from jaxtests import _distributed
+
+    seen = {}
+
+    def allgather(mine):
+        seen["mine"] = np.asarray(mine)
+        other = np.asarray(mine) ^ np.uint32(1)
+        return np.stack([mine, other, mine])
+
+    monkeypatch.setattr(_distributed, "active", lambda: True)
+    monkeypatch.setattr(multihost_utils, "process_allgather", allgather)
+    with pytest.raises(ValueError, match=r"different calls .* process\(es\) \[1\] differ"):
+        _distributed.same_call({"d": np.arange(3.0)}, ("opts", 5))
+    first = seen["mine"].copy()
+    monkeypatch.setattr(multihost_utils, "process_allgather", lambda m: np.stack([m, m]))
+    _distributed.same_call({"d": np.arange(3.0)}, ("opts", 5))  # the same everywhere: runs
+    _distributed.same_call({"d": np.arange(3.0) + 1}, ("opts", 5))
+    monkeypatch.setattr(multihost_utils, "process_allgather", allgather)
+    with pytest.raises(ValueError):
+        _distributed.same_call({"d": np.arange(3.0)}, ("opts", 6))
+    assert not np.array_equal(seen["mine"], first)  # the options are part of the digest

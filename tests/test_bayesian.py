@@ -145,9 +145,10 @@ SIGNRANK_DATA = {
 }
 
 
+# Jitted once per shape (eager dispatch compiled each small op anew in every case).
 KERNELS = {
-    "pairs": kstatistics.signrank_posterior,
-    "sorted": kstatistics.signrank_posterior_sorted,
+    "pairs": jax.jit(kstatistics.signrank_posterior),
+    "sorted": jax.jit(kstatistics.signrank_posterior_sorted),
 }
 
 
@@ -164,6 +165,7 @@ def test_signrank_kernel_is_baycomp_given_the_same_weights(kernel, data, rope, p
     ref = _baycomp_samples(b, a, rope, w, z0=PSEUDO[place])
     d = np.r_[PSEUDO[place], a - b]
     posterior = KERNELS[kernel]
+    rope = np.float64(rope)  # traced: one program for every rope
     got = np.asarray(posterior(jnp.asarray(d), jnp.asarray(w), rope))
     np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
     if rope == 0:

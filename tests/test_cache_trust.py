@@ -157,17 +157,23 @@ def test_changed_swapped_planted_and_fifo_files_are_never_loaded(filled, tmp_pat
     assert not out["warnings"]
 
 
-@pytest.mark.parametrize("mode", [0o770, 0o707])
-def test_group_or_world_writable_folder_is_refused_with_one_warning(
-    filled, tmp_path, expected, mode
-):
+def test_group_writable_folder_is_refused_with_one_warning(filled, tmp_path, expected):
     cache = _copy(filled, tmp_path)
-    os.chmod(cache, mode)
+    os.chmod(cache, 0o770)
     out = _run(tmp_path, cache)
     assert out["out"] == expected
     assert out["loaded"] == 0 and out["folder"] is None
     assert len(out["warnings"]) == 1
     assert str(cache) in out["warnings"][0] and "writable by group or others" in out["warnings"][0]
+
+
+@pytest.mark.parametrize("mode", [0o707, 0o722, 0o1777])
+def test_folders_others_can_write_are_untrusted(tmp_path, mode):
+    folder = tmp_path / "c"
+    folder.mkdir(mode=0o700)
+    assert _cache.untrusted(str(folder), entries=True) is None
+    os.chmod(folder, mode)  # sticky does not help inside the cache itself
+    assert "writable by group or others" in _cache.untrusted(str(folder))
 
 
 @pytest.mark.skipif(not ROOT, reason="giving a folder to another user needs root")

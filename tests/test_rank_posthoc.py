@@ -106,7 +106,7 @@ def _bergmann_rejects(p, k, alpha):
     return np.array([i not in keep for i in range(len(p))])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     k=st.integers(3, 5),
     seed=st.integers(0, 2**31 - 1),

@@ -47,27 +47,43 @@ class Learner:
     scores: Callable | None = None
 
 
+def _scaled(p, X, w):
+    """``X`` standardised with the training rows' (``w > 0``) mean and scale when
+    ``p["standardize"]`` (scikit-learn's ``StandardScaler`` fitted on the training
+    fold only, applied to every row), else ``X``."""
+    if not p.get("standardize", False):
+        return X
+    mean, scale = klearners.standardize_fit(X, w)
+    return (X - mean[None, :]) / scale[None, :]
+
+
 def _ridge(p, X, y, w):
+    X = _scaled(p, X, w)
     return klearners.linear_decision(klearners.ridge_fit(X, y, w, p["alpha"]), X)
 
 
 def _lda(p, X, y, w):
+    X = _scaled(p, X, w)
     return klearners.linear_decision(klearners.lda_fit(X, y, w, p["reg"]), X)
 
 
 def _qda(p, X, y, w):
+    X = _scaled(p, X, w)
     return klearners.qda_decision(klearners.qda_fit(X, y, w, p["reg_param"]), X)
 
 
 def _centroid(p, X, y, w):
+    X = _scaled(p, X, w)
     return klearners.linear_decision(klearners.nearest_centroid_fit(X, y, w), X)
 
 
 def _knn(p, X, y, w):
+    X = _scaled(p, X, w)
     return klearners.knn_decision(klearners.knn_fit(X, y, w), X, p["k"])
 
 
 def _logistic(p, X, y, w):
+    X = _scaled(p, X, w)
     return klearners.linear_decision(klearners.logistic_fit(X, y, w, p["C"], p["n_iter"]), X)
 
 
@@ -75,10 +91,7 @@ def _kernel_inputs(p, X, w):
     """Kernel arguments and the (optionally standardised) features of a kernel machine."""
     gamma = p["gamma"] if p["gamma"] is not None else 1.0 / X.shape[1]
     kargs = (p["kernel"], p["degree"], gamma, p["coef0"], p["normalize"])
-    if p["standardize"]:  # scaling fitted on the training rows (w > 0) only
-        mean, scale = klearners.standardize_fit(X, w)
-        X = (X - mean[None, :]) / scale[None, :]
-    return kargs, X
+    return kargs, _scaled(p, X, w)
 
 
 def _kernel_machine(fit):
@@ -103,26 +116,32 @@ def _svr_fit(p, X, y, w, kargs):
 
 
 def _ridge_ovr(p, X, y, w, C):
+    X = _scaled(p, X, w)
     return klearners.linear_scores(klearners.ridge_ovr_fit(X, y, w, p["alpha"], C), X)
 
 
 def _lda_mc(p, X, y, w, C):
+    X = _scaled(p, X, w)
     return klearners.linear_scores(klearners.lda_multiclass_fit(X, y, w, p["reg"], C), X)
 
 
 def _qda_mc(p, X, y, w, C):
+    X = _scaled(p, X, w)
     return klearners.qda_scores(klearners.qda_multiclass_fit(X, y, w, p["reg_param"], C), X)
 
 
 def _centroid_mc(p, X, y, w, C):
+    X = _scaled(p, X, w)
     return klearners.linear_scores(klearners.nearest_centroid_multiclass_fit(X, y, w, C), X)
 
 
 def _knn_mc(p, X, y, w, C):
+    X = _scaled(p, X, w)
     return klearners.knn_votes(klearners.knn_fit(X, y, w), X, p["k"], C)
 
 
 def _logistic_mc(p, X, y, w, C):
+    X = _scaled(p, X, w)
     fit = klearners.logistic_multinomial_fit(X, y, w, p["C"], p["n_iter"], C)
     return klearners.linear_scores(fit, X)
 
@@ -163,8 +182,8 @@ LEARNERS = {
             _centroid_mc,
         ),
         Learner("knn", _C, _models.knn, _knn, 64, "knn", _knn_mc),
-        Learner("qda", _C, _models.qda, _qda, 64, scores=_qda_mc),
-        Learner("svc", _C, _models.svc, _kernel_machine(_svc_fit), 16, scores=_svc_ovo),
+        Learner("qda", _C, _models.qda, _qda, 64, "qda", _qda_mc),
+        Learner("svc", _C, _models.svc, _kernel_machine(_svc_fit), 16, "svm", _svc_ovo),
         Learner("ridge", _R, _models.ridge, _ridge, 1024),
         Learner("svr", _R, _models.svr, _kernel_machine(_svr_fit), 16),
     )

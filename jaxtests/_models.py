@@ -1,5 +1,10 @@
 """Model specifications (``Model``) and their validating constructors.
 
+Every built-in learner standardises its features on each training fold by default
+(``standardize=True``: scikit-learn's ``make_pipeline(StandardScaler(), ...)``), since
+each depends on the features' scales (penalties, distances, kernels); the test rows are
+scaled with the training fold's statistics, so nothing leaks from the test fold.
+
 The public names are re-exported by ``jaxtests.models``; the learner table
 (kind -> decision function, chunking, CLI name) is ``jaxtests._learners``.
 """
@@ -50,7 +55,7 @@ def _count(value, name, minimum=1):
     return int(value)
 
 
-def ridge_classifier(alpha=1.0):
+def ridge_classifier(alpha=1.0, *, standardize=True):
     """Ridge classifier on ±1 labels (scikit-learn ``RidgeClassifier``); closed form.
 
     The intercept is not penalised. Decision value: the ridge fit of the ±1 labels.
@@ -61,6 +66,12 @@ def ridge_classifier(alpha=1.0):
     ----------
     alpha : float, default 1.0
         L2 penalty, ``>= 0``.
+    standardize : bool, default True
+        Centre and scale each feature to unit variance with the mean and standard deviation
+        of the training fold only, and the test rows with the same statistics
+        (scikit-learn's ``make_pipeline(StandardScaler(), RidgeClassifier(alpha))``): the
+        default, because the L2 penalty weighs every coefficient alike, so a feature's scale
+        sets how much it is penalised; ``False`` fits the raw features.
 
     Returns
     -------
@@ -71,22 +82,31 @@ def ridge_classifier(alpha=1.0):
     --------
     >>> from jaxtests import models
     >>> models.ridge_classifier(alpha=0.5)
-    ridge_classifier(alpha=0.5)
+    ridge_classifier(alpha=0.5, standardize=True)
     """
     return Model(
         "ridge_classifier",
         "classification",
-        (("alpha", _positive(alpha, "alpha", allow_zero=True)),),
+        (
+            ("alpha", _positive(alpha, "alpha", allow_zero=True)),
+            ("standardize", _flag(standardize, "standardize")),
+        ),
     )
 
 
-def ridge(alpha=1.0):
+def ridge(alpha=1.0, *, standardize=True):
     """Ridge regression (scikit-learn ``Ridge``); closed form, unpenalised intercept.
 
     Parameters
     ----------
     alpha : float, default 1.0
         L2 penalty, ``>= 0``.
+    standardize : bool, default True
+        Centre and scale each feature to unit variance with the mean and standard deviation
+        of the training fold only, and the test rows with the same statistics
+        (scikit-learn's ``make_pipeline(StandardScaler(), Ridge(alpha))``): the default,
+        because the L2 penalty weighs every coefficient alike, so a feature's scale sets how
+        much it is penalised (the targets are not scaled); ``False`` fits the raw features.
 
     Returns
     -------
@@ -97,12 +117,19 @@ def ridge(alpha=1.0):
     --------
     >>> from jaxtests import models
     >>> models.ridge()
-    ridge(alpha=1.0)
+    ridge(alpha=1.0, standardize=True)
     """
-    return Model("ridge", "regression", (("alpha", _positive(alpha, "alpha", allow_zero=True)),))
+    return Model(
+        "ridge",
+        "regression",
+        (
+            ("alpha", _positive(alpha, "alpha", allow_zero=True)),
+            ("standardize", _flag(standardize, "standardize")),
+        ),
+    )
 
 
-def lda(reg=0.0):
+def lda(reg=0.0, *, standardize=True):
     """Linear discriminant (scikit-learn ``LinearDiscriminantAnalysis(solver="lsqr")``).
 
     ``reg`` is added to the pooled covariance's diagonal. Decision: log posterior ratio.
@@ -113,6 +140,14 @@ def lda(reg=0.0):
     ----------
     reg : float, default 0.0
         Ridge added to the pooled covariance's diagonal, ``>= 0``.
+    standardize : bool, default True
+        Centre and scale each feature to unit variance with the mean and standard deviation
+        of the training fold only, and the test rows with the same statistics
+        (scikit-learn's ``make_pipeline(StandardScaler(),
+        LinearDiscriminantAnalysis(solver="lsqr"))``): the default, because ``reg`` adds the
+        same ridge to every feature's variance; without it (``reg=0``) the discriminant is
+        affine invariant and scaling changes its decision values by rounding only; ``False``
+        fits the raw features.
 
     Returns
     -------
@@ -123,12 +158,19 @@ def lda(reg=0.0):
     --------
     >>> from jaxtests import models
     >>> models.lda()
-    lda(reg=0.0)
+    lda(reg=0.0, standardize=True)
     """
-    return Model("lda", "classification", (("reg", _positive(reg, "reg", allow_zero=True)),))
+    return Model(
+        "lda",
+        "classification",
+        (
+            ("reg", _positive(reg, "reg", allow_zero=True)),
+            ("standardize", _flag(standardize, "standardize")),
+        ),
+    )
 
 
-def qda(reg_param=1e-3):
+def qda(reg_param=1e-3, *, standardize=True):
     """Quadratic discriminant (scikit-learn ``QuadraticDiscriminantAnalysis(reg_param)``).
 
     Multiclass: the class of largest log posterior.
@@ -137,6 +179,13 @@ def qda(reg_param=1e-3):
     ----------
     reg_param : float, default 1e-3
         Shrinkage of each class covariance towards the identity, in [0, 1].
+    standardize : bool, default True
+        Centre and scale each feature to unit variance with the mean and standard deviation
+        of the training fold only, and the test rows with the same statistics
+        (scikit-learn's ``make_pipeline(StandardScaler(),
+        QuadraticDiscriminantAnalysis(reg_param))``): the default, because ``reg_param``
+        shrinks each class covariance towards the identity, which only means the same for
+        every feature on a common scale; ``False`` fits the raw features.
 
     Returns
     -------
@@ -147,18 +196,31 @@ def qda(reg_param=1e-3):
     --------
     >>> from jaxtests import models
     >>> models.qda()
-    qda(reg_param=0.001)
+    qda(reg_param=0.001, standardize=True)
     """
     r = _positive(reg_param, "reg_param", allow_zero=True)
     if r > 1:
         raise ValueError(f"`reg_param` must lie in [0, 1], got {reg_param!r}.")
-    return Model("qda", "classification", (("reg_param", r),))
+    return Model(
+        "qda",
+        "classification",
+        (("reg_param", r), ("standardize", _flag(standardize, "standardize"))),
+    )
 
 
-def nearest_centroid():
+def nearest_centroid(*, standardize=True):
     """Nearest class centroid; decision ``|z - mu-|^2 - |z - mu+|^2``.
 
     Multiclass: the class of the nearest centroid (scikit-learn ``NearestCentroid``).
+
+    Parameters
+    ----------
+    standardize : bool, default True
+        Centre and scale each feature to unit variance with the mean and standard deviation
+        of the training fold only, and the test rows with the same statistics
+        (scikit-learn's ``make_pipeline(StandardScaler(), NearestCentroid())``): the
+        default, because the Euclidean distance to a centroid is dominated by the features
+        of largest scale; ``False`` fits the raw features.
 
     Returns
     -------
@@ -169,12 +231,14 @@ def nearest_centroid():
     --------
     >>> from jaxtests import models
     >>> models.nearest_centroid()
-    nearest_centroid()
+    nearest_centroid(standardize=True)
     """
-    return Model("nearest_centroid", "classification", ())
+    return Model(
+        "nearest_centroid", "classification", (("standardize", _flag(standardize, "standardize")),)
+    )
 
 
-def knn(k=5):
+def knn(k=5, *, standardize=True):
     """k-nearest neighbours (Euclidean, uniform weights); decision = mean neighbour label.
 
     Multiclass: the majority class of the ``k`` neighbours, the smallest class
@@ -184,6 +248,12 @@ def knn(k=5):
     ----------
     k : int, default 5
         Number of neighbours.
+    standardize : bool, default True
+        Centre and scale each feature to unit variance with the mean and standard deviation
+        of the training fold only, and the test rows with the same statistics
+        (scikit-learn's ``make_pipeline(StandardScaler(), KNeighborsClassifier(k))``): the
+        default, because the Euclidean distances are dominated by the features of largest
+        scale; ``False`` fits the raw features.
 
     Returns
     -------
@@ -194,12 +264,16 @@ def knn(k=5):
     --------
     >>> from jaxtests import models
     >>> models.knn(k=3)
-    knn(k=3)
+    knn(k=3, standardize=True)
     """
-    return Model("knn", "classification", (("k", _count(k, "k")),))
+    return Model(
+        "knn",
+        "classification",
+        (("k", _count(k, "k")), ("standardize", _flag(standardize, "standardize"))),
+    )
 
 
-def logistic(C=1.0, n_iter=25):
+def logistic(C=1.0, n_iter=25, *, standardize=True):
     """L2 logistic regression (``LogisticRegression(C=C)``) by Newton steps from zero.
 
     At most ``n_iter`` steps; a fit stops once a step moves no coefficient by
@@ -213,6 +287,13 @@ def logistic(C=1.0, n_iter=25):
         Inverse L2 penalty, ``> 0``.
     n_iter : int, default 25
         Maximum number of Newton steps.
+    standardize : bool, default True
+        Centre and scale each feature to unit variance with the mean and standard deviation
+        of the training fold only, and the test rows with the same statistics
+        (scikit-learn's ``make_pipeline(StandardScaler(), LogisticRegression(C=C))``): the
+        default, because the L2 penalty weighs every coefficient alike, so a feature's scale
+        sets how much it is penalised (and unscaled features slow the Newton steps'
+        convergence); ``False`` fits the raw features.
 
     Returns
     -------
@@ -223,12 +304,16 @@ def logistic(C=1.0, n_iter=25):
     --------
     >>> from jaxtests import models
     >>> models.logistic(C=10.0)
-    logistic(C=10.0, n_iter=25)
+    logistic(C=10.0, n_iter=25, standardize=True)
     """
     return Model(
         "logistic",
         "classification",
-        (("C", _positive(C, "C")), ("n_iter", _count(n_iter, "n_iter"))),
+        (
+            ("C", _positive(C, "C")),
+            ("n_iter", _count(n_iter, "n_iter")),
+            ("standardize", _flag(standardize, "standardize")),
+        ),
     )
 
 

@@ -214,7 +214,8 @@ def _decisions(model, X, Y, train, test_index, per_fold, n_classes=0):
         else:
             full = _learners.fold_predictions(model, X, Y, train, n_classes)
     elif model.kind in ("ridge", "ridge_classifier"):
-        return klearners.ridge_fold_decisions(X, Y, train, test_index, model.hyper["alpha"])
+        h = model.hyper
+        return klearners.ridge_fold_decisions(X, Y, train, test_index, h["alpha"], h["standardize"])
     elif per_fold:
         full = _learners.fold_decisions_per_fold_labels(model, X, Y, train)
     else:
@@ -381,7 +382,9 @@ def _sorted_block(data, key, start, *, fit, mode, size):
     return out.reshape(n_chunks * chunk, -1)[:size]
 
 
-_ridge_partition = jax.jit(klearners.ridge_partition, static_argnames=("sizes", "alpha"))
+_ridge_partition = jax.jit(
+    klearners.ridge_partition, static_argnames=("sizes", "alpha", "standardize")
+)
 
 
 @functools.partial(jax.jit, static_argnames=("rows", "n_pos", "sizes"))
@@ -908,7 +911,10 @@ def _builtin_scores(plan, progress):
     model = plan.model
     if split is not None and model.kind == "ridge_classifier" and "roc_auc" not in fit.scoring:
         sizes = split[1]
-        part = _ridge_partition(data.X[jnp.asarray(order)], sizes, model.hyper["alpha"])
+        h = model.hyper
+        part = _ridge_partition(
+            data.X[jnp.asarray(order)], sizes, h["alpha"], standardize=h["standardize"]
+        )
         layout = _RidgeStream(sizes=sizes, rows=rows, n_pos=n_pos, scoring=fit.scoring)
 
         def stream(b0):

@@ -134,25 +134,42 @@ def ridge_fit(X, y, w, alpha):
     return LinearModel(beta, ybar - xbar @ beta)
 
 
-def ridge_fold_decisions(X, Y, train, test_index, alpha):
+def _ridge_penalty(X, w, alpha, standardize):
+    """The ``(d, d)`` penalty of a ridge fit on the raw features ``X`` (rows ``w > 0``).
+
+    ``alpha I``; with ``standardize``, ``alpha diag(scale^2)`` with the training
+    rows' :func:`standardize_fit` scale: ridge on standardised features with an
+    unpenalised intercept, ``alpha |beta_s|^2`` with ``beta_s = scale * beta``,
+    written in the raw coordinates (the same decision values, scikit-learn's
+    ``make_pipeline(StandardScaler(), Ridge(alpha))``).
+    """
+    d = X.shape[1]
+    if not standardize:
+        return alpha * jnp.eye(d, dtype=X.dtype)
+    _, scale = standardize_fit(X, w)
+    return jnp.diag(alpha * jnp.square(scale).astype(X.dtype))
+
+
+def ridge_fold_decisions(X, Y, train, test_index, alpha, standardize=False):
     """Ridge decision values on each fold's test instances for many label vectors.
 
     The fit is linear in the labels, so the products are taken in the cheap
     order (about ``d n`` operations per label vector and fold instead of a
     ``(m, n)`` hat matrix): ``T = X_tr' y`` and ``1' y_tr`` for all label
     vectors at once, then ``beta = A^-1 (T - xbar 1'y)`` with the fold's
-    centred ``(d, d)`` system ``A = Xc' W Xc + alpha I`` solved once, and
-    ``f = (x - xbar)' beta + ybar``. ``X : (n, d)``; ``Y : (B, n)`` or
-    ``(B, K, n)`` (per-fold labels); ``train : (K, n)`` 0/1 weights;
-    ``test_index : (K, m)`` -> ``(B, K, m)``. Pure; no validation.
+    centred ``(d, d)`` system ``A = Xc' W Xc + P`` solved once, and
+    ``f = (x - xbar)' beta + ybar``; ``P = alpha I``, or with ``standardize``
+    the fold's :func:`_ridge_penalty` (ridge on features standardised on the
+    training fold). ``X : (n, d)``; ``Y : (B, n)`` or ``(B, K, n)`` (per-fold
+    labels); ``train : (K, n)`` 0/1 weights; ``test_index : (K, m)`` ->
+    ``(B, K, m)``. Pure; no validation.
     """
-    d = X.shape[1]
     X = X - jnp.mean(X, axis=0)[None, :]  # global centring: same fit, smaller sums
 
     def one_fold(w, idx, Yk):
         xbar, sw = _weighted_center(X, w)
         Xc = X - xbar[None, :]
-        A = (Xc * w[:, None]).T @ Xc + alpha * jnp.eye(d, dtype=X.dtype)
+        A = (Xc * w[:, None]).T @ Xc + _ridge_penalty(X, w, alpha, standardize)
         T1 = Yk @ w  # (B,) label sums over the training set
         T = Yk @ (X * w[:, None]) - T1[:, None] * xbar[None, :]  # (B, d) = Xc' W y
         beta = jnp.linalg.solve(A, T.T)  # (d, B)
@@ -956,10 +973,11 @@ class RidgePartition(NamedTuple):
     n_train: jax.Array
 
 
-def ridge_partition(X, sizes, alpha):
+def ridge_partition(X, sizes, alpha, standardize=False):
     """:class:`RidgePartition` for ``X : (n, d)`` in fold order with fold sizes ``sizes``.
 
-    Pure; no validation.
+    ``standardize``: ridge on features standardised on each training fold
+    (:func:`_ridge_penalty`). Pure; no validation.
     """
     n, d = X.shape
     K, m = len(sizes), label_slots(sizes)
@@ -975,7 +993,7 @@ def ridge_partition(X, sizes, alpha):
     def one(w):
         xbar, sw = _weighted_center(X, w)
         Xc = X - xbar[None, :]
-        A = (Xc * w[:, None]).T @ Xc + alpha * jnp.eye(d, dtype=X.dtype)
+        A = (Xc * w[:, None]).T @ Xc + _ridge_penalty(X, w, alpha, standardize)
         return xbar, jnp.linalg.inv(A), sw
 
     xbar, Ainv, n_train = jax.vmap(one)(W)

@@ -8,6 +8,8 @@ from sklearn.linear_model import LogisticRegression, RidgeClassifier
 from sklearn.metrics import zero_one_loss
 from sklearn.model_selection import KFold as KFoldSK
 from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from jaxtests import datasets, models
 from jaxtests._cv import FiveByTwo, KFold, RandomSplits, cross_validate
@@ -76,9 +78,13 @@ def test_outputs_equal_sklearn_per_fold(pima):
     r = cross_validate({"ours": models.ridge_classifier(), "sk": RidgeClassifier()}, X, y, cv=folds)
     for k, (tr, te) in enumerate(folds):
         ref = RidgeClassifier().fit(X[tr], y[tr]).decision_function(X[te])
+        # ours standardises on each training fold (issue 28.1): StandardScaler's pipeline
+        scaled = make_pipeline(StandardScaler(), RidgeClassifier()).fit(X[tr], y[tr])
         np.testing.assert_array_equal(np.asarray(r.index[0, k, : len(te)]), np.sort(te))
         f_ours, _idx, valid = r.instance_outputs("ours")
-        np.testing.assert_allclose(f_ours[0, k][valid[0, k]], ref, rtol=1e-10)
+        np.testing.assert_allclose(
+            f_ours[0, k][valid[0, k]], scaled.decision_function(X[te]), rtol=1e-10
+        )
         np.testing.assert_allclose(r.outputs[1, 0, k][r.valid[0, k]], ref, rtol=1e-10)
 
 
@@ -231,7 +237,8 @@ def test_regression_defaults_to_square_loss_and_accepts_rmse():
     rmse = {a: [] for a in (1.0, 100.0)}
     for tr, te in folds:
         for a in (1.0, 100.0):
-            pred = Ridge(alpha=a).fit(X[tr], y[tr]).predict(X[te])
+            # models.ridge standardises on each training fold (issue 28.1)
+            pred = make_pipeline(StandardScaler(), Ridge(alpha=a)).fit(X[tr], y[tr]).predict(X[te])
             mse[a].append(mean_squared_error(y[te], pred))
             rmse[a].append(root_mean_squared_error(y[te], pred))
     np.testing.assert_allclose(r.fold_losses("a")[0], mse[1.0], rtol=1e-9)

@@ -47,13 +47,18 @@ def _ours(model, X, y, w):
 @pytest.mark.parametrize(
     ("model", "ref"),
     [
-        (models.ridge_classifier(0.7), lambda: lm.RidgeClassifier(alpha=0.7)),
-        (models.lda(), lambda: da.LinearDiscriminantAnalysis(solver="lsqr")),
-        (models.qda(0.01), lambda: da.QuadraticDiscriminantAnalysis(reg_param=0.01)),
+        (models.ridge_classifier(0.7, standardize=False), lambda: lm.RidgeClassifier(alpha=0.7)),
+        (models.lda(standardize=False), lambda: da.LinearDiscriminantAnalysis(solver="lsqr")),
+        (
+            models.qda(0.01, standardize=False),
+            lambda: da.QuadraticDiscriminantAnalysis(reg_param=0.01),
+        ),
     ],
     ids=["ridge_classifier", "lda", "qda"],
 )
 def test_closed_forms_match_sklearn(clf_data, model, ref):
+    # the solvers on the given features (standardize=False); scaling inside the folds
+    # against scikit-learn's StandardScaler pipelines: test_standardize.py
     X, y, w = clf_data
     Xtr, ytr, Xte, _, te = _split(X, y, w)
     expected = ref().fit(Xtr, ytr).decision_function(Xte)
@@ -64,7 +69,9 @@ def test_ridge_regression_matches_sklearn(reg_data):
     X, y, w = reg_data
     Xtr, ytr, Xte, _, te = _split(X, y, w)
     expected = lm.Ridge(alpha=2.0).fit(Xtr, ytr).predict(Xte)
-    np.testing.assert_allclose(_ours(models.ridge(2.0), X, y, w)[te], expected, rtol=1e-10)
+    np.testing.assert_allclose(
+        _ours(models.ridge(2.0, standardize=False), X, y, w)[te], expected, rtol=1e-10
+    )
 
 
 def test_logistic_matches_sklearn(clf_data):
@@ -73,7 +80,9 @@ def test_logistic_matches_sklearn(clf_data):
     ref = lm.LogisticRegression(C=0.5, tol=1e-12, max_iter=10_000).fit(Xtr, ytr)
     # lbfgs stops at a gradient tolerance, Newton at machine precision: 1e-5 absolute
     np.testing.assert_allclose(
-        _ours(models.logistic(0.5), X, y, w)[te], ref.decision_function(Xte), atol=1e-5
+        _ours(models.logistic(0.5, standardize=False), X, y, w)[te],
+        ref.decision_function(Xte),
+        atol=1e-5,
     )
 
 
@@ -81,9 +90,13 @@ def test_knn_and_nearest_centroid_match_sklearn(clf_data):
     X, y, w = clf_data
     Xtr, ytr, Xte, _, te = _split(X, y, w)
     proba = neighbors.KNeighborsClassifier(5).fit(Xtr, ytr).predict_proba(Xte)[:, 1]
-    np.testing.assert_allclose(_ours(models.knn(5), X, y, w)[te], 2 * proba - 1, atol=1e-12)
+    np.testing.assert_allclose(
+        _ours(models.knn(5, standardize=False), X, y, w)[te], 2 * proba - 1, atol=1e-12
+    )
     pred = neighbors.NearestCentroid().fit(Xtr, ytr).predict(Xte)
-    np.testing.assert_array_equal(np.sign(_ours(models.nearest_centroid(), X, y, w)[te]), pred)
+    np.testing.assert_array_equal(
+        np.sign(_ours(models.nearest_centroid(standardize=False), X, y, w)[te]), pred
+    )
 
 
 _SVM_KERNELS = [("linear", 1), ("poly", 2), ("poly", 3), ("rbf", 1)]
@@ -197,8 +210,9 @@ def test_batched_fits_equal_looped(clf_data):
                 np.testing.assert_allclose(batched[b, k], _ours(m, X, Y[b], W[k]), atol=atol)
         if m is ridge:
             idx = np.stack([np.flatnonzero(W[k] == 0)[:10] for k in range(3)])
-            fast = jax.jit(klearners.ridge_fold_decisions, static_argnums=4)(
-                Xj, Yj, Wj, jnp.asarray(idx), 0.7
+            # the default ridge_classifier standardises on each training fold
+            fast = jax.jit(klearners.ridge_fold_decisions, static_argnums=(4, 5))(
+                Xj, Yj, Wj, jnp.asarray(idx), 0.7, True
             )
             np.testing.assert_allclose(fast, np.take_along_axis(batched, idx[None], -1), atol=1e-12)
 
@@ -261,7 +275,7 @@ def test_model_validation_messages():
         models.svc(standardize="yes")
     with pytest.raises(TypeError, match="`normalize` must be a bool"):
         models.svr(normalize=1)
-    assert repr(models.ridge(0.5)) == "ridge(alpha=0.5)"
+    assert repr(models.ridge(0.5)) == "ridge(alpha=0.5, standardize=True)"
 
 
 def test_learner_table_has_one_row_per_constructor():
@@ -273,7 +287,7 @@ def test_learner_table_has_one_row_per_constructor():
         assert (m.kind, m.task) == (kind, row.task)
         assert learner(kind) is row
     # the CLI's `sanity --model` choices, in the order it lists them
-    assert list(cli_models()) == ["ridge", "lda", "logistic", "centroid", "knn"]
+    assert list(cli_models()) == ["ridge", "lda", "logistic", "centroid", "knn", "qda", "svm"]
     assert cli_models()["ridge"]() == models.ridge_classifier()
     assert cli_models("regression") == {}
     with pytest.raises(ValueError, match="Unknown learner 'tree'"):

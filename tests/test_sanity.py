@@ -21,6 +21,8 @@ from jaxtests.kernels import learners as klearners
 from sklearn.linear_model import RidgeClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.model_selection import permutation_test_score as sk_pts
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from jaxtests import _sanity, datasets, models
 from jaxtests._cv import KFold, make_splits, padded_test_index
@@ -46,14 +48,16 @@ def test_ridge_equals_sklearn_same_folds_and_permutations(data):
     ours = permutation_test_score(
         models.ridge_classifier(1.0), X, y, cv=folds, permutations=perms, key=0
     )
-    s, ps, p = sk_pts(RidgeClassifier(1.0), X, y, cv=folds, n_permutations=B, random_state=7)
+    # the built-in standardises on each training fold (issue 28.1): StandardScaler's pipeline
+    pipe = make_pipeline(StandardScaler(), RidgeClassifier(1.0))
+    s, ps, p = sk_pts(pipe, X, y, cv=folds, n_permutations=B, random_state=7)
     np.testing.assert_allclose(ours.statistic, s, atol=1e-8)
     np.testing.assert_allclose(ours.permutation_scores, ps, atol=1e-8)
     np.testing.assert_allclose(ours.pvalue, p, rtol=1e-12)
     # the sklearn-estimator fallback reproduces the same numbers
     calls = []
     fb = permutation_test_score(
-        RidgeClassifier(1.0),
+        pipe,
         X,
         y,
         cv=folds,

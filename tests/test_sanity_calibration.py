@@ -29,6 +29,8 @@ from sklearn.linear_model import RidgeClassifier
 from sklearn.model_selection import KFold as SkKFold
 from sklearn.model_selection import permutation_test_score as sk_pts
 from sklearn.model_selection._validation import _shuffle as sk_shuffle
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from jaxtests import _sanity, models
 from jaxtests._cv import KFold
@@ -138,9 +140,9 @@ def test_groups_equal_sklearn_same_folds_and_permutations():
             np.sort(y[perms][:, m], axis=1),
             np.sort(np.broadcast_to(y[m], (n_perm, m.sum())), axis=1),
         )
-    s, ps, p = sk_pts(
-        RidgeClassifier(2.0), X, y, groups=groups, cv=folds, n_permutations=n_perm, random_state=11
-    )
+    # the built-in standardises on each training fold (issue 28.1): StandardScaler's pipeline
+    pipe = make_pipeline(StandardScaler(), RidgeClassifier(2.0))
+    s, ps, p = sk_pts(pipe, X, y, groups=groups, cv=folds, n_permutations=n_perm, random_state=11)
     ours = permutation_test_score(
         models.ridge_classifier(2.0), X, y, cv=folds, groups=groups, permutations=perms, key=0
     )
@@ -148,9 +150,7 @@ def test_groups_equal_sklearn_same_folds_and_permutations():
     np.testing.assert_allclose(ours.permutation_scores, ps, atol=1e-8)
     np.testing.assert_allclose(ours.pvalue, p, rtol=1e-12)
     # the scikit-learn-estimator fallback gives the same numbers
-    fb = permutation_test_score(
-        RidgeClassifier(2.0), X, y, cv=folds, groups=groups, permutations=perms[:4]
-    )
+    fb = permutation_test_score(pipe, X, y, cv=folds, groups=groups, permutations=perms[:4])
     np.testing.assert_allclose(fb.permutation_scores, ps[:4], atol=1e-8)
 
 
@@ -192,7 +192,8 @@ def test_train_scores_equal_sklearn_fits_on_the_drawn_labels():
         for g in range(3):  # training labels permuted within groups
             m = groups[tr] == g
             np.testing.assert_array_equal(np.sort(Y[b, k, tr][m]), np.sort(y[tr][m]))
-        f = RidgeClassifier(1.0).fit(X[tr], Y[b, k, tr]).decision_function(X[te])
+        pipe = make_pipeline(StandardScaler(), RidgeClassifier(1.0))  # issue 28.1
+        f = pipe.fit(X[tr], Y[b, k, tr]).decision_function(X[te])
         expect[b] += np.mean(np.where(f > 0, 1.0, -1.0) == y[te]) / len(folds)
     assert not np.all(Y[:, :, :] == y)  # something moved
     np.testing.assert_allclose(r.permutation_scores, expect, atol=1e-8)

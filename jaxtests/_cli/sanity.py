@@ -1,5 +1,7 @@
 """``jaxtests sanity``: the label-permutation sanity check on a feature/label CSV."""
 
+import argparse
+
 from jaxtests import permutation_test_score
 from jaxtests._cli._common import POSITIVE_INT, SEED, BadInput, _given_twice
 from jaxtests._learners import cli_models
@@ -9,18 +11,42 @@ from jaxtests.datasets import load_csv
 
 def add_parser(subparsers):
     s = subparsers.add_parser(
-        "sanity", help="label-permutation sanity check on a feature/label CSV"
+        "sanity",
+        help="label-permutation sanity check on a feature/label CSV",
+        description="Is the model better than chance? Cross-validated score with the true "
+        "labels against the scores with permuted labels (Ojala & Garriga 2010).",
     )
-    s.add_argument("file")
-    s.add_argument("--label", required=True, help="label column")
+    s.add_argument("file", help="CSV with a header: feature columns and a label column")
+    s.add_argument("--label", required=True, help="the label column (any two or more values)")
     s.add_argument("--features", nargs="+", help="feature columns (default: all others)")
-    s.add_argument("--model", default="ridge", choices=tuple(cli_models("classification")))
-    s.add_argument("--cv", type=POSITIVE_INT, default=5)
-    s.add_argument("--n-permutations", type=POSITIVE_INT, default=1000)
-    s.add_argument("--scoring", default="accuracy")
-    s.add_argument("--seed", type=SEED, default=None)
-    s.add_argument("--json", action="store_true")
-    s.add_argument("--quiet", action="store_true")
+    models = tuple(cli_models("classification"))
+    s.add_argument(
+        "--model",
+        default="ridge",
+        choices=models,
+        help=f"built-in learner ({', '.join(models)}; svm: RBF support vector machine); "
+        "default ridge",
+    )
+    s.add_argument(
+        "--standardize",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="standardise the features on each training fold (scikit-learn's StandardScaler "
+        "in a pipeline); on by default, --no-standardize fits the raw features",
+    )
+    s.add_argument("--cv", type=POSITIVE_INT, default=5, help="number of folds (default 5)")
+    s.add_argument(
+        "--n-permutations",
+        type=POSITIVE_INT,
+        default=1000,
+        help="label permutations (default 1000); the p-value is at least 1/(n + 1)",
+    )
+    s.add_argument(
+        "--scoring", default="accuracy", help="score per fold: accuracy (default), f1, roc_auc..."
+    )
+    s.add_argument("--seed", type=SEED, default=None, help="seed of folds and permutations")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(func=run)
 
 
@@ -32,7 +58,7 @@ def run(args):
         )
     _given_twice(args.features, "--features")
     X, y = load_csv(args.file, label=args.label, features=args.features)
-    model = cli_models("classification")[args.model]()
+    model = cli_models("classification")[args.model](standardize=args.standardize)
     with Progress("label permutations", unit="perm", disable=args.quiet) as bar:
         res = permutation_test_score(
             model,
@@ -45,11 +71,13 @@ def run(args):
             progress=bar,
         )
     if args.json:
-        print(dumps({"file": str(args.file), "model": args.model, "result": res}))
+        payload = {"file": str(args.file), "model": args.model, "standardize": args.standardize}
+        print(dumps({**payload, "result": res}))
         return 0
     print(
-        f"{args.file}: {X.shape[0]} instances, {X.shape[1]} features, model {args.model}, "
-        f"{args.cv}-fold CV"
+        f"{args.file}: {X.shape[0]} instances, {X.shape[1]} features, model {args.model} "
+        f"({'features standardised on each training fold' if args.standardize else 'raw features'}"
+        f"), {args.cv}-fold CV"
     )
     print(
         result_summary(

@@ -290,7 +290,7 @@ def agreement(
     >>> res.tests, res.n_comparisons
     (('zero_one', 'hinge'), 3)
     >>> res.direction()["second_only"]  # runs where only the hinge-loss test rejects
-    1
+    3
     """
     if isinstance(tests, str):
         v.check_choice(tests, "tests", tuple(PRESETS))

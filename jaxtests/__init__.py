@@ -27,9 +27,11 @@ from jaxtests._ttests import (  # noqa: F401
 _WHERE = {
     "bayesian": "jaxtests.bayesian",
     "datasets": "jaxtests.datasets",
+    "kernels": "jaxtests.kernels",
     "losses": "jaxtests.losses",
     "measures": "jaxtests.measures",
     "models": "jaxtests.models",
+    "plot": "jaxtests.plot",  # matplotlib loads at first use, not with jaxtests
     "study": "jaxtests.study",
     **dict.fromkeys(
         ("CVResult", "FiveByTwo", "KFold", "RandomSplits", "cross_validate"), "jaxtests._cv"

@@ -190,6 +190,22 @@ def test_public_module_exposes_exactly_all(name):
         getattr(module, attr)  # every name in __all__ resolves
 
 
+def test_public_submodules_are_attributes_after_import():
+    # issue 28.8: `import jaxtests; jaxtests.plot.critical_difference(...)` as the README
+    # writes it (AttributeError before); matplotlib still loads only to draw
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, jaxtests; print('matplotlib' in sys.modules); "
+        "print(callable(jaxtests.plot.critical_difference), 'matplotlib' in sys.modules); "
+        "print(jaxtests.kernels.__name__, 'plot' in dir(jaxtests), 'plot' in jaxtests.__all__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True", "False", "jaxtests.kernels", "True", "True"]
+
+
 def test_import_loads_no_scipy_plotting_or_data_sets():
     # issue 12: `import jaxtests` stays light; the rest is imported at first use.
     import subprocess

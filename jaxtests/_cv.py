@@ -24,7 +24,7 @@ import numpy as np
 from jaxtests import _learners, _models
 from jaxtests._precision import x64
 from jaxtests._random import resolve_key
-from jaxtests._results import result, static_field
+from jaxtests._results import _to_numpy, result, static_field
 from jaxtests._validation import (
     as_class_labels,
     as_float_array,
@@ -525,6 +525,20 @@ def _matrix_measure(cm, measure):
 # ---------------------------------------------------------------- result
 
 
+def _numpy_out(method):
+    """Return ``method``'s arrays as numpy (named tuples keep their type), as scipy does.
+
+    A float64 ``jax.Array`` outside x64 warns in ``np.mean`` and truncates; numpy
+    arrays do neither (issue 28.4). Tracers pass through unchanged.
+    """
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        return jax.tree_util.tree_map(_to_numpy, method(*args, **kwargs))
+
+    return wrapper
+
+
 @result
 class CVResult:
     """Per-instance outputs of several models on identical cross-validation folds.
@@ -618,6 +632,7 @@ class CVResult:
             return "zero_one" if self.task == "classification" else "square"
         return loss
 
+    @_numpy_out
     @x64
     def instance_losses(self, name, loss=None, **loss_kwargs):
         """Per-instance losses ``(R, K, m)`` (NaN on padding).
@@ -643,8 +658,8 @@ class CVResult:
 
         Returns
         -------
-        (R, K, m) jax.Array
-            Losses, NaN on padding entries.
+        (R, K, m) numpy.ndarray
+            Losses (float64), NaN on padding entries.
 
         Examples
         --------
@@ -685,6 +700,7 @@ class CVResult:
                 val = getattr(klosses, loss)(yt, f, **loss_kwargs)
         return jnp.where(self.valid, jnp.asarray(val, jnp.float64), jnp.nan)
 
+    @_numpy_out
     @x64
     def fold_losses(self, name, loss=None, *, reduce="mean", **loss_kwargs):
         """Per-fold mean (or ``reduce="sum"``, total) loss, ``(R, K)``.
@@ -703,7 +719,8 @@ class CVResult:
 
         Returns
         -------
-        (R, K) jax.Array
+        (R, K) numpy.ndarray
+            float64.
 
         References
         ----------
@@ -720,7 +737,7 @@ class CVResult:
         >>> cv = jaxtests.cross_validate(
         ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
         >>> cv.fold_losses("lda", "zero_one")
-        Array([[0.375, 0.375, 0.5  , 0.25 , 0.375]], dtype=float64)
+        array([[0.375, 0.375, 0.5  , 0.25 , 0.375]])
         """
         check_choice(reduce, "reduce", ("mean", "sum"))
         li = jnp.where(self.valid, self.instance_losses(name, loss, **loss_kwargs), 0.0)
@@ -731,6 +748,7 @@ class CVResult:
         if self.task != "classification":
             raise ValueError(f"{what} needs a classification result (±1 labels).")
 
+    @_numpy_out
     @x64
     def confusion(self, name):
         """Per-fold confusion counts ``(tp, fn, fp, tn)``, each ``(R, K)``.
@@ -748,7 +766,7 @@ class CVResult:
         Returns
         -------
         ConfusionCounts
-            Named tuple ``(tp, fn, fp, tn)`` of ``(R, K)`` arrays.
+            Named tuple ``(tp, fn, fp, tn)`` of float64 ``(R, K)`` numpy arrays.
 
         Examples
         --------
@@ -761,7 +779,7 @@ class CVResult:
         ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
         >>> c = cv.confusion("lda")
         >>> c.tp + c.fn + c.fp + c.tn
-        Array([[8., 8., 8., 8., 8.]], dtype=float64)
+        array([[8., 8., 8., 8., 8.]])
         """
         self._need_clf("`confusion`")
         self._refuse_multiclass("`confusion`", "use `confusion_matrix`.")
@@ -777,6 +795,7 @@ class CVResult:
             jnp.sum(v & ~t & ~(yt == 0) & ~p, -1, dtype=jnp.float64),
         )
 
+    @_numpy_out
     @x64
     def confusion_matrix(self, name):
         """Per-fold confusion matrices ``(R, K, C, C)``, rows true class, columns predicted.
@@ -792,7 +811,7 @@ class CVResult:
 
         Returns
         -------
-        (R, K, C, C) jax.Array
+        (R, K, C, C) numpy.ndarray
 
         Examples
         --------
@@ -809,6 +828,7 @@ class CVResult:
         f = self.outputs[self._m(name)]
         return _fold_confusion(self._targets(), f, self.valid, self.n_classes, self.classes is None)
 
+    @_numpy_out
     @x64
     def fold_scores(self, name, measure):
         """Per-fold value ``(R, K)`` of a measure or a mean loss.
@@ -833,7 +853,8 @@ class CVResult:
 
         Returns
         -------
-        (R, K) jax.Array
+        (R, K) numpy.ndarray
+            float64.
 
         Examples
         --------
@@ -845,7 +866,7 @@ class CVResult:
         >>> cv = jaxtests.cross_validate(
         ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
         >>> cv.fold_scores("lda", "tpr")
-        Array([[0.5 , 0.75, 0.5 , 0.8 , 0.8 ]], dtype=float64)
+        array([[0.5 , 0.75, 0.5 , 0.8 , 0.8 ]])
         """
         return self._fold_scores(name, measure, "measure")
 
@@ -895,6 +916,7 @@ class CVResult:
         kw = loss_kwargs or {}
         return self.fold_scores_any(a, loss, kw), self.fold_scores_any(b, loss, kw)
 
+    @_numpy_out
     @x64
     def fold_scores_any(self, name, what, loss_kwargs=None):
         """Per-fold ``(R, K)`` value of a loss (name or callable, with kwargs) or a measure.
@@ -913,7 +935,8 @@ class CVResult:
 
         Returns
         -------
-        (R, K) jax.Array
+        (R, K) numpy.ndarray
+            float64.
 
         Examples
         --------

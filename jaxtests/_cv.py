@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _learners, _models
+from jaxtests import _direction, _learners, _models
 from jaxtests._precision import x64
 from jaxtests._random import resolve_key
 from jaxtests._results import _to_numpy, result, static_field
@@ -1376,6 +1376,7 @@ class CVResult:
         loss_kwargs=None,
         measures=None,
         pool_repetitions=False,
+        higher_is_better=None,
         **kwargs,
     ):
         """Pairwise post hoc tests among models, named by the model names.
@@ -1402,13 +1403,18 @@ class CVResult:
         pool_repetitions : bool, default False
             Pool the folds of several repetitions as if independent (their
             p-value is too small); refused otherwise.
+        higher_is_better : bool or None, default None
+            Direction of the ordering (best first); ``None`` takes it from ``loss``:
+            losses, ``error``, ``fpr`` and ``rmse`` are lower-is-better, ``accuracy``,
+            ``tpr``, ``f1``, ``roc_auc`` and the other rates higher-is-better
+            (``jaxtests._direction``).
         **kwargs
             Passed to :func:`jaxtests.posthoc` (``correction``, ``alpha``...).
 
         Returns
         -------
         PosthocResult
-            As :func:`jaxtests.posthoc`.
+            As :func:`jaxtests.posthoc`; its ``text()`` says which way is better.
 
         References
         ----------
@@ -1445,7 +1451,9 @@ class CVResult:
                     "`loss` (or measure) per fold."
                 )
             x = jnp.stack([self.fold_scores_any(m, loss, loss_kwargs).ravel() for m in names])
-        return run(x, test=test, names=tuple(names), **kwargs)
+        if higher_is_better is None:  # from the measure; hotelling has no ordering
+            higher_is_better = bool(_direction.higher_is_better(self._default_loss(loss), False))
+        return run(x, test=test, names=tuple(names), higher_is_better=higher_is_better, **kwargs)
 
     @staticmethod
     def _check_resamples_used(res, kwargs, what):

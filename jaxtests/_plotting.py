@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from jaxtests._direction import direction_words
 from jaxtests._studies.agreement import AgreementResult
 from jaxtests._studies.calibration import CalibrationResult
 from jaxtests._studies.power import PowerResult
@@ -346,9 +347,19 @@ def null_distribution(
     return fig
 
 
-def _ordering_iv(means, groups):
-    """``(names sorted by mean, sorted means, groups as names)`` from dicts or results."""
+def _ordering_iv(means, groups, measure, higher_is_better):
+    """``(means dict, groups as names, higher_is_better)`` from dicts or results.
+
+    The direction: ``higher_is_better`` when given, else the ordering's own, else the
+    measure's (``jaxtests._direction``; lower-is-better for a name it does not know).
+    """
+    from jaxtests._direction import higher_is_better as direction_of
     from jaxtests._posthoc import Ordering
+
+    if higher_is_better is not None and not isinstance(higher_is_better, bool | np.bool_):
+        raise TypeError(
+            f"`higher_is_better` must be a bool or None, got {type(higher_is_better).__name__}."
+        )
 
     if hasattr(means, "ordering") and hasattr(means, "cliques"):  # a PosthocResult
         if groups is not None:
@@ -364,7 +375,11 @@ def _ordering_iv(means, groups):
             raise TypeError("`groups` comes from the ordering; pass the ordering alone.")
         labels = [str(s) for s in means.labels]
         groups = [[labels[i] for i in g] for g in means.groups]
+        if higher_is_better is None:
+            higher_is_better = means.higher_is_better
         means = dict(zip(labels, (float(m) for m in means.means)))
+    if higher_is_better is None:
+        higher_is_better = direction_of(measure, False)
     if not isinstance(means, dict):
         raise TypeError(
             "`means` must be a dict of algorithm name -> mean, a PosthocResult or an Ordering."
@@ -377,10 +392,10 @@ def _ordering_iv(means, groups):
         if unknown:
             raise ValueError(f"`groups` names unknown algorithm(s) {unknown}.")
         out.append(g)
-    return means, out
+    return means, out, bool(higher_is_better)
 
 
-def ordering(means, groups=None, *, measure="error", ax=None, title=None):
+def ordering(means, groups=None, *, measure="error", ax=None, title=None, higher_is_better=None):
     """Algorithms sorted by mean, with the groups no post hoc test separates.
 
     The underlined display of Yildiz & Alpaydin, "Multivariate Comparison of
@@ -398,8 +413,14 @@ def ordering(means, groups=None, *, measure="error", ax=None, title=None):
         Sets of algorithms not significantly different (e.g. a post hoc result's
         cliques); singletons are not drawn.
     measure : str
+        Name of the measure (axis label, title, and the direction when not given).
     ax : matplotlib.axes.Axes, optional
     title : str, optional
+    higher_is_better : bool or None, default None
+        Best first: the largest mean at the top when True (accuracy), the smallest when
+        False (error). ``None``: the post hoc result's or ordering's direction, else the
+        measure's (``"accuracy"``, ``"auc"``... higher; losses, ``"error"``... lower).
+        The title says which.
 
     Returns
     -------
@@ -413,9 +434,13 @@ def ordering(means, groups=None, *, measure="error", ax=None, title=None):
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
     ['rf', 'lda', 'knn']
     >>> plt.close(fig)
+    >>> fig = plot.ordering({"knn": 0.80, "rf": 0.88}, measure="accuracy")  # higher first
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['rf', 'knn']
+    >>> plt.close(fig)
     """
-    means, groups = _ordering_iv(means, groups)
-    names = sorted(means, key=means.get)
+    means, groups, higher = _ordering_iv(means, groups, measure, higher_is_better)
+    names = sorted(means, key=(lambda n: -means[n]) if higher else means.get)
     row = {n: i for i, n in enumerate(names)}
     groups = [g for g in groups if len(g) >= 2]
     fig, ax = _axes(ax, figsize=(6.5, 1.4 + 0.32 * len(names)))
@@ -444,9 +469,11 @@ def ordering(means, groups=None, *, measure="error", ax=None, title=None):
         ax.plot(
             [x] * len(rows), rows, "o", ms=4, color=f"C{k % 10}", transform=trans, clip_on=False
         )
-    ax.set_xlabel(f"mean {measure}")
+    ax.set_xlabel(f"mean {measure} ({direction_words(higher)})")
     ax.set_title(
-        title or f"Ordering by mean {measure}\n(bars: not significantly different)",
+        title
+        or f"Ordering by mean {measure}, best first ({direction_words(higher)})\n"
+        "(bars: not significantly different)",
         fontsize="medium",
     )
     return fig

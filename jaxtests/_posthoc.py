@@ -10,6 +10,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _permutation_methods as PM
+from jaxtests._direction import direction_words
 from jaxtests._multivariate import _check_rcond
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
@@ -182,12 +183,18 @@ class Ordering:
     ``order`` holds indices (best first under the chosen direction), ``labels`` their
     names, ``means`` the sorted means, and ``groups`` maximal runs of consecutive
     algorithms (positions in ``order``) with no significant pair: the seed's underlines.
+    ``higher_is_better`` is the direction: True sorts from the largest mean.
     """
 
     order: tuple
     labels: tuple
     means: tuple
     groups: tuple
+    higher_is_better: bool = False
+
+    def header(self):
+        """What the order means, e.g. ``"best first (lower is better)"``."""
+        return f"best first ({direction_words(self.higher_is_better)})"
 
     def text(self):
         """The underlined display of Yildiz & Alpaydin §3.5, one underline per group."""
@@ -214,7 +221,7 @@ class Ordering:
         return self.text()
 
 
-def ordering(means, reject, names=None, *, descending=False):
+def ordering(means, reject, names=None, *, descending=False, higher_is_better=None):
     """Sort algorithms by mean and find the groups not significantly different.
 
     Parameters
@@ -225,7 +232,11 @@ def ordering(means, reject, names=None, *, descending=False):
         Symmetric pairwise rejection matrix.
     names : sequence of str, optional
     descending : bool
-        Sort from the largest mean (for scores such as accuracy).
+        Sort from the largest mean (for scores such as accuracy); the same as
+        ``higher_is_better=True``.
+    higher_is_better : bool or None, default None
+        Whether a higher mean is better (accuracy) and comes first; ``None`` is
+        ``descending``. Recorded in the result (:meth:`Ordering.header`).
 
     Returns
     -------
@@ -256,6 +267,7 @@ def ordering(means, reject, names=None, *, descending=False):
     ────
     """
     r = _reject_iv(reject)
+    descending = _direction_iv(descending, higher_is_better)
     m = np.asarray(means)
     if m.dtype.kind not in "biuf":
         raise TypeError(f"`means` must be an array of real numbers, got dtype {m.dtype}.")
@@ -282,7 +294,23 @@ def ordering(means, reject, names=None, *, descending=False):
         labels=tuple(names[i] for i in order),
         means=tuple(float(v) for v in m[order]),
         groups=groups,
+        higher_is_better=descending,
     )
+
+
+def _direction_iv(descending, higher_is_better):
+    """The one direction of ``descending`` and ``higher_is_better`` (which may be None)."""
+    if not isinstance(descending, bool | np.bool_):
+        raise TypeError(f"`descending` must be a bool, got {type(descending).__name__}.")
+    if higher_is_better is None:
+        return bool(descending)
+    if not isinstance(higher_is_better, bool | np.bool_):
+        raise TypeError(
+            f"`higher_is_better` must be a bool or None, got {type(higher_is_better).__name__}."
+        )
+    if descending and not higher_is_better:
+        raise ValueError("`descending`=True and `higher_is_better`=False contradict each other.")
+    return bool(higher_is_better)
 
 
 # ----------------------------------------------------------------------------------------
@@ -340,7 +368,7 @@ class PosthocResult:
         shown = ("{" + ", ".join(map(str, c)) + "}" for c in self.cliques)
         out.append("Cliques: " + ", ".join(shown))
         if self.ordering is not None:
-            out.append("Ordering:")
+            out.append(f"Ordering, {self.ordering.header()}:")
             out.extend("  " + line for line in self.ordering.text().split("\n"))
         return "\n".join(out)
 
@@ -419,6 +447,7 @@ def posthoc(
     method="parametric",
     n_resamples=PM.N_RESAMPLES,
     key=None,
+    higher_is_better=False,
 ):
     """All pairwise post hoc tests among ``L`` algorithms, with cliques and ordering.
 
@@ -450,12 +479,17 @@ def posthoc(
         Permutation only: Monte Carlo draws, and the most rearrangements enumerated.
     key : int, JAX key or None
         Permutation only: randomness of the draws, recorded as ``seed``.
+    higher_is_better : bool, default False
+        Direction of the ordering: False (errors, losses) puts the smallest mean first,
+        True (accuracy, AUC) the largest; the tests do not depend on it.
+        :meth:`CVResult.posthoc` sets it from the measure.
 
     Returns
     -------
     PosthocResult
         Raw and adjusted p-value matrices, ``reject``, ``cliques``, ``ordering`` (for
-        ``test="t"``; by ascending mean, e.g. error) and ``text()``.
+        ``test="t"``; best first: by ascending mean, e.g. error, or descending with
+        ``higher_is_better=True``) and ``text()``.
 
     Notes
     -----
@@ -502,6 +536,10 @@ def posthoc(
     alpha = check_probability(alpha, "alpha")
     if not isinstance(paired, bool | np.bool_):
         raise TypeError(f"`paired` must be a bool, got {type(paired).__name__}.")
+    if not isinstance(higher_is_better, bool | np.bool_):
+        raise TypeError(
+            f"`higher_is_better` must be a bool, got {type(higher_is_better).__name__}."
+        )
     ndim = 2 if test == "t" else 3
     x = as_float_array(x, "x")
     if x.ndim != ndim:
@@ -558,7 +596,8 @@ def posthoc(
     rej = padj_m <= alpha
     np.fill_diagonal(rej, False)
     cl = tuple(cliques(rej, names))
-    order = ordering(np.asarray(mean), rej, names) if test == "t" else None
+    hib = bool(higher_is_better)
+    order = ordering(np.asarray(mean), rej, names, higher_is_better=hib) if test == "t" else None
     return PosthocResult(
         statistic=jnp.asarray(stat_m),
         pvalue=jnp.asarray(p_m),

@@ -11,6 +11,7 @@ import os
 
 import numpy as np
 
+from jaxtests import _direction
 from jaxtests._tidy import _key, _number, _records
 
 __all__ = ["ScoreTable", "read_scores"]
@@ -129,7 +130,7 @@ def _columns(source):
     return header, rows
 
 
-def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_is_better=True):
+def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_is_better=None):
     """Read scores of learners over many data sets from a tidy table.
 
     Parameters
@@ -148,9 +149,12 @@ def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_i
     learner : str, optional
         The learner column: ``"learner"``, or ``"algorithm"`` when the table has no
         ``learner`` column.
-    higher_is_better : bool
+    higher_is_better : bool or None, default None
         Whether a higher score is better (accuracy, AUC); False for errors and losses.
-        Sets the ranks of the table's Friedman, Nemenyi and post hoc tests.
+        Sets the ranks of the table's Friedman, Nemenyi and post hoc tests. ``None``
+        takes it from the score column's name: ``error``, ``loss``, ``rmse``, ``fpr``
+        and the losses are lower-is-better, any other name (``accuracy``, ``auc``...)
+        higher-is-better (``jaxtests._direction``).
 
     Returns
     -------
@@ -179,8 +183,10 @@ def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_i
     >>> float(table.wilcoxon("svm", "knn").pvalue)
     0.25
     """
-    if not isinstance(higher_is_better, bool | np.bool_):
-        raise TypeError(f"`higher_is_better` must be True or False, got {higher_is_better!r}.")
+    if higher_is_better is not None and not isinstance(higher_is_better, bool | np.bool_):
+        raise TypeError(
+            f"`higher_is_better` must be True, False or None, got {higher_is_better!r}."
+        )
     if isinstance(source, str | os.PathLike):
         path = os.fspath(source)
         if not os.path.exists(path):
@@ -210,6 +216,8 @@ def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_i
         raise ValueError(f"{path}: score column {score!r} not found among {header}.")
     if not rows:
         raise ValueError(f"{path}: no data rows.")
+    if higher_is_better is None:  # from the column's name; unknown names: higher
+        higher_is_better = _direction.higher_is_better(score, True)
     return _table(path, rows, keys, score, higher_is_better)
 
 

@@ -228,7 +228,8 @@ def test_posthoc_t_matches_pairwise_ttests(rng):
     assert res.ordering.labels[0] == "rf"
     assert set(res.cliques) == set(cliques(np.asarray(res.reject), res.names))
     text = res.text()
-    assert "rf vs lda" in text and "Cliques:" in text and "Ordering:" in text
+    assert "rf vs lda" in text and "Cliques:" in text
+    assert "Ordering, best first (lower is better):" in text
 
 
 def test_posthoc_unpaired_and_corrections(rng):

@@ -317,7 +317,7 @@ def test_per_fold_files_refuse_the_dataset_options(capsys, tmp_path):
     path.write_text("algorithm,fold,error\na,1,0.1\na,2,0.2\nb,1,0.3\nb,2,0.25\n")
     for args, pattern in (
         (("--test", "nemenyi"), r"no 'dataset' column"),
-        (("--lower-is-better",), r"--lower-is-better is used on a many-data-set file"),
+        (("--lower-is-better",), r"--lower-is-better is not used by --test t: .*only posthoc"),
         (("--correction", "shaffer", "--test", "posthoc"), r"step procedure of friedman-posthoc"),
     ):
         status, _, err = cli(capsys, "compare", path, *args)

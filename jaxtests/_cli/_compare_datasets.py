@@ -256,7 +256,8 @@ def read(args):
             f"{len(args.measures)}."
         )
     score = args.measures[0] if args.measures else None
-    return read_scores(args.file, score=score, higher_is_better=not args.lower_is_better)
+    way = False if args.lower_is_better else True if args.higher_is_better else None
+    return read_scores(args.file, score=score, higher_is_better=way)
 
 
 def run(args):

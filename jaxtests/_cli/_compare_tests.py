@@ -35,6 +35,7 @@ from jaxtests._cli._compare_data import (
     _pair,
     _signflip_data,
 )
+from jaxtests._direction import higher_is_better as direction_of
 from jaxtests._multivariate import AnovaResult
 from jaxtests._report import estimate_text
 from jaxtests._ttests import TtestResult
@@ -229,6 +230,10 @@ def _posthoc(inp):
     sel = [table.measures.index(m) for m in ms]
     x = table.values[:, :, sel[0]] if len(ms) == 1 else table.values[:, :, sel]
     corr = args.correction or "holm"
+    # the ordering's direction: the flag, else the measure's (error: lower, accuracy: higher)
+    way = direction_of(ms[0], False) if len(ms) == 1 else False
+    if getattr(args, "lower_is_better", False) or getattr(args, "higher_is_better", False):
+        way = bool(args.higher_is_better)
     res, notes = _quiet_call(
         posthoc,
         x,
@@ -236,6 +241,7 @@ def _posthoc(inp):
         correction=corr,
         alpha=alpha,
         names=table.algorithms,
+        higher_is_better=way,
     )
     adj = np.asarray(res.pvalue_adjusted)
     raw = np.asarray(res.pvalue)

@@ -86,12 +86,20 @@ def add_parser(subparsers):
         "--epsilon", type=NONNEGATIVE, default=None, help="epsilon-insensitive loss tube"
     )
     c.add_argument("--p", type=POSITIVE, default=None, help="exponent of the |error|^p loss")
-    d = c.add_argument_group("many-data-set file (a 'dataset' column)")
-    d.add_argument(
+    way = c.add_mutually_exclusive_group()
+    way.add_argument(
         "--lower-is-better",
         action="store_true",
-        help="the score is an error or loss: rank 1 goes to the lowest",
+        help="the measure is an error or loss: orderings and ranks put the lowest first "
+        "(default: from the column's name; error, loss, rmse, fpr... are lower-is-better)",
     )
+    way.add_argument(
+        "--higher-is-better",
+        action="store_true",
+        help="the measure is a score: orderings and ranks put the highest first (default for "
+        "accuracy, auc, f1... and, on a many-data-set file, any name not known as a loss)",
+    )
+    d = c.add_argument_group("many-data-set file (a 'dataset' column)")
     d.add_argument("--control", help="friedman-posthoc: compare every learner with this one")
     c.add_argument(
         "--rope",
@@ -127,7 +135,6 @@ def _check_options(args, tests, data, task):
                 "column (dataset, algorithm, <score>)."
             )
     for option, value in (
-        ("--lower-is-better", args.lower_is_better),
         ("--control", args.control),
         ("--out", args.out),
     ):
@@ -140,6 +147,9 @@ def _check_options(args, tests, data, task):
             f"--correction {args.correction} is a step procedure of friedman-posthoc on a "
             "many-data-set file; posthoc takes holm, bonferroni, hochberg, hommel, bh or by."
         )
+    if (args.lower_is_better or args.higher_is_better) and "posthoc" not in tests:
+        way = "--lower-is-better" if args.lower_is_better else "--higher-is-better"
+        unused(way, "on a per-fold file only posthoc orders the algorithms")
     if args.pair and not any(TESTS[t].pairwise for t in tests):
         unused("--pair", "those tests compare all algorithms at once")
     sized = [t for t in tests if t in ("corrected-t", "bayes-t")]

@@ -30,6 +30,7 @@ from jaxtests._validation import (
     as_float_array,
     as_int_scalar,
     as_label_array,
+    binary_classes,
     check_choice,
 )
 from jaxtests.kernels import losses as klosses
@@ -561,6 +562,10 @@ class CVResult:
     classes : tuple or None
         Multiclass: the sorted distinct labels, ``classes[i]`` encoded as ``i``;
         None for binary (±1) and regression results.
+    binary_classes : tuple or None
+        Binary: the two labels as given, ``(negative, positive)`` (encoded -1 and +1;
+        the later of the sorted values is positive, as scikit-learn's), e.g.
+        ``("benign", "malignant")`` or ``(-1, 1)``; None otherwise.
     """
 
     outputs: jax.Array
@@ -572,6 +577,7 @@ class CVResult:
     task: str = static_field()
     seed: object = static_field(default=None)
     classes: tuple | None = static_field(default=None)
+    binary_classes: tuple | None = static_field(default=None)
 
     @property
     def n_classes(self):
@@ -1520,6 +1526,85 @@ class CVResult:
         return total[tested] / count[tested]
 
     @x64
+    def mcnemar(self, a, b, *, repetition=None, **kwargs):
+        """McNemar's test of equal error rates of models ``a`` and ``b`` on the same instances.
+
+        The predictions of the two classifiers on every test instance of one
+        cross-validation run (each instance tested once, by the model of its fold) are
+        compared with the true labels: ``n01`` instances only ``a`` gets right, ``n10``
+        only ``b`` (Dietterich 1998 on one test set; here the test folds together).
+        Binary: a decision value ``> 0`` predicts the positive class; multiclass: the
+        predicted classes.
+
+        Parameters
+        ----------
+        a, b : str
+            Model names.
+        repetition : int or None, default None
+            Which repetition of a repeated cross-validation to test (its instances are
+            tested once each); ``None`` for a single run, refused over several.
+        **kwargs
+            Passed to :func:`jaxtests.mcnemar` (``method``, ``correction``).
+
+        Returns
+        -------
+        McNemarResult
+            As :func:`jaxtests.mcnemar`.
+
+        References
+        ----------
+        McNemar, Q. (1947). Psychometrika 12, 153-157. Dietterich, T. G. (1998).
+        Approximate statistical tests for comparing supervised classification learning
+        algorithms. Neural Computation 10.
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> r = cv.mcnemar("lda", "nc")  # each right once where the other is wrong
+        >>> int(r.n01), int(r.n10), float(r.pvalue)
+        (1, 1, 1.0)
+        """
+        import jaxtests
+
+        self._need_clf("`mcnemar`")
+        ia, ib = self._m(a), self._m(b)
+        R = int(self.index.shape[0])
+        if repetition is None:
+            if R > 1:
+                raise ValueError(
+                    f"`mcnemar` compares the predictions of one cross-validation run; this "
+                    f"result has {R} repetitions (or random splits) whose test sets reuse the "
+                    f"same instances. Pick one with `repetition=` (0 to {R - 1})."
+                )
+            r = 0
+        else:
+            r = as_int_scalar(repetition, "repetition", minimum=0)
+            if r >= R:
+                raise ValueError(f"`repetition` must be below {R}, got {r}.")
+        valid = np.asarray(self.valid[r])
+        idx = np.asarray(self.index[r])[valid]
+        if np.unique(idx).size != idx.size:
+            raise ValueError(
+                "`mcnemar` needs each instance tested once; the test sets of these folds "
+                "overlap. Use k-fold cross-validation, or per-instance losses with "
+                "`signflip_test`."
+            )
+        y = np.asarray(self.y)[idx]
+        fa = np.asarray(self.outputs[ia, r])[valid]
+        fb = np.asarray(self.outputs[ib, r])[valid]
+        if self.classes is None:  # binary: +1 iff the decision value is > 0
+            y, pa, pb = (np.where(v > 0, 1, -1) for v in (y, fa, fb))
+        else:
+            y, pa, pb = (v.astype(np.int64) for v in (y, fa, fb))
+        return jaxtests.mcnemar(y, pa, pb, **kwargs)
+
+    @x64
     def signflip_test(self, a, b, *, loss=None, loss_kwargs=None, **kwargs):
         """Sign-flip permutation test on the paired per-instance loss differences.
 
@@ -1634,11 +1719,12 @@ def _cross_validate_iv(models, X, y, cv, repeats, stratified, key):
         raise ValueError("`models` mixes classifiers and regressors; compare like with like.")
     task = tasks.pop()
     X = np.asarray(as_float_array(X, "X", ndim=2))
-    classes = None
+    classes = binary = None
     if task == "classification":
         y_in = y if isinstance(y, jax.Array | np.ndarray) else np.asarray(y)
         if y_in.ndim == 1:  # two classes: ±1 as before; three or more: indices 0..C-1
             y, classes = as_class_labels(y_in, "y")
+            binary = binary_classes(y_in) if classes is None else None
         else:
             y = as_label_array(y, "y")
         y = np.asarray(y)
@@ -1657,7 +1743,7 @@ def _cross_validate_iv(models, X, y, cv, repeats, stratified, key):
     splits = make_splits(
         cv, y, typed_key, task == "classification", repeats=repeats, stratified=stratified
     )
-    return items, task, X, y, classes, splits, seed
+    return items, task, X, y, classes, binary, splits, seed
 
 
 @x64
@@ -1673,8 +1759,11 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
         ``2 p - 1``) or ``predict``). All classifiers or all regressors.
     X : (n, d) array
     y : (n,) array
-        ±1 or {0, 1} labels for binary classifiers (1 is the positive class);
-        three or more distinct labels (integers or strings) for multiclass,
+        Binary classifiers: ±1 or {0, 1} labels (1 is the positive class), or any
+        other two values (strings such as "benign"/"malignant", {1, 2}): the later of
+        the two sorted values is the positive class +1, as scikit-learn's
+        ``LabelBinarizer`` (``CVResult.binary_classes`` records ``(negative,
+        positive)``); three or more distinct labels (integers or strings) for multiclass,
         encoded as the indices of the sorted classes (``CVResult.classes``);
         real targets for regressors.
     cv : int, splitter or iterable of (train, test) index arrays
@@ -1696,7 +1785,8 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
         counts, measures and the tests on per-fold values (``ttest_paired``,
         ``hotelling_t2``, ``anova``, ``manova``, ``posthoc``,
         ``signflip_test_folds``, ``ttest_5x2cv``, ``ftest_5x2cv``,
-        ``ttest_corrected``) or per-instance differences (``signflip_test``).
+        ``ttest_corrected``), per-instance differences (``signflip_test``) or
+        predictions (``mcnemar``).
         Tests that assume independent folds refuse the folds of several
         repetitions unless ``pool_repetitions=True``; results carry the model
         (``posthoc``) or measure (``hotelling_t2``, ``manova``) names.
@@ -1737,7 +1827,7 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     Yildiz, O. T., & Alpaydin, E., "Statistical Tests using Hinge/epsilon-Sensitive
     Loss" (paired folds, Section 2).
     """
-    items, task, X, y, classes, splits, seed = _cross_validate_iv(
+    items, task, X, y, classes, binary, splits, seed = _cross_validate_iv(
         models, X, y, cv, repeats, stratified, key
     )
     R, K = splits.shape
@@ -1782,4 +1872,5 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
         task=task,
         seed=seed,
         classes=classes,
+        binary_classes=binary,
     )

@@ -696,7 +696,9 @@ def permutation_test_score(
     model : jaxtests.models spec or scikit-learn estimator
     X : (n, d) array
     y : (n,) array
-        ±1 or {0, 1} labels (binary classifiers); three or more distinct labels
+        ±1 or {0, 1} labels (binary classifiers), or any other two values (strings,
+        {1, 2}: the later of the two sorted values is the positive class +1, as
+        scikit-learn's ``LabelBinarizer``); three or more distinct labels
         (integers or strings) for multiclass, encoded as the indices of the
         sorted classes (the result's ``classes``); real targets (regressors).
     cv : int, splitter or iterable of (train, test) index arrays

@@ -19,6 +19,7 @@ __all__ = [
     "as_float_array",
     "as_int_scalar",
     "as_label_array",
+    "binary_classes",
     "check_alternative",
     "check_choice",
     "check_covariance",
@@ -141,9 +142,11 @@ def as_class_labels(y, name):
     """Validate classification labels: binary as :func:`as_label_array`, else multiclass.
 
     Returns ``(labels, classes)``. Two or fewer distinct values: ``labels`` is
-    :func:`as_label_array`'s float ±1 array (its rules and messages: {-1, +1}
-    or {0, 1} only) and ``classes`` is None. Three or more distinct values
-    (integers, integer-valued floats, bools or strings): ``classes`` is the
+    a float ±1 array and ``classes`` is None; {-1, +1}, {0, 1} and bools as
+    :func:`as_label_array`, any other two values (strings, {1, 2}) as
+    scikit-learn's ``LabelBinarizer``: the later of the two sorted values is the
+    positive class +1, the earlier -1 (:func:`binary_classes` names them). Three or
+    more distinct values (integers, integer-valued floats, bools or strings): ``classes`` is the
     tuple of the sorted distinct values and ``labels`` their float indices
     ``0 .. C - 1`` (scikit-learn's ``LabelEncoder``). Concrete 1-d input only.
     """
@@ -161,16 +164,41 @@ def as_class_labels(y, name):
         classes = np.unique(arr)
     except TypeError:
         raise TypeError(f"`{name}` mixes label types that cannot be sorted.") from None
+    if classes.size == 2 and not _standard_binary(classes):
+        _check_integral(classes, kind, name)
+        # scikit-learn's rule: the later of the sorted classes is the positive one
+        return jnp.asarray(np.where(arr == classes[1], 1.0, -1.0), dtype=_float_dtype()), None
     if classes.size <= 2:
         return as_label_array(arr, name), None
+    _check_integral(classes, kind, name)
+    codes = np.searchsorted(classes, arr).astype(np.float64)
+    return jnp.asarray(codes, dtype=_float_dtype()), tuple(v.item() for v in classes)
+
+
+def _standard_binary(classes):
+    """Whether sorted distinct labels are a subset of {-1, +1} or {0, 1} (bools too)."""
+    if classes.dtype.kind not in "biuf":
+        return False
+    return bool(np.all(np.isin(classes, (-1, 1))) or np.all(np.isin(classes, (0, 1))))
+
+
+def binary_classes(y):
+    """``(negative, positive)``: the two labels of binary ``y`` as given (strings, {1, 2},
+    {-1, +1}, {0, 1}...), the later of the sorted values positive; None otherwise."""
+    classes = np.unique(np.asarray(y))
+    if classes.size != 2:
+        return None
+    return tuple(v.item() for v in classes)
+
+
+def _check_integral(classes, kind, name):
+    """Refuse non-integer float class labels (a real target needs a regressor)."""
     if kind == "f" and np.any(classes != np.round(classes)):
         bad = classes[classes != np.round(classes)][0].item()
         raise ValueError(
             f"`{name}` holds {classes.size} distinct values including {bad!r}: class labels "
             "must be integers or strings (real targets need a regressor)."
         )
-    codes = np.searchsorted(classes, arr).astype(np.float64)
-    return jnp.asarray(codes, dtype=_float_dtype()), tuple(v.item() for v in classes)
 
 
 def check_same_shape(a, b, name_a, name_b):

@@ -13,6 +13,7 @@ from jaxtests import (
     ftest_5x2cv,
     hotelling_t2,
     manova,
+    mcnemar,
     posthoc,
     signflip_test,
     swap_test,
@@ -298,6 +299,18 @@ def _swap(inp):
     return [_row("swap", f"{a} vs {b}", label, res, args.alpha, notes)], {"swap": res}
 
 
+def _mcnemar(inp):
+    """McNemar's test on the per-instance predictions (score > 0: the positive class)."""
+    data, args = inp.data, inp.args
+    a, b = _pair(inp.table, args)
+    ia, ib = data.algorithms.index(a), data.algorithms.index(b)
+    pa, pb = (np.where(data.scores[i] > 0, 1, -1) for i in (ia, ib))
+    y = np.where(data.y_true > 0, 1, -1)
+    res, notes = _quiet_call(mcnemar, y, pa, pb)
+    what = f"0/1 error ({res.n01} right by {a} only, {res.n10} by {b} only)"
+    return [_row("mcnemar (exact)", f"{a} vs {b}", what, res, args.alpha, notes)], {"mcnemar": res}
+
+
 def _bayes_t(inp):
     """Corani & Benavoli's correlated Bayesian t on each measure: three probabilities."""
     from jaxtests.bayesian import correlated_ttest
@@ -339,6 +352,7 @@ TESTS = {
     "posthoc": Test(pairwise=False, run=_posthoc, two_sided_only=True, pooling=True),
     "signflip": Test(pairwise=True, per_measure=_signflip, random=True, pooling=True),
     "swap": Test(pairwise=True, run=_swap, random=True),
+    "mcnemar": Test(pairwise=True, run=_mcnemar, two_sided_only=True),
     "bayes-t": Test(pairwise=True, run=_bayes_t, two_sided_only=True),
 }
 

@@ -167,6 +167,8 @@ def _check_options(args, tests, data, task):
         unused("--swap-measure", "only --test swap uses it")
     if args.measures and all(t == "swap" for t in tests):
         unused("--measures", "the swap test's measure is --swap-measure")
+    if args.measures and all(t in ("swap", "mcnemar") for t in tests):
+        unused("--measures", "mcnemar compares the 0/1 errors of the predictions")
     random = [t for t in tests if TESTS[t].random]
     if args.n_resamples is not None and not random:
         unused("--n-resamples", "only the permutation tests signflip and swap draw resamples")
@@ -194,19 +196,22 @@ def _check_options(args, tests, data, task):
             )
         if loss not in (args.measures or ()):
             unused(opt, f"add --measures {loss} to test the {loss} loss")
-    if not per_instance:
-        if "swap" in tests:
+    for t in ("swap", "mcnemar"):
+        if t not in tests:
+            continue
+        if not per_instance:
             raise BadInput(
-                "--test swap needs a per-instance file (algorithm, fold, instance, y_true, score)."
+                f"--test {t} needs a per-instance file (algorithm, fold, instance, y_true, score)."
             )
+        if data.repetitions is not None:
+            raise BadInput(
+                f"--test {t} needs each instance once; the file has repetitions ({t} on one "
+                "repetition's rows)."
+            )
+        if task != "classification":
+            raise BadInput(f"--test {t} compares classifiers; y_true is not -1/+1 or 0/1 labels.")
+    if not per_instance:
         return
-    if data.repetitions is not None and "swap" in tests:
-        raise BadInput(
-            "--test swap needs each instance once; the file has repetitions (swap on one "
-            "repetition's rows)."
-        )
-    if "swap" in tests and task != "classification":
-        raise BadInput("--test swap compares classifiers; y_true is not -1/+1 or 0/1 labels.")
     if "signflip" in tests:
         allowed = _losses_of(task, args)
         for m in args.measures or ():

@@ -5,7 +5,7 @@ from importlib import resources
 
 import numpy as np
 
-from jaxtests.datasets._text import parse_number, read_csv_rows
+from jaxtests.datasets._text import _MISSING, _NONFINITE, _NUMBER, parse_number, read_csv_rows
 
 __all__ = [
     "list_datasets",
@@ -158,7 +158,8 @@ def load_csv(path, *, label, features=None, delimiter=","):
     X : ndarray, shape (n_rows, n_features)
     y : ndarray, shape (n_rows,)
         The label column as read (no recoding; ±1 conversion of {0, 1} labels
-        happens in the functions that need binary labels).
+        happens in the functions that need binary labels): float64 when every cell
+        is a number, else the stripped strings (class names).
 
     Raises
     ------
@@ -203,15 +204,27 @@ def load_csv(path, *, label, features=None, delimiter=","):
             f"{path}: column(s) {missing} not found in the header (line 1); columns are {header}."
         )
     cols = [header.index(c) for c in wanted]
-    rows = []
+    rows, labels = [], []
     for lineno, row in raw_rows:
         if len(row) != len(header):
             raise ValueError(
                 f"{path}, line {lineno}: {len(row)} fields, the header has {len(header)}."
             )
         hint = "; remove or impute it first"
-        rows.append([parse_number(path, lineno, header[j], row[j], hint=hint) for j in cols])
+        rows.append([parse_number(path, lineno, header[j], row[j], hint=hint) for j in cols[:-1]])
+        labels.append((lineno, row[cols[-1]]))
     if not rows:
         raise ValueError(f"{path}: no data rows after the header.")
-    data = np.asarray(rows, dtype=np.float64)
-    return data[:, :-1].copy(), data[:, -1].copy()
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), -1), _labels(path, label, labels)
+
+
+def _labels(path, label, cells):
+    """The label column: numbers when every cell is one, else the stripped strings
+    (class names such as "benign"/"malignant"); a missing or non-finite cell (empty,
+    NA, NaN, inf) is an error either way."""
+    for n, c in cells:
+        if c.strip().lower() in _MISSING or c.strip().lower() in _NONFINITE:
+            parse_number(path, n, label, c, hint="; remove or impute it first")  # raises
+    if all(_NUMBER.fullmatch(c.strip()) for _, c in cells):
+        return np.asarray([parse_number(path, n, label, c) for n, c in cells], dtype=np.float64)
+    return np.asarray([c.strip() for _, c in cells])

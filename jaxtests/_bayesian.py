@@ -20,18 +20,23 @@ __all__ = ["BayesianResult", "SignRankResult", "correlated_ttest", "signrank"]
 
 @result
 class BayesianResult:
-    """Posterior probabilities that ``a - b`` lies left of, inside or right of the rope.
+    """Posterior probabilities of the mean difference ``mu`` of ``a - b`` against the rope.
+
+    Oriented as baycomp's ``two_on_single(a, b)`` for the same argument order: "left"
+    is the first learner ``a`` higher (baycomp's difference is ``b - a``).
 
     Attributes
     ----------
     p_left, p_rope, p_right : arrays of the batch shape
-        ``P(mu < -rope)``, ``P(-rope <= mu <= rope)``, ``P(mu > rope)`` for the mean
-        difference ``mu`` of ``a - b``; they sum to 1.
+        ``P(mu > rope)`` (``a`` higher), ``P(-rope <= mu <= rope)``, ``P(mu < -rope)``
+        (``b`` higher), as baycomp's ``(p_left, p_rope, p_right)``; they sum to 1.
     mean, scale : arrays
-        Location and scale of the Student-t posterior of ``mu``.
+        Location and scale of the Student-t posterior of ``mu`` (of ``a - b``).
     df : int
         Its degrees of freedom (``n - 1``).
     rope, rho : float
+    higher_is_better : bool
+        Whether a higher score is better; sets :attr:`p_a_better` and :attr:`p_b_better`.
     """
 
     p_left: jax.Array
@@ -42,10 +47,21 @@ class BayesianResult:
     df: int = static_field()
     rope: float = static_field()
     rho: float = static_field()
+    higher_is_better: bool = static_field(default=True)
+
+    @property
+    def p_a_better(self):
+        """``P(a better)``: ``p_left`` when higher is better, else ``p_right``."""
+        return self.p_left if self.higher_is_better else self.p_right
+
+    @property
+    def p_b_better(self):
+        """``P(b better)``: ``p_right`` when higher is better, else ``p_left``."""
+        return self.p_right if self.higher_is_better else self.p_left
 
 
 @x64
-def correlated_ttest(a, b, *, rope, rho, axis=-1):
+def correlated_ttest(a, b, *, rope, rho, axis=-1, higher_is_better=True):
     """Correlated Bayesian t-test of two learners on one data set (cross-validation).
 
     Parameters
@@ -61,6 +77,10 @@ def correlated_ttest(a, b, *, rope, rho, axis=-1):
         Nadeau & Bengio (``1 / k`` for k-fold cross-validation); ``0 <= rho < 1``.
     axis : int
         Axis of the folds.
+    higher_is_better : bool, default True
+        Whether a higher score is better (accuracy; False for errors and losses): names
+        the probabilities ``p_a_better`` and ``p_b_better`` of the result. ``p_left``
+        and ``p_right`` do not depend on it.
 
     Returns
     -------
@@ -73,8 +93,9 @@ def correlated_ttest(a, b, *, rope, rho, axis=-1):
     noninformative prior is Student's t with ``n - 1`` degrees of freedom, location
     ``dbar`` and scale ``sqrt((1 / n + rho / (1 - rho)) s^2)`` (Corani & Benavoli
     2015; Benavoli et al. 2017, section 3). Zero variance makes the posterior a point
-    mass at ``dbar``. baycomp orders the other way: for scores ``(x, y)`` its "left"
-    (the first learner better) is ``p_right`` here with ``a, b = x, y``.
+    mass at ``dbar``. Orientation as baycomp's ``two_on_single(x, y, rope)`` (its
+    ``CorrelatedTTest``, difference ``y - x``) with ``a, b = x, y``: ``p_left`` is
+    ``P(mu > rope)``, ``a`` higher (before issue 28 it was ``P(mu < -rope)``).
 
     References
     ----------
@@ -89,9 +110,11 @@ def correlated_ttest(a, b, *, rope, rho, axis=-1):
     --------
     >>> a = [0.81, 0.84, 0.79, 0.83, 0.80, 0.85, 0.82, 0.80, 0.78, 0.84]
     >>> b = [0.80, 0.81, 0.79, 0.80, 0.78, 0.83, 0.80, 0.80, 0.76, 0.81]
-    >>> r = correlated_ttest(a, b, rope=0.01, rho=1 / 10)
+    >>> r = correlated_ttest(a, b, rope=0.01, rho=1 / 10)  # baycomp 1.0.3: the same
     >>> round(float(r.p_left), 4), round(float(r.p_rope), 4), round(float(r.p_right), 4)
-    (0.0002, 0.0795, 0.9203)
+    (0.9203, 0.0795, 0.0002)
+    >>> round(float(r.p_a_better), 4)  # accuracies: higher is better
+    0.9203
     """
     from scipy import special
 
@@ -103,6 +126,7 @@ def correlated_ttest(a, b, *, rope, rho, axis=-1):
         raise TypeError(f"`rho` must be a number, got {type(rho).__name__}.")
     if not 0 <= rho < 1:
         raise ValueError(f"`rho` must lie in [0, 1), got {rho!r}.")
+    _check_direction(higher_is_better)
     av = np.asarray(v.as_float_array(a, "a", min_ndim=1))
     bv = np.asarray(v.as_float_array(b, "b", min_ndim=1))
     v.check_same_shape(av, bv, "a", "b")
@@ -122,16 +146,25 @@ def correlated_ttest(a, b, *, rope, rho, axis=-1):
     point = scale == 0
     lo = np.where(point, (mean < -rope).astype(float), lo)
     hi = np.where(point, (mean <= rope).astype(float), hi)
+    # baycomp's orientation: left is a - b above the rope (its y - x below -rope)
     return BayesianResult(
-        p_left=lo,
+        p_left=1 - hi,
         p_rope=hi - lo,
-        p_right=1 - hi,
+        p_right=lo,
         mean=mean,
         scale=scale,
         df=df,
         rope=float(rope),
         rho=float(rho),
+        higher_is_better=bool(higher_is_better),
     )
+
+
+def _check_direction(higher_is_better):
+    if not isinstance(higher_is_better, bool | np.bool_):
+        raise TypeError(
+            f"`higher_is_better` must be a bool, got {type(higher_is_better).__name__}."
+        )
 
 
 PRIOR_PLACES = ("rope", "left", "right")
@@ -151,15 +184,18 @@ _SORTED_BLOCK_ELEMENTS = 2**22
 
 @result
 class SignRankResult:
-    """Posterior of the Bayesian signed-rank test of ``a - b`` over data sets.
+    """Posterior of the Bayesian signed-rank test of ``a`` against ``b`` over data sets.
+
+    Oriented as baycomp's ``two_on_multiple(a, b)`` for the same argument order: "left"
+    is the first learner ``a`` higher.
 
     Attributes
     ----------
     p_left, p_rope, p_right : float
         Fractions of posterior samples in which the probability that the difference
-        ``a - b`` on a new data set lies below ``-rope`` (b better), within
-        ``[-rope, rope]``, or above ``rope`` (a better) is the largest of the three (a
-        sample whose largest is shared counts equally for each); they sum to 1.
+        ``a - b`` on a new data set lies above ``rope`` (``a`` higher), within
+        ``[-rope, rope]``, or below ``-rope`` (``b`` higher) is the largest of the three
+        (a sample whose largest is shared counts equally for each); they sum to 1.
     samples : (n_samples, 3) array or None
         The posterior samples ``(left, rope, right)``, each row a probability vector,
         when asked for with ``return_samples=True``.
@@ -169,6 +205,8 @@ class SignRankResult:
     n_samples, n_datasets : int
     seed : int, tuple or None
         Reproduces the samples: ``key=seed``.
+    higher_is_better : bool
+        Whether a higher score is better; sets :attr:`p_a_better` and :attr:`p_b_better`.
     """
 
     p_left: jax.Array
@@ -181,6 +219,17 @@ class SignRankResult:
     n_samples: int = static_field()
     n_datasets: int = static_field()
     seed: object = static_field(default=None)
+    higher_is_better: bool = static_field(default=True)
+
+    @property
+    def p_a_better(self):
+        """``P(a better)``: ``p_left`` when higher is better, else ``p_right``."""
+        return self.p_left if self.higher_is_better else self.p_right
+
+    @property
+    def p_b_better(self):
+        """``P(b better)``: ``p_right`` when higher is better, else ``p_left``."""
+        return self.p_right if self.higher_is_better else self.p_left
 
 
 def _real_option(value, name, *, minimum=0.0):
@@ -192,7 +241,8 @@ def _real_option(value, name, *, minimum=0.0):
 
 
 def _signrank_iv(a, b, rope, n_samples, prior_strength, prior_place, batch_size):
-    """Validate :func:`signrank`'s arguments; return ``d = a - b`` (numpy) and options."""
+    """Validate :func:`signrank`'s arguments; return ``d = b - a`` (numpy; baycomp's
+    ``y - x`` for ``x, y = a, b``, so "left", below ``-rope``, is ``a`` higher) and options."""
     rope = _real_option(rope, "rope")
     n_samples = v.as_int_scalar(n_samples, "n_samples", minimum=1)
     if n_samples > 2**31:
@@ -208,7 +258,7 @@ def _signrank_iv(a, b, rope, n_samples, prior_strength, prior_place, batch_size)
     v.check_same_shape(av, bv, "a", "b")
     if av.shape[0] < 2:
         raise ValueError(f"`a` and `b` need at least 2 data sets, got {av.shape[0]}.")
-    return av - bv, rope, n_samples, prior_strength, prior_place, batch_size
+    return bv - av, rope, n_samples, prior_strength, prior_place, batch_size
 
 
 def _ordered_sum(x):
@@ -339,6 +389,7 @@ def signrank(
     key=None,
     batch_size=None,
     return_samples=False,
+    higher_is_better=True,
 ):
     """Bayesian signed-rank test of two learners over data sets.
 
@@ -356,8 +407,9 @@ def signrank(
         Weight ``s >= 0`` of the Dirichlet process prior's pseudo-observation (baycomp's
         ``prior``; 0 drops it).
     prior_place : {"rope", "left", "right"}
-        Where the pseudo-observation sits: at 0 (baycomp, the paper's default), or at
-        ``-inf`` (a prior for b better) or ``+inf`` (for a better).
+        Where the pseudo-observation sits: at 0 (baycomp, the paper's default), or on
+        the side of ``p_left`` (a prior for ``a`` higher) or of ``p_right`` (``b``
+        higher).
     key : int, jax.random key or None
         Seed of the Dirichlet draws; None draws a fresh seed (recorded in the result).
     batch_size : int, optional
@@ -366,16 +418,21 @@ def signrank(
         Keep the ``(n_samples, 3)`` posterior samples in the result (``samples``), e.g.
         for :func:`jaxtests.plot.simplex`; 24 bytes per sample. Without them memory does
         not grow with ``n_samples``.
+    higher_is_better : bool, default True
+        Whether a higher score is better (False for errors and losses): names the
+        probabilities ``p_a_better`` and ``p_b_better`` of the result; ``p_left`` and
+        ``p_right`` do not depend on it.
 
     Returns
     -------
     SignRankResult
-        ``p_left``, ``p_rope``, ``p_right``, and the samples when asked for.
+        ``p_left`` (``a`` higher), ``p_rope``, ``p_right`` (``b`` higher) as baycomp's,
+        ``p_a_better``, ``p_b_better``, and the samples when asked for.
 
     Notes
     -----
-    With ``d = a - b`` on ``n`` data sets and a Dirichlet process prior of strength
-    ``s`` centred on a pseudo-observation ``z0`` (``prior_place``), each posterior
+    With ``d = b - a`` on ``n`` data sets (baycomp's ``y - x``) and a Dirichlet process
+    prior of strength ``s`` centred on a pseudo-observation ``z0`` (``prior_place``), each posterior
     sample draws weights ``w ~ Dirichlet(s, 1, ..., 1)`` of ``(z0, d_1, ..., d_n)`` and
     computes ``theta_l = sum w_i w_j [(z_i + z_j) / 2 < -rope]``, ``theta_r`` likewise
     for ``> rope`` and ``theta_e = 1 - theta_l - theta_r`` over all pairs, ``i == j``
@@ -389,12 +446,12 @@ def signrank(
     round; here ``p_left = p_right = 1/2``, as in Benavoli et al.'s tutorial code
     (``BayesianSignedRank.R``). With ``rope = 0``, ``theta_e = 0`` and ``p_rope = 0``.
 
-    Orientation: ``p_right`` is the probability that ``a`` is better when higher
-    scores are better. baycomp's ``two_on_multiple(x, y)`` (``SignedRankTest``) uses
-    ``y - x``, so its ``(p_left, p_rope, p_right)`` for ``(x, y)`` are the ones here for
-    ``a, b = y, x``; its "left" means its first learner ``x`` is better, as ``p_left``
-    here means ``b`` is better. Swapping ``a`` and ``b`` with the same key swaps
-    ``p_left`` and ``p_right`` exactly (``prior_place`` "left" and "right" swap too).
+    Orientation: as baycomp's ``two_on_multiple(x, y)`` (``SignedRankTest``, difference
+    ``y - x``) with ``a, b = x, y``: ``p_left`` is the probability that ``a`` is higher
+    (better for scores such as accuracy: ``p_a_better``), ``p_right`` that ``b`` is
+    (before issue 28 the two were the other way round). Swapping ``a`` and ``b`` with
+    the same key swaps ``p_left`` and ``p_right`` exactly (``prior_place`` "left" and
+    "right" swap too).
 
     Sample ``i`` uses the key ``fold_in(key, i)``, so the samples are identical for
     any ``batch_size``; the data sets are padded to a shape bucket with zero weights
@@ -419,9 +476,9 @@ def signrank(
     --------
     >>> a = [0.91, 0.83, 0.75, 0.88, 0.69, 0.94, 0.80, 0.86, 0.77, 0.90]
     >>> b = [0.89, 0.80, 0.76, 0.84, 0.66, 0.93, 0.78, 0.83, 0.77, 0.86]
-    >>> r = signrank(a, b, rope=0.02, key=0)
+    >>> r = signrank(a, b, rope=0.02, key=0)  # a higher: p_left, as baycomp's
     >>> round(float(r.p_left), 3), round(float(r.p_rope), 3), round(float(r.p_right), 3)
-    (0.0, 0.392, 0.608)
+    (0.608, 0.392, 0.0)
     >>> signrank(a, b, rope=0.02, key=0, n_samples=1000, return_samples=True).samples.shape
     (1000, 3)
     """
@@ -430,6 +487,7 @@ def signrank(
     )
     if not isinstance(return_samples, bool | np.bool_):
         raise TypeError(f"`return_samples` must be a bool, got {type(return_samples).__name__}.")
+    _check_direction(higher_is_better)
     typed_key, seed = resolve_key(key)
     shares, samples = _signrank_samples(
         typed_key, d, rope, n_samples, prior_strength, prior_place, batch_size, return_samples
@@ -447,4 +505,5 @@ def signrank(
         n_samples=n_samples,
         n_datasets=d.shape[0],
         seed=seed,
+        higher_is_better=bool(higher_is_better),
     )

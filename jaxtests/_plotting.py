@@ -828,13 +828,15 @@ def simplex(result, *, ax=None, title=None, names=None):
     """Posterior samples of a Bayesian signed-rank test in the probability simplex.
 
     As baycomp's ``plot_simplex`` (Benavoli et al., JMLR 2017): each posterior
-    sample ``(left, rope, right)`` is a point of the triangle whose corners are "b
-    better" (bottom left: the difference ``a - b`` below ``-rope``), "rope" (top) and "a
-    better" (bottom right), each labelled with its probability ``p_left``, ``p_rope``,
-    ``p_right``. Lines from the centre to the middles of the sides bound the regions in
-    which each corner's probability is the largest: ``p_left`` is the fraction of
-    samples in the bottom-left region, and so on. baycomp's first learner is its left
-    corner, as ``b`` is here (``jaxtests.bayesian.signrank`` notes the orientation).
+    sample ``(left, rope, right)`` is a point of the triangle whose corners are "a
+    better" (bottom left: the difference ``a - b`` above ``rope``, for higher-is-better
+    scores), "rope" (top) and "b better" (bottom right), each labelled with its
+    probability ``p_left``, ``p_rope``, ``p_right``. Lines from the centre to the middles
+    of the sides bound the regions in which each corner's probability is the largest:
+    ``p_left`` is the fraction of samples in the bottom-left region, and so on. The
+    first learner ``a`` is the left
+    corner, as in baycomp; for a result with ``higher_is_better=False`` (errors) the
+    left corner, ``a`` higher, is labelled "b better".
 
     Parameters
     ----------
@@ -894,10 +896,12 @@ def simplex(result, *, ax=None, title=None, names=None):
     cx, cy = 0.5, h / 3
     for mx, my in ((0.5, 0.0), (0.25, h / 2), (0.75, h / 2)):
         ax.plot([cx, mx], [cy, my], "-", color="tab:orange", lw=1.0, zorder=3)
+    # baycomp's layout: left is the first learner (a) higher, right the second
+    left, right = (name_a, name_b) if result.higher_is_better else (name_b, name_a)
     corners = (
-        (0.0, -0.04, f"{name_b} better", result.p_left, "top"),
+        (0.0, -0.04, f"{left} better", result.p_left, "top"),
         (0.5, h + 0.04, "rope", result.p_rope, "bottom"),
-        (1.0, -0.04, f"{name_a} better", result.p_right, "top"),
+        (1.0, -0.04, f"{right} better", result.p_right, "top"),
     )
     for cx_, cy_, label, p, va in corners:
         ax.text(cx_, cy_, f"{label}\np = {float(p):.3f}", ha="center", va=va, gid="corner")

@@ -93,8 +93,9 @@ class ScoreTable:
     def signrank(self, a, b, *, rope, **kwargs):
         """:func:`jaxtests.bayesian.signrank` of learner ``a`` against ``b`` (``a - b``).
 
-        With ``higher_is_better=False`` the scores are negated first, so ``p_right``
-        is still "``a`` better".
+        ``p_left`` is "``a`` better" (baycomp's orientation), ``p_right`` "``b`` better"
+        (also ``p_a_better`` and ``p_b_better``); with ``higher_is_better=False`` the
+        scores are negated first, so they keep that meaning.
         """
         from jaxtests._bayesian import signrank
 

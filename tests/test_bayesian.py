@@ -21,10 +21,41 @@ def test_posterior_is_the_correlated_student_t(rho, rope):
     post = stats.t(
         n - 1, d.mean(axis=-1), np.sqrt((1 / n + rho / (1 - rho)) * d.var(axis=-1, ddof=1))
     )
-    np.testing.assert_allclose(r.p_left, post.cdf(-rope), rtol=1e-10, atol=1e-15)
-    np.testing.assert_allclose(r.p_right, post.sf(rope), rtol=1e-10, atol=1e-15)
+    # baycomp's orientation (issue 28.6): left is a - b above the rope (a higher)
+    np.testing.assert_allclose(r.p_left, post.sf(rope), rtol=1e-10, atol=1e-15)
+    np.testing.assert_allclose(r.p_right, post.cdf(-rope), rtol=1e-10, atol=1e-15)
     np.testing.assert_allclose(r.p_left + r.p_rope + r.p_right, 1.0, rtol=1e-12)
     assert r.df == n - 1 and r.p_left.shape == (4,)
+
+
+def test_orientation_is_baycomps_for_the_same_argument_order():
+    # Issue 28.6. baycomp 1.0.3, two_on_single(a, b, rope=0.01) (its CorrelatedTTest:
+    # y - x, rho = 1 / 10 for 10 folds, one run): (0.9202585247784699,
+    # 0.07951563711075404, 0.00022583811077603322); before issue 28 jaxtests reported
+    # them the other way round.
+    a = [0.81, 0.84, 0.79, 0.83, 0.80, 0.85, 0.82, 0.80, 0.78, 0.84]
+    b = [0.80, 0.81, 0.79, 0.80, 0.78, 0.83, 0.80, 0.80, 0.76, 0.81]
+    r = bayesian.correlated_ttest(a, b, rope=0.01, rho=1 / 10)
+    baycomp = [0.9202585247784699, 0.07951563711075404, 0.00022583811077603322]
+    np.testing.assert_allclose([r.p_left, r.p_rope, r.p_right], baycomp, rtol=1e-9)
+    assert r.p_a_better == r.p_left and r.p_b_better == r.p_right  # accuracies
+    # errors (lower is better): the same probabilities, the names follow the direction
+    e = bayesian.correlated_ttest(a, b, rope=0.01, rho=1 / 10, higher_is_better=False)
+    assert (e.p_left, e.p_right) == (r.p_left, r.p_right)
+    assert e.p_a_better == r.p_right and e.p_b_better == r.p_left
+    with pytest.raises(TypeError, match="`higher_is_better` must be a bool"):
+        bayesian.correlated_ttest(a, b, rope=0.01, rho=0.1, higher_is_better="up")
+    # the signed-rank test: baycomp 1.0.3, two_on_multiple(a, b, rope=0.01,
+    # random_state=0, nsamples=50000) gives (0.98958, 0.01042, 0.0); ours, another
+    # 50,000 draws, within 4 standard errors of the difference of two estimates
+    s = bayesian.signrank(a, b, rope=0.01, key=0)
+    ref = np.array([0.98958, 0.01042, 0.0])
+    se = np.sqrt(ref * (1 - ref) * 2 / 50_000)
+    got = np.array([s.p_left, s.p_rope, s.p_right])
+    assert np.all(np.abs(got - ref) <= 4 * se + 1e-12), got
+    assert s.p_a_better == s.p_left
+    with pytest.raises(TypeError, match="`higher_is_better` must be a bool"):
+        bayesian.signrank(a, b, rope=0.01, higher_is_better=1)
 
 
 def test_swapping_the_learners_swaps_left_and_right():
@@ -44,7 +75,7 @@ def test_axis():
 def test_zero_variance_is_a_point_mass():
     a = [0.9, 0.8, 0.7]
     r = bayesian.correlated_ttest(a, np.subtract(a, 0.02), rope=0.01, rho=0.1)
-    assert (float(r.p_left), float(r.p_rope), float(r.p_right)) == (0.0, 0.0, 1.0)
+    assert (float(r.p_left), float(r.p_rope), float(r.p_right)) == (1.0, 0.0, 0.0)
     r = bayesian.correlated_ttest(a, a, rope=0.01, rho=0.1)
     assert (float(r.p_left), float(r.p_rope), float(r.p_right)) == (0.0, 1.0, 0.0)
 
@@ -183,7 +214,7 @@ def test_signrank_kernel_is_baycomp_given_the_same_weights(kernel, data, rope, p
 def test_signrank_samples_are_the_kernel_of_its_dirichlet_weights():
     a, b = RNG.normal(0.8, 0.05, 9), RNG.normal(0.8, 0.05, 9)
     r = bayesian.signrank(a, b, rope=0.02, n_samples=300, key=5, return_samples=True)
-    full, mask = _bayesian._pseudo_data(a - b, "rope")
+    full, mask = _bayesian._pseudo_data(b - a, "rope")  # baycomp's y - x for x, y = a, b
     with jax.enable_x64(True):
         index = jnp.arange(300, dtype=jnp.uint32)
         w = jax.vmap(
@@ -224,11 +255,11 @@ def _cases():
     rng = np.random.default_rng(2017)
     base = rng.normal(0.80, 0.05, 15)
     return {
-        # a clearly better than b: p_right near 1
+        # a clearly better than b: p_left near 1 (baycomp's orientation)
         "a_better": (base + rng.normal(0.03, 0.01, 15), base, 0.01),
         # equivalent: differences well inside the rope, p_rope large
         "equivalent": (base + rng.normal(0.0, 0.002, 15), base, 0.01),
-        # undecided: mass split between the rope and b better
+        # undecided: mass split between the rope and b better (p_right)
         "mixed": (base + rng.normal(-0.01, 0.02, 15), base, 0.01),
         "no_rope": (base + rng.normal(0.005, 0.02, 15), base, 0.0),
     }
@@ -240,8 +271,8 @@ def test_signrank_probabilities_match_baycomp_within_monte_carlo_error(case):
     n_samples = 20_000
     r = bayesian.signrank(a, b, rope=rope, n_samples=n_samples, key=11, return_samples=True)
     got = np.array([r.p_left, r.p_rope, r.p_right])
-    # baycomp's two_on_multiple(x, y) tests y - x: x, y = b, a.
-    ref = _baycomp_probs(b, a, rope, nsamples=n_samples, random_state=12)
+    # baycomp's two_on_multiple(x, y) for the same argument order: x, y = a, b.
+    ref = _baycomp_probs(a, b, rope, nsamples=n_samples, random_state=12)
     # Two independent estimates of each probability: 4 standard errors of their
     # difference (a false failure about 6e-5 per probability).
     p = (got + ref) / 2
@@ -249,11 +280,11 @@ def test_signrank_probabilities_match_baycomp_within_monte_carlo_error(case):
     assert np.all(np.abs(got - ref) <= 4 * se + 1e-12), (got, ref)
     np.testing.assert_allclose(got.sum(), 1.0, rtol=0, atol=1e-12)
     if case == "a_better":
-        assert r.p_right > 0.99 and ref[2] > 0.99
+        assert r.p_left > 0.99 and ref[0] > 0.99 and r.p_a_better == r.p_left
     if case == "equivalent":
         assert r.p_rope > 0.95
     if case == "mixed":
-        assert 0.05 < r.p_left < 0.95 and 0.05 < r.p_rope < 0.95
+        assert 0.05 < r.p_right < 0.95 and 0.05 < r.p_rope < 0.95
     if case == "no_rope":
         assert r.p_rope == 0 and np.all(r.samples[:, 1] == 0)
 
@@ -434,7 +465,7 @@ def test_signrank_many_data_sets_sum_the_sorted_pairs():
     n = 800
     a, b = np.round(RNG.normal(0.8, 0.05, n), 2), np.round(RNG.normal(0.8, 0.05, n), 2)
     r = bayesian.signrank(a, b, rope=0.01, n_samples=6, key=3, return_samples=True)
-    full, mask = _bayesian._pseudo_data(a - b, "rope")
+    full, mask = _bayesian._pseudo_data(b - a, "rope")
     assert full.shape[0] >= _bayesian._SORTED_FROM
     with jax.enable_x64(True):
         w = jax.vmap(
@@ -442,5 +473,5 @@ def test_signrank_many_data_sets_sum_the_sorted_pairs():
                 jax.random.key(3), jnp.asarray(mask), jnp.float64(0.5), i
             )
         )(jnp.arange(6, dtype=jnp.uint32))
-    ref = _baycomp_samples(b, a, 0.01, np.asarray(w)[:, : n + 1])
+    ref = _baycomp_samples(a, b, 0.01, np.asarray(w)[:, : n + 1])
     np.testing.assert_allclose(r.samples, ref, rtol=0, atol=1e-12)

@@ -39,11 +39,12 @@ def test_simplex_corners_say_which_learner_is_better(result):
     assert len(texts) == 3
     by_label = {k.splitlines()[0]: t for k, t in texts.items()}
     assert set(by_label) == {"knn better", "rope", "svm better"}
-    # a = svm better is p_right, at the bottom right; b = knn better at the bottom left
-    assert by_label["svm better"].get_position() == (1.0, -0.04)
-    assert by_label["knn better"].get_position() == (0.0, -0.04)
-    assert f"p = {result.p_right:.3f}" in by_label["svm better"].get_text()
-    assert f"p = {result.p_left:.3f}" in by_label["knn better"].get_text()
+    # baycomp's layout (issue 28.6): a = svm better is p_left, at the bottom left;
+    # b = knn better, p_right, at the bottom right
+    assert by_label["svm better"].get_position() == (0.0, -0.04)
+    assert by_label["knn better"].get_position() == (1.0, -0.04)
+    assert f"p = {result.p_left:.3f}" in by_label["svm better"].get_text()
+    assert f"p = {result.p_right:.3f}" in by_label["knn better"].get_text()
     assert f"p = {result.p_rope:.3f}" in by_label["rope"].get_text()
     plt.close(fig)
     fig = plot.simplex(result)

@@ -124,7 +124,7 @@ def test_signrank_is_the_bayesian_test_of_the_columns():
         float(ref.p_rope),
         float(ref.p_right),
     )
-    # Errors instead of scores: negated, so p_right still means "the first learner better".
+    # Errors instead of scores: negated, so p_left still means "the first learner better".
     lo = jaxtests.read_scores(_long(-SCORES), higher_is_better=False)
     r_lo = lo.signrank("c45_m", "c45", rope=0.01, n_samples=2000, key=4, return_samples=True)
     np.testing.assert_array_equal(np.asarray(r_lo.samples), np.asarray(r.samples))
@@ -278,7 +278,7 @@ def test_compare_bayes_signrank(capsys, demsar_csv, tmp_path):
     for side in ("left", "rope", "right"):
         assert row[f"p_{side}"] == float(getattr(ref, f"p_{side}"))
     best = max(("left", "rope", "right"), key=lambda s_: row[f"p_{s_}"])
-    decided = {"left": "c45 better", "rope": "equivalent", "right": "c45_m better"}[best]
+    decided = {"left": "c45_m better", "rope": "equivalent", "right": "c45 better"}[best]
     assert row["decision"] == (decided if row[f"p_{best}"] >= 0.95 else "undecided")
     assert res["results"]["bayes-signrank"]["seed"] == 7
     status, out, err = cli(capsys, *args, "--rope", 0.01, "--out", tmp_path)

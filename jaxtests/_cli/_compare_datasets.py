@@ -152,13 +152,14 @@ def _bayes_signrank(table, args):
     res, notes = _quiet_call(
         table.signrank, a, b, rope=args.rope, key=args.seed, return_samples=args.out is not None
     )  # the samples only for the simplex plot
-    regions = (f"{b} better", "equivalent", f"{a} better")
+    # baycomp's orientation: left is the first learner better
+    regions = (f"{a} better", "equivalent", f"{b} better")
     row = _bayes_row("bayes-signrank", f"{a} vs {b}", table.measure, res, regions, notes=notes)
     probs = {k: row[k] for k in ("p_left", "p_rope", "p_right")}
     text = (
         f"bayes-signrank {a} vs {b}, rope {args.rope:g}, {res.n_samples} posterior samples "
-        f"(seed {res.seed}): P({b} better) = {probs['p_left']:.4f}, "
-        f"P(equivalent) = {probs['p_rope']:.4f}, P({a} better) = {probs['p_right']:.4f}"
+        f"(seed {res.seed}): P({a} better) = {probs['p_left']:.4f}, "
+        f"P(equivalent) = {probs['p_rope']:.4f}, P({b} better) = {probs['p_right']:.4f}"
     )
     summary = {**probs, "rope": res.rope, "n_samples": res.n_samples, "seed": res.seed}
     return [row], {"bayes-signrank": summary, "bayes_text": text, "bayes_result": (res, (a, b))}

@@ -325,16 +325,17 @@ def _bayes_t(inp):
         xa, xb = _pair_values(inp, m, a, b)
         res, notes = _quiet_call(correlated_ttest, xa, xb, rope=args.rope, rho=rho)
         # Whether lower or higher is better depends on the measure: the words say which.
-        regions = (f"{a} lower", "equivalent", f"{a} higher")
+        # baycomp's orientation: left is the first learner higher.
+        regions = (f"{a} higher", "equivalent", f"{a} lower")
         row = _bayes_row("bayes-t", f"{a} vs {b}", m, res, regions, float(res.df), notes)
         probs = {k: row[k] for k in ("p_left", "p_rope", "p_right")}
         rows.append(row)
         results[m] = res
         texts.append(
             f"bayes-t on {m}, rope {args.rope:g}, rho {rho:.4g}: "
-            f"P({a} - {b} < -{args.rope:g}) = {probs['p_left']:.4f}, "
+            f"P({a} - {b} > {args.rope:g}) = {probs['p_left']:.4f}, "
             f"P(|{a} - {b}| <= {args.rope:g}) = {probs['p_rope']:.4f}, "
-            f"P({a} - {b} > {args.rope:g}) = {probs['p_right']:.4f}"
+            f"P({a} - {b} < -{args.rope:g}) = {probs['p_right']:.4f}"
         )
     result = results[ms[0]] if len(ms) == 1 else results
     return rows, {"bayes-t": result, "bayes_text": "\n".join(texts)}

@@ -1054,6 +1054,7 @@ class CVResult:
         >>> round(float(r.pvalue), 4)
         0.4827
         """
+        self._m(a), self._m(b)  # an unknown name first, then the design
         test, _ = self._test("ttest_paired", kwargs, pool_repetitions)
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
         return test(la.ravel(), lb.ravel(), **kwargs)
@@ -1107,6 +1108,7 @@ class CVResult:
         >>> round(float(cv.ttest_5x2cv("lda", "nc").pvalue), 4)
         1.0
         """
+        self._m(a), self._m(b)  # an unknown name first, then the design
         test, _ = self._test("ttest_5x2cv", kwargs)
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
         return test(la, lb, **kwargs)
@@ -1153,6 +1155,7 @@ class CVResult:
         >>> round(float(cv.ftest_5x2cv("lda", "nc").pvalue), 4)
         0.215
         """
+        self._m(a), self._m(b)  # an unknown name first, then the design
         test, _ = self._test("ftest_5x2cv", kwargs)
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
         return test(la, lb, **kwargs)
@@ -1198,6 +1201,7 @@ class CVResult:
         >>> round(float(cv.ttest_corrected("lda", "nc").pvalue), 4)
         0.2272
         """
+        self._m(a), self._m(b)  # an unknown name first, then the design
         test, _ = self._test("ttest_corrected", kwargs)
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
         n_train = int(np.asarray(self.n_train).ravel()[0])
@@ -1263,6 +1267,7 @@ class CVResult:
         >>> r.names, round(float(r.pvalue), 4)
         (('tpr', 'fpr'), 0.4648)
         """
+        self._m(a), self._m(b)  # an unknown name first, then the design
         test, measures = self._test("hotelling_t2", kwargs, pool_repetitions, measures)
         return test(
             self._measure_matrix(a, measures),
@@ -1321,6 +1326,7 @@ class CVResult:
         >>> round(float(cv.anova(loss="hinge").pvalue), 4)
         0.7668
         """
+        self._names(models)  # an unknown name first, then the design
         test, _ = self._test("anova", kwargs, pool_repetitions)
         x = jnp.stack(
             [self.fold_scores_any(m, loss, loss_kwargs).ravel() for m in self._names(models)]
@@ -1368,6 +1374,7 @@ class CVResult:
         >>> round(float(cv.manova().pvalue), 4)
         0.8524
         """
+        self._names(models)  # an unknown name first, then the design
         test, measures = self._test("manova", kwargs, pool_repetitions, measures)
         x = jnp.stack([self._measure_matrix(m, measures) for m in self._names(models)])
         return test(x, names=measures, **kwargs)
@@ -1440,6 +1447,7 @@ class CVResult:
         Pairwise t tests, holm correction, alpha = 0.05
         ...
         """
+        self._names(models)  # an unknown name first, then the design
         run, _ = self._test("posthoc", kwargs, pool_repetitions)
         names = self._names(models)
         if test == "hotelling":
@@ -1652,6 +1660,7 @@ class CVResult:
         >>> r.method, round(float(r.pvalue), 4)
         ('binomial', 1.0)
         """
+        self._m(a), self._m(b)  # an unknown name first, then the design
         test, _ = self._test("signflip_test", kwargs)
         d = self.instance_differences(a, b, loss, **(loss_kwargs or {}))
         res = test(d, **kwargs)
@@ -1702,6 +1711,7 @@ class CVResult:
         >>> r.method, round(float(r.pvalue), 4)
         ('exact', 0.6875)
         """
+        self._m(a), self._m(b)  # an unknown name first, then the design
         test, _ = self._test("signflip_test_folds", kwargs, pool_repetitions)
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
         res = test((la - lb).ravel(), **kwargs)

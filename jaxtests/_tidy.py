@@ -112,7 +112,7 @@ def _records(path):
                     f"(extra {extra}, missing {missing}); every record needs the same keys."
                 )
         return header, [(i + 1, r) for i, r in enumerate(data)]
-    header, raw = read_csv_rows(path)
+    header, raw = read_csv_rows(path, delimiter=None)  # comma, tab or semicolon
     rows = []
     for lineno, row in raw:
         if len(row) != len(header):
@@ -145,6 +145,21 @@ def _key(path, line, col, raw):
     return str(raw).strip()
 
 
+def _learner_as_algorithm(path, header, rows):
+    """A ``learner`` column is the ``algorithm`` column (as in the many-data-set layout)."""
+    if "learner" not in header:
+        return header, rows
+    if "algorithm" in header:
+        raise ValueError(
+            f"{path}, line 1: both 'algorithm' and 'learner' columns; keep one (they name the "
+            "same thing)."
+        )
+    header = ["algorithm" if h == "learner" else h for h in header]
+    rows = [(line, {("algorithm" if k == "learner" else k): v for k, v in r.items()})
+            for line, r in rows]  # fmt: skip
+    return header, rows
+
+
 def has_dataset_column(path):
     """Whether the file has a ``dataset`` column (the many-data-set layout)."""
     path = os.fspath(path)
@@ -172,9 +187,11 @@ def read_tidy(path, *, measures=None):
     if not os.path.exists(path):
         raise ValueError(f"{path}: no such file.")
     header, rows = _records(path)
+    header, rows = _learner_as_algorithm(path, header, rows)
     for col in ("algorithm", "fold"):
         if col not in header:
-            raise ValueError(f"{path}, line 1: column {col!r} not found; columns are {header}.")
+            named = "'algorithm' (or 'learner')" if col == "algorithm" else repr(col)
+            raise ValueError(f"{path}, line 1: column {named} not found; columns are {header}.")
     if not rows:
         raise ValueError(f"{path}: no data rows.")
     if all(c in header for c in INSTANCE_COLUMNS):

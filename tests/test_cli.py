@@ -158,7 +158,11 @@ def test_signflip_and_sanity_print_a_summary_not_a_repr(tmp_path):
 BAD = [
     ("missing.csv", None, r"missing\.csv: no such file"),
     ("onealg.csv", "algorithm,fold,error\na,1,0.1\na,2,0.2\n", r"only one algorithm"),
-    ("nocol.csv", "algo,fold,error\na,1,0.1\n", r"line 1: column 'algorithm' not found"),
+    (
+        "nocol.csv",
+        "algo,fold,error\na,1,0.1\n",
+        r"line 1: column 'algorithm' \(or 'learner'\) not found",
+    ),
     (
         "text.csv",
         "algorithm,fold,error\na,1,0.1\nb,1,abc\n",

@@ -45,7 +45,7 @@ def test_per_instance_json(tmp_path):
     ("text", "message"),
     [
         ("", r"r\.csv: the file is empty"),
-        ("algo,fold,error\n", r"line 1: column 'algorithm' not found"),
+        ("algo,fold,error\n", r"line 1: column 'algorithm' \(or 'learner'\) not found"),
         ("algorithm,fold,error\na,1,0.1\na,2,0.2\n", r"only one algorithm \('a'\)"),
         (
             "algorithm,fold,error\na,1,x\nb,1,0.2\n",

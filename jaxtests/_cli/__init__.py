@@ -31,10 +31,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser():
+    from jaxtests import __version__
+
     p = _Parser(
         prog="jaxtests",
         description="Statistical tests for comparing learning algorithms (JAX).",
     )
+    p.add_argument("--version", action="version", version=f"jaxtests {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(sub)

@@ -23,7 +23,9 @@ AGREEMENT_TASKS = {
 
 def add_parser(subparsers):
     g = subparsers.add_parser(
-        "agreement", help="agreement of two tests over repeated CV (seeds 000/004)"
+        "agreement",
+        help="how often two tests (e.g. t on 0/1 error and t on hinge loss) agree over "
+        "repeated cross-validation",
     )
     g.add_argument(
         "--dataset",

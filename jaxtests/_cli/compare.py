@@ -262,6 +262,13 @@ def run(args):
     if not table.values.shape[1] >= 2:
         raise BadInput(f"{args.file}: need at least 2 folds, got {table.values.shape[1]}.")
     _check_pooling(args, tests, table, per_instance)
+    univariate = [t for t in tests if TESTS[t].per_measure is not None or t == "posthoc"]
+    if not per_instance and not args.measures and len(table.measures) > 1 and univariate:
+        first, rest = table.measures[0], list(table.measures[1:])
+        left_out.append(
+            f"{', '.join(univariate)} ran on {first!r} only, the first measure column; the file "
+            f"also has {rest}: choose with --measures (several get adjusted p-values)."
+        )
     rows, results = [], {}
     with Progress("resamples", disable=args.quiet) as bar:
         inp = Inputs(table, data, args, bar)

@@ -1,11 +1,14 @@
-"""``jaxtests demo``: the seeds' case studies on an embedded real dataset."""
+"""``jaxtests demo``: a worked comparison of nine classifiers on an embedded real dataset."""
 
 from jaxtests._cli._common import POSITIVE_INT, SEED
 from jaxtests._demo import run_demo
 
 
 def add_parser(subparsers):
-    d = subparsers.add_parser("demo", help="the seeds' case studies on an embedded real dataset")
+    d = subparsers.add_parser(
+        "demo",
+        help="a worked example: nine classifiers compared by every test on a real dataset",
+    )
     d.add_argument(
         "--dataset", default="breast_cancer", help="embedded dataset (breast_cancer, pima)"
     )

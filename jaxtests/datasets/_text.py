@@ -49,14 +49,29 @@ def check_header(path, header):
         raise ValueError(f"{path}, line 1: duplicate column name(s) {dup} in the header.")
 
 
+def sniff_delimiter(line):
+    """The separator of a header line: a comma, else a tab or a semicolon, whichever the
+    line holds more of (a header with none is one column: a comma)."""
+    if "," in line:
+        return ","
+    tabs, semis = line.count("\t"), line.count(";")
+    if tabs or semis:
+        return "\t" if tabs >= semis else ";"
+    return ","
+
+
 def read_csv_rows(path, delimiter=","):
     """Header (stripped names) and ``[(line, cells)]`` of a CSV file.
 
     Blank lines at the end are ignored; a blank line before a data row is an error
-    (a lost record, or two tables pasted together).
+    (a lost record, or two tables pasted together). ``delimiter=None`` takes the
+    separator from the header line (:func:`sniff_delimiter`: comma, tab or semicolon).
     """
     path = os.fspath(path)
     try:
+        if delimiter is None:
+            with open_text(path) as fh:
+                delimiter = sniff_delimiter(fh.readline())
         with open_text(path) as fh:
             reader = csv.reader(fh, delimiter=delimiter)
             try:

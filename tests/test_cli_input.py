@@ -1,0 +1,78 @@
+"""Issue 28.7: the command line reads what users have (learner columns, tabs,
+semicolons), says which measure it tested, and answers --version and --help plainly.
+
+References: scipy.stats.ttest_rel on the same per-fold values.
+"""
+
+import json
+
+import numpy as np
+import pytest
+import scipy.stats
+
+import jaxtests
+from jaxtests._cli import main
+
+A = [0.10, 0.12, 0.11, 0.13, 0.09]
+B = [0.14, 0.15, 0.12, 0.16, 0.13]
+
+
+def _cli(capsys, *args):
+    try:
+        status = main([str(a) for a in args])
+    except SystemExit as exc:
+        status = exc.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def _write(path, sep, name="algorithm", extra=False):
+    head = [name, "fold", "error", *(["tpr"] if extra else [])]
+    lines = [sep.join(head)]
+    for alg, vals in (("a", A), ("b", B)):
+        for k, v in enumerate(vals):
+            lines.append(sep.join([alg, str(k), repr(v), *(["0.5"] if extra else [])]))
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("sep", "name"), [(",", "learner"), ("\t", "algorithm"), (";", "learner")], ids=str
+)
+def test_learner_column_and_separators(capsys, tmp_path, sep, name):
+    path = _write(tmp_path / "f.csv", sep, name)
+    status, out, err = _cli(capsys, "compare", path, "--json")
+    assert status == 0, err
+    (row,) = json.loads(out)["rows"]
+    assert row["pvalue"] == pytest.approx(scipy.stats.ttest_rel(A, B).pvalue, rel=1e-10)
+
+
+def test_both_name_columns_refused(capsys, tmp_path):
+    path = tmp_path / "f.csv"
+    path.write_text("algorithm,learner,fold,error\na,a,1,0.1\n")
+    status, _, err = _cli(capsys, "compare", path)
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "both 'algorithm' and 'learner' columns" in err
+
+
+def test_the_untested_measure_columns_are_named(capsys, tmp_path):
+    path = _write(tmp_path / "f.csv", ",", extra=True)
+    status, out, err = _cli(capsys, "compare", path, "--json")
+    assert status == 0
+    assert json.loads(out)["notes"] == [
+        "t ran on 'error' only, the first measure column; the file also has ['tpr']: choose "
+        "with --measures (several get adjusted p-values)."
+    ]
+    assert "jaxtests: note: t ran on 'error' only" in err
+
+
+def test_version_and_help(capsys):
+    status, out, _ = _cli(capsys, "--version")
+    assert status == 0 and out.strip() == f"jaxtests {jaxtests.__version__}"
+    status, out, _ = _cli(capsys, "--help")
+    assert status == 0 and "seeds" not in out and "--version" in out
+    status, out, _ = _cli(capsys, "sanity", "--help")
+    assert status == 0 and "--standardize" in out and "svm" in out
+    # every option of sanity says what it does
+    assert "number of folds" in out and "label permutations" in out
+    assert np.all([w in out for w in ("--scoring", "--seed", "--json", "--quiet")])

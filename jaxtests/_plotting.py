@@ -193,17 +193,80 @@ def _ellipse(mean, cov, level):
     return mean[:, None] + pts
 
 
-def _scatter_one(ax, p, color, levels, label=None):
+# Measures that are rates, in [0, 1]: contours are clipped to that range (issue 28.3).
+_RATES = frozenset(
+    {"tpr", "fpr", "tnr", "fnr", "precision", "recall", "specificity", "sensitivity",
+     "accuracy", "error", "f1", "balanced_accuracy", "auc", "roc_auc"}
+)  # fmt: skip
+_LEVEL_STYLES = ("-", "--", ":", "-.")
+
+
+def _level_label(lev):
+    return f"Mahalanobis radius {math.sqrt(lev):.3g}"
+
+
+def _scatter_one(ax, p, color, levels, label=None, limits=None):
+    from matplotlib.patches import Rectangle
+
     ax.plot(p[:, 0], p[:, 1], "o", ms=4, color=color, label=label, zorder=3)
     if len(p) > 2:
         mean, cov = p.mean(0), np.cov(p, rowvar=False)
-        for lev in levels:
+        for i, lev in enumerate(levels):
             e = _ellipse(mean, cov, lev)
-            ax.plot(e[0], e[1], "-", color=color, lw=1, alpha=0.8)
+            style = _LEVEL_STYLES[i % len(_LEVEL_STYLES)]
+            (line,) = ax.plot(e[0], e[1], style, color=color, lw=1, alpha=0.8, gid="contour")
+            if limits is not None:  # a rate's contour stops at 0 and 1
+                (x0, x1), (y0, y1) = limits
+                box = Rectangle((x0, y0), x1 - x0, y1 - y0, transform=ax.transData)
+                line.set_clip_path(box)
         ax.plot(*mean, "+", color=color, ms=8, mew=1.5, zorder=3)
 
 
-def scatter_gaussian(points, *, labels=("fpr", "tpr"), ax=None, title=None, levels=(1.0, 4.0)):
+def _limits(labels, limits):
+    """``((x0, x1), (y0, y1))`` or None: given, or [0, 1] on each axis whose measure is a
+    rate (infinite otherwise)."""
+    if limits is False:
+        return None
+    if limits is not None:
+        arr = np.asarray(limits, dtype=float)
+        if arr.shape != (2, 2) or not np.all(arr[:, 0] < arr[:, 1]):
+            raise ValueError(
+                f"`limits` must be ((x_min, x_max), (y_min, y_max)) with min < max, got {limits!r}."
+            )
+        return tuple(map(tuple, arr))
+    rate = [str(lab).lower() in _RATES for lab in labels]
+    if not any(rate):
+        return None
+    return tuple((0.0, 1.0) if r else (-np.inf, np.inf) for r in rate)
+
+
+def _clamp_view(ax, limits):
+    """Keep the view within ``limits`` (plus a small margin): a rate's axis ends near 0
+    and 1, not where an unclipped ellipse would."""
+    if limits is None:
+        return
+    for (lo, hi), get, set_ in ((limits[0], ax.get_xlim, ax.set_xlim),
+                                (limits[1], ax.get_ylim, ax.set_ylim)):  # fmt: skip
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            continue
+        a, b = get()
+        pad = 0.02 * (hi - lo)
+        set_(max(a, lo - pad), min(b, hi + pad))
+
+
+def _level_handles(levels):
+    from matplotlib.lines import Line2D
+
+    return [
+        Line2D([], [], ls=_LEVEL_STYLES[i % len(_LEVEL_STYLES)], color="0.3", lw=1,
+               label=_level_label(lev))
+        for i, lev in enumerate(levels)
+    ]  # fmt: skip
+
+
+def scatter_gaussian(
+    points, *, labels=("fpr", "tpr"), ax=None, title=None, levels=(1.0, 4.0), limits=None
+):
     """Scatter of two measures per fold with fitted bivariate Gaussian contours.
 
     Yildiz & Alpaydin, "Multivariate Comparison of Classification Algorithms", Figs.
@@ -220,7 +283,12 @@ def scatter_gaussian(points, *, labels=("fpr", "tpr"), ax=None, title=None, leve
     ax : matplotlib.axes.Axes, optional
     title : str, optional
     levels : sequence of float
-        Squared Mahalanobis radii of the contours.
+        Squared Mahalanobis radii of the contours, one line style each, named in the
+        legend ("Mahalanobis radius 1", "... 2").
+    limits : ((x_min, x_max), (y_min, y_max)), False or None
+        Where the contours stop; ``None``: [0, 1] for a measure that is a rate (tpr,
+        fpr, precision, recall, accuracy, error...) when every point lies in it,
+        unbounded otherwise; ``False``: no clipping.
 
     Returns
     -------
@@ -246,26 +314,45 @@ def scatter_gaussian(points, *, labels=("fpr", "tpr"), ax=None, title=None, leve
         if p.ndim != 2 or p.shape[1] != 2:
             raise ValueError(f"`points[{name!r}]` must have shape (n_folds, 2), got {p.shape}.")
     title = title or f"({labels[0]}, {labels[1]}) per fold with Gaussian contours"
+    auto = limits is None
+    limits = _limits(labels, limits)
+    if auto and limits is not None:  # rates by name, but not by value: no clipping
+        everything = np.concatenate(list(points.values()))
+        (x0, x1), (y0, y1) = limits
+        inside = (everything[:, 0] >= x0) & (everything[:, 0] <= x1)
+        inside &= (everything[:, 1] >= y0) & (everything[:, 1] <= y1)
+        if not inside.all():
+            limits = None
     if len(points) <= _MAX_OVERLAY:
         fig, ax = _axes(ax, figsize=(6.5, 4.5))
         for i, (name, p) in enumerate(points.items()):
-            _scatter_one(ax, p, f"C{i}", levels, label=name)
+            _scatter_one(ax, p, f"C{i}", levels, label=name, limits=limits)
         ax.set_xlabel(labels[0])
         ax.set_ylabel(labels[1])
         ax.set_title(title)
-        _legend_outside(ax, fontsize="small")
+        _clamp_view(ax, limits)
+        handles, _ = ax.get_legend_handles_labels()
+        _legend_outside(ax, handles=handles + _level_handles(levels), fontsize="small")
         return fig
     fig, container, axes = _panels(ax, len(points), 3, (2.6, 2.3), sharex=True, sharey=True)
     everything = np.concatenate(list(points.values()))
     for i, (name, p) in enumerate(points.items()):
         a = axes[i]
         a.plot(everything[:, 0], everything[:, 1], "o", ms=3, color="0.85", zorder=1)
-        _scatter_one(a, p, f"C{i % 10}", levels)
+        _scatter_one(a, p, f"C{i % 10}", levels, limits=limits)
+        _clamp_view(a, limits)
         a.set_title(name, fontsize="small")
         a.tick_params(labelsize="x-small")
     container.supxlabel(labels[0])
     container.supylabel(labels[1])
-    container.suptitle(f"{title}\n(grey: the other algorithms' folds)", fontsize="medium")
+    radii = ", ".join(
+        f"{_LEVEL_STYLES[i % len(_LEVEL_STYLES)]} {math.sqrt(lev):.3g}"
+        for i, lev in enumerate(levels)
+    )
+    container.suptitle(
+        f"{title}\n(grey: the other algorithms' folds; contours: Mahalanobis radius {radii})",
+        fontsize="medium",
+    )
     return fig
 
 
@@ -374,7 +461,9 @@ def _ordering_iv(means, groups, measure, higher_is_better):
         if groups is not None:
             raise TypeError("`groups` comes from the ordering; pass the ordering alone.")
         labels = [str(s) for s in means.labels]
-        groups = [[labels[i] for i in g] for g in means.groups]
+        # the cliques where one skips an algorithm (drawn split), else the same groups
+        shown = means.cliques if means.split_cliques() else means.groups
+        groups = [[labels[i] for i in g] for g in shown]
         if higher_is_better is None:
             higher_is_better = means.higher_is_better
         means = dict(zip(labels, (float(m) for m in means.means)))
@@ -402,7 +491,9 @@ def ordering(means, groups=None, *, measure="error", ax=None, title=None, higher
     Classification Algorithms" ("rf lda qda knn c4.5" with underlines), turned on its
     side so that any number of names stays legible: one row per algorithm (best first),
     its mean on the x axis, and to the right one bar per group joining the algorithms
-    that are not significantly different (a dot on each member).
+    that are not significantly different (a dot on each member). A group that skips an
+    algorithm between its members is drawn split: solid over each run of members, dotted
+    across the rows it skips.
 
     Parameters
     ----------
@@ -456,19 +547,26 @@ def ordering(means, groups=None, *, measure="error", ax=None, title=None, higher
     for k, g in enumerate(groups):
         x = 1.04 + 0.045 * k
         rows = sorted(row[n] for n in g)
-        ax.plot(
-            [x, x],
-            [rows[0], rows[-1]],
-            "-",
-            lw=3,
-            color=f"C{k % 10}",
-            transform=trans,
-            clip_on=False,
-            solid_capstyle="round",
-        )
-        ax.plot(
-            [x] * len(rows), rows, "o", ms=4, color=f"C{k % 10}", transform=trans, clip_on=False
-        )
+        color = f"C{k % 10}"
+        # A group that skips a row (not contiguous in the order) is split: a solid bar
+        # over each run of member rows, a thin dotted line across the rows it skips.
+        if rows[-1] - rows[0] + 1 != len(rows):
+            ax.plot([x, x], [rows[0], rows[-1]], ":", lw=1, color=color, transform=trans,
+                    clip_on=False)  # fmt: skip
+        runs = np.split(np.asarray(rows), np.flatnonzero(np.diff(rows) > 1) + 1)
+        for run in runs:
+            ax.plot(
+                [x, x],
+                [run[0], run[-1]],
+                "-",
+                lw=3,
+                color=color,
+                transform=trans,
+                clip_on=False,
+                solid_capstyle="round",
+                gid="group",
+            )
+        ax.plot([x] * len(rows), rows, "o", ms=4, color=color, transform=trans, clip_on=False)
     ax.set_xlabel(f"mean {measure} ({direction_words(higher)})")
     ax.set_title(
         title

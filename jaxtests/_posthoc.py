@@ -4,6 +4,7 @@ the ordering with underlined groups (Yildiz & Alpaydin, §2.2 and §3.5).
 
 import dataclasses
 import functools
+import itertools
 
 import jax
 import jax.numpy as jnp
@@ -184,6 +185,11 @@ class Ordering:
     names, ``means`` the sorted means, and ``groups`` maximal runs of consecutive
     algorithms (positions in ``order``) with no significant pair: the seed's underlines.
     ``higher_is_better`` is the direction: True sorts from the largest mean.
+    ``cliques`` are the maximal sets with no significant pair (positions in ``order``,
+    two or more members); equal means are ordered so that as many of them as possible
+    are contiguous. Where every clique is contiguous the cliques are the ``groups``;
+    where one is not, :meth:`text` and :func:`jaxtests.plot.ordering` draw it split,
+    with its non-members marked.
     """
 
     order: tuple
@@ -191,6 +197,11 @@ class Ordering:
     means: tuple
     groups: tuple
     higher_is_better: bool = False
+    cliques: tuple = ()
+
+    def split_cliques(self):
+        """Whether a clique skips an algorithm between its members (drawn split)."""
+        return any(c[-1] - c[0] + 1 != len(c) for c in self.cliques)
 
     def header(self):
         """What the order means, e.g. ``"best first (lower is better)"``."""
@@ -201,19 +212,28 @@ class Ordering:
         width = [max(len(s), 1) for s in self.labels]
         starts = np.concatenate([[0], np.cumsum([w + 2 for w in width])])[:-1]
         lines = ["  ".join(self.labels)]
+        # A clique that skips an algorithm is drawn split: "─" under its members, "┈"
+        # under the algorithms between them that are not members (issue 28.3).
+        split = self.split_cliques()
         rows = []  # pack non-overlapping underlines onto the same line
-        for g in self.groups:
+        for g in self.cliques if split else self.groups:
             lo, hi = int(starts[g[0]]), int(starts[g[-1]] + width[g[-1]])
             for row in rows:
-                if all(hi + 1 < a or lo > b + 1 for a, b in row):
-                    row.append((lo, hi))
+                if all(hi + 1 < a or lo > b + 1 for a, b, _ in row):
+                    row.append((lo, hi, g))
                     break
             else:
-                rows.append([(lo, hi)])
+                rows.append([(lo, hi, g)])
         for row in rows:
-            buf = [" "] * max(b for _, b in row)
-            for a, b in row:
-                buf[a:b] = "─" * (b - a)
+            buf = [" "] * max(b for _, b, _ in row)
+            for _, _, g in row:
+                members = set(g)
+                for p in range(g[0], g[-1] + 1):
+                    a, b = int(starts[p]), int(starts[p] + width[p])
+                    buf[a:b] = ("─" if p in members else "┈") * (b - a)
+                    if p < g[-1]:  # the two spaces to the next name
+                        joined = p in members and p + 1 in members
+                        buf[b : b + 2] = ("─" if joined else "┈") * 2
             lines.append("".join(buf).rstrip())
         return "\n".join(lines)
 
@@ -279,6 +299,9 @@ def ordering(means, reject, names=None, *, descending=False, higher_is_better=No
         )
     names = as_names(names, r.shape[0], "names") or tuple(str(i) for i in range(r.shape[0]))
     order = np.argsort(-m if descending else m, kind="stable")
+    adj = [{j for j in range(r.shape[0]) if j != i and not r[i, j]} for i in range(r.shape[0])]
+    found = [c for c in _bron_kerbosch(adj) if len(c) >= 2]
+    order = _contiguous_ties(order, m, found)
     rs = r[np.ix_(order, order)]
     n = len(order)
     runs = []
@@ -289,13 +312,44 @@ def ordering(means, reject, names=None, *, descending=False, higher_is_better=No
         if j > i and not any(a <= i and j <= b for a, b in runs):
             runs.append((i, j))
     groups = tuple(tuple(range(a, b + 1)) for a, b in runs)
+    pos = {int(a): p for p, a in enumerate(order)}
     return Ordering(
         order=tuple(int(i) for i in order),
         labels=tuple(names[i] for i in order),
         means=tuple(float(v) for v in m[order]),
         groups=groups,
         higher_is_better=descending,
+        cliques=tuple(sorted(tuple(sorted(pos[i] for i in c)) for c in found)),
     )
+
+
+def _n_contiguous(order, found):
+    pos = {int(a): p for p, a in enumerate(order)}
+    spans = ([pos[i] for i in c] for c in found)
+    return sum(max(s) - min(s) + 1 == len(s) for s in spans)
+
+
+def _contiguous_ties(order, m, found, max_block=6):
+    """``order`` with each run of equal means (up to ``max_block`` long) permuted so that
+    as many cliques as possible are contiguous; the first best permutation, so the
+    stable order when none is better. Only equal means move."""
+    order = np.array(order)
+    k = 0
+    while k < len(order):
+        j = k
+        while j + 1 < len(order) and m[order[j + 1]] == m[order[k]]:
+            j += 1
+        if 0 < j - k < max_block and found:
+            block = order[k : j + 1].copy()
+            best, best_n = block, -1
+            for perm in itertools.permutations(block):
+                order[k : j + 1] = perm
+                n = _n_contiguous(order, found)
+                if n > best_n:
+                    best, best_n = np.array(perm), n
+            order[k : j + 1] = best
+        k = j + 1
+    return order
 
 
 def _direction_iv(descending, higher_is_better):
@@ -370,6 +424,8 @@ class PosthocResult:
         if self.ordering is not None:
             out.append(f"Ordering, {self.ordering.header()}:")
             out.extend("  " + line for line in self.ordering.text().split("\n"))
+            if self.ordering.split_cliques():
+                out.append("  (one line per group not significantly different; ┈: not in it)")
         return "\n".join(out)
 
 

@@ -131,7 +131,8 @@ def test_scatter_gaussian(rng):
     ax = fig.axes[0]
     assert ax.get_xlabel() == "fpr" and ax.get_ylabel() == "tpr"
     assert "Gaussian contours" in ax.get_title()
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["svm", "knn"]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["svm", "knn", "Mahalanobis radius 1", "Mahalanobis radius 2"]
     check_readable(fig)
     assert _png_size(fig) > 5000
     with pytest.raises(ValueError, match=r"shape \(n_folds, 2\)"):

@@ -23,6 +23,7 @@ sanity check, and draws the fold histograms and the ordering plot only.
 import itertools
 import json
 import os
+import re
 import sys
 import time
 
@@ -75,6 +76,22 @@ def _learners(quick):
 
 def _p(res):
     return float(np.asarray(res.pvalue))
+
+
+def _posthoc_summary(ph, names, alpha, what):
+    """The pairs that differ, then the cliques and the ordering: not one line of p_adj
+    per pair (36 for nine learners; every p_adj is in demo.json)."""
+    padj, rej = np.asarray(ph.pvalue_adjusted), np.asarray(ph.reject)
+    pairs = list(itertools.combinations(range(len(names)), 2))
+    differ = [f"{names[i]} vs {names[j]} (p_adj = {padj[i, j]:.3g})" for i, j in pairs if rej[i, j]]
+    head = (
+        f"   {what}: {len(differ)} of {len(pairs)} pairs differ at alpha = {alpha}"
+        + (": " + ", ".join(differ) if differ else "")
+        + " (every p_adj in demo.json)"
+    )
+    pair_line = re.compile(r"^  .+ vs .+: p_adj = ")
+    kept = [line for line in ph.text().split("\n")[1:] if not pair_line.match(line)]
+    return "\n   ".join([head, *kept])
 
 
 def _decision(p, alpha):
@@ -206,7 +223,8 @@ def run_demo(args):
             ph, stat = _p(th), float(th.statistic)
         except ValueError as exc:  # e.g. identical predictions: singular covariance
             ph, stat = float("nan"), float("nan")
-            say(f"   {a} vs {b}: Hotelling not defined ({exc})")
+            # one line: the first sentence of the message (the rest is advice)
+            say(f"   {a} vs {b}: Hotelling not defined ({str(exc).split(':')[0]})")
         de, dh = _p(te) <= alpha, ph <= alpha
         if np.isfinite(ph):
             agree[int(de), int(dh)] += 1
@@ -243,15 +261,13 @@ def run_demo(args):
         f"({100 * float(np.asarray(ma.share)[0]):.0f}% of the eigenvalue sum)"
     )
     ph_err = posthoc(err, test="t", correction="holm", alpha=alpha, names=names)
-    say("   post hoc t on error (Holm):")
-    say("   " + ph_err.text().replace("\n", "\n   "))
+    say(_posthoc_summary(ph_err, names, alpha, "post hoc t on error (Holm)"))
     report["anova"] = jsonable(an)
     report["manova"] = jsonable(ma)
     report["posthoc_error"] = jsonable(ph_err)
     try:
         ph_mv = posthoc(tf, test="hotelling", correction="holm", alpha=alpha, names=names)
-        say("   post hoc Hotelling on (tpr, fpr) (Holm):")
-        say("   " + ph_mv.text().replace("\n", "\n   "))
+        say(_posthoc_summary(ph_mv, names, alpha, "post hoc Hotelling on (tpr, fpr) (Holm)"))
         report["posthoc_tpr_fpr"] = jsonable(ph_mv)
     except ValueError as exc:  # two learners with identical (tpr, fpr) on every fold
         say(f"   post hoc Hotelling on (tpr, fpr) not defined: {str(exc).split(':')[0]}")
@@ -269,7 +285,7 @@ def run_demo(args):
     lb = np.asarray(cv.instance_losses(b, "hinge"))
     valid = np.asarray(cv.valid)
     d_inst = (la - lb)[valid]
-    with Progress("sign flips", disable=args.quiet) as bar:
+    with Progress("sign flips", disable=args.quiet, total=n_resamples) as bar:
         kw = {"progress": bar} if _accepts(signflip_test, "progress") else {}
         sf = signflip_test(
             d_inst, statistic="mean", n_resamples=n_resamples, key=args.seed, return_null=True, **kw
@@ -310,7 +326,7 @@ def run_demo(args):
             f"\n6. Label-permutation sanity check ({HEIN}): ridge classifier, {k_sanity}-fold CV, "
             f"{n_perm} permutations"
         )
-        with Progress("label permutations", unit="perm", disable=args.quiet) as bar:
+        with Progress("label permutations", unit="perm", disable=args.quiet, total=n_perm) as bar:
             sc = permutation_test_score(
                 models.ridge_classifier(),
                 X,

@@ -202,27 +202,44 @@ class Progress:
     the engine has reported yet (a first chunk can take long: compilation, large m),
     and is redrawn every ``interval`` seconds from a background thread, so the elapsed
     time runs and the ETA (from the draws done so far) stays current. ``disable=True``
-    makes it a no-op.
+    makes it a no-op. ``total`` is the count when known beforehand; until the first
+    report without one, the bar says that it is preparing (compiling), not "0 ?/s".
     """
 
     hidden = False  # set on the non-zero processes of a distributed CLI run
 
     def __init__(
-        self, desc, unit="draws", *, disable=False, delay=2.0, interval=0.5, elapsed_only=False
+        self,
+        desc,
+        unit="draws",
+        *,
+        disable=False,
+        delay=2.0,
+        interval=0.5,
+        elapsed_only=False,
+        total=None,
     ):
         self.desc, self.unit, self.disable = desc, unit, disable or self.hidden
         # work with no counts to report (a compiled fit) shows only the running time
         self.bar_format = "{desc}: {elapsed} elapsed" if elapsed_only else None
         self.delay, self.interval = delay, interval
         self._bar = None
-        self._done, self._total = 0, None
+        self._done, self._total = 0, total
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = None
         self._t0 = time.perf_counter()
 
+    def _format(self):
+        """The bar's format: the caller's, or a waiting line before anything is known."""
+        if self.bar_format is None and self._total is None and self._done == 0:
+            return "{desc}: preparing (compiling), {elapsed} elapsed"
+        return self.bar_format
+
     def _show(self):
         """Create or redraw the bar; call with the lock held."""
+        if self._bar is not None and self._bar.bar_format != self._format():
+            self._bar.bar_format = self._format()
         if self._bar is None:
             from tqdm import tqdm
 
@@ -234,7 +251,7 @@ class Progress:
                 file=sys.stderr,
                 leave=False,
                 smoothing=0,  # ETA from the average rate since the start
-                bar_format=self.bar_format,
+                bar_format=self._format(),
                 delay=1e-9,  # no draw in __init__: the first one comes after start_t is set
             )
             self._bar.start_t = self._bar.last_print_t = self._bar._time() - (

@@ -59,7 +59,8 @@ def run(args):
     _given_twice(args.features, "--features")
     X, y = load_csv(args.file, label=args.label, features=args.features)
     model = cli_models("classification")[args.model](standardize=args.standardize)
-    with Progress("label permutations", unit="perm", disable=args.quiet) as bar:
+    total = args.n_permutations
+    with Progress("label permutations", unit="perm", disable=args.quiet, total=total) as bar:
         res = permutation_test_score(
             model,
             X,

@@ -40,3 +40,46 @@ def test_quick_demo_lists_the_pairs_that_differ(tmp_path):
     assert "post hoc t on error (Holm): " in out and " of 3 pairs differ at alpha = 0.05" in out
     assert "Ordering, best first (lower is better):" in out
     assert all(len(line) < 300 for line in out.splitlines())  # no paragraph-long lines
+
+
+def _cli(capsys, *args):
+    from jaxtests._cli import main
+
+    try:
+        status = main([str(a) for a in args])
+    except SystemExit as exc:
+        status = exc.code
+    return (status, *capsys.readouterr())
+
+
+def test_bayes_rows_show_their_probabilities_and_parametric_tests_no_bar(capsys, tmp_path):
+    import numpy as np
+
+    import jaxtests
+
+    rng = np.random.default_rng(1)
+    acc = {"a": 0.8 + 0.02 * rng.standard_normal(12), "b": 0.78 + 0.02 * rng.standard_normal(12)}
+    path = tmp_path / "scores.csv"
+    path.write_text(
+        "dataset,learner,accuracy\n"
+        + "".join(f"d{i},{n},{float(v[i])!r}\n" for n, v in acc.items() for i in range(12))
+    )
+    status, out, err = _cli(capsys, "compare", path, "--test", "bayes-signrank", "--pair", "a",
+                            "b", "--rope", "0.01", "--seed", "3")  # fmt: skip
+    assert status == 0, err
+    ref = jaxtests.bayesian.signrank(acc["a"], acc["b"], rope=0.01, key=3)
+    row = next(line for line in out.splitlines() if line.startswith("bayes-signrank "))
+    assert f"P(a better) = {ref.p_left:.4f}" in row and f"P(b better) = {ref.p_right:.4f}" in row
+    # a parametric test draws nothing: no "resamples" bar even past its delay
+    folds = tmp_path / "folds.csv"
+    tpr, fpr = 0.8 + 0.01 * rng.standard_normal((3, 8)), 0.1 + 0.01 * rng.standard_normal((3, 8))
+    folds.write_text(
+        "algorithm,fold,tpr,fpr\n"
+        + "".join(
+            f"{n},{k},{tpr[i, k]:.6f},{fpr[i, k]:.6f}\n"
+            for i, n in enumerate("abc")
+            for k in range(8)
+        )
+    )
+    status, out, err = _cli(capsys, "compare", folds, "--test", "manova")
+    assert status == 0 and "resamples" not in err

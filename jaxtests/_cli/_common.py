@@ -106,6 +106,10 @@ def _bayes_row(test, comparison, measure, res, regions, df=None, notes=()):
         "pvalue": None,
         "decision": regions[best] if probs[f"p_{sides[best]}"] >= 0.95 else "undecided",
         **probs,
+        # the table's cell (no statistic or p-value): the three probabilities, named
+        "posterior": ", ".join(
+            f"P({r}) = {probs[f'p_{s}']:.4f}" for r, s in zip(regions, sides, strict=True)
+        ),
     }
     if notes:
         row["notes"] = list(notes)

@@ -322,7 +322,7 @@ def run(args):
         print(dumps(payload))
         return 0
     columns = ["test", "comparison", "measure", "statistic", "df", "pvalue", "decision"]
-    columns += [c for c in ("effect",) if any(c in r for r in rows)]
+    columns += [c for c in ("effect", "posterior") if any(c in r for r in rows)]
     render = markdown_table if args.markdown else text_table
     direction = "higher" if table.higher_is_better else "lower"
     print(

@@ -270,7 +270,9 @@ def run(args):
             f"also has {rest}: choose with --measures (several get adjusted p-values)."
         )
     rows, results = [], {}
-    with Progress("resamples", disable=args.quiet) as bar:
+    # a bar only where something is drawn (not for a parametric test's compilation)
+    drawn = any(TESTS[t].random for t in tests)
+    with Progress("resamples", disable=args.quiet or not drawn) as bar:
         inp = Inputs(table, data, args, bar)
         for t in tests:
             try:
@@ -305,7 +307,7 @@ def run(args):
                 print(f"jaxtests: note: {n}", file=sys.stderr)
         print(dumps(payload))
         return 0
-    columns += [c for c in ("difference", "effect") if any(c in r for r in rows)]
+    columns += [c for c in ("difference", "effect", "posterior") if any(c in r for r in rows)]
     render = markdown_table if args.markdown else text_table
     print(render(rows, columns))
     if any("difference" in r for r in rows):

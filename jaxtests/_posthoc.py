@@ -14,7 +14,7 @@ from jaxtests import _permutation_methods as PM
 from jaxtests._direction import direction_words
 from jaxtests._multivariate import _check_rcond
 from jaxtests._precision import x64
-from jaxtests._results import result, static_field
+from jaxtests._results import _to_numpy, result, static_field
 from jaxtests._validation import (
     as_float_array,
     as_names,
@@ -63,7 +63,7 @@ def adjust_pvalues(p, method="holm", *, axis=-1):
 
     Returns
     -------
-    jax.Array
+    numpy.ndarray
         Adjusted p-values in the original order and shape, as R's ``p.adjust`` and
         statsmodels' ``multipletests(...)[1]``.
 
@@ -100,7 +100,7 @@ def adjust_pvalues(p, method="holm", *, axis=-1):
         )
     ax = normalize_axis(axis, p.ndim)
     out = _adjust(jnp.moveaxis(p, ax, -1), method)
-    return jnp.moveaxis(out, -1, ax)
+    return _to_numpy(jnp.moveaxis(out, -1, ax))  # numpy, as scipy's (issue 28.4)
 
 
 # ----------------------------------------------------------------------------------------

@@ -60,3 +60,12 @@ def test_no_truncation_warning_outside_x64():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["ndarray", "float64", "True"]
+
+
+def test_adjust_pvalues_is_numpy():
+    import jaxtests
+
+    # R: p.adjust(c(0.01, 0.04, 0.03), "holm") = 0.03 0.06 0.06
+    out = jaxtests.adjust_pvalues([0.01, 0.04, 0.03], "holm")
+    assert _is_float64_numpy(out)
+    np.testing.assert_allclose(out, [0.03, 0.06, 0.06])

@@ -79,7 +79,7 @@ class AgreementResult:
 
     def percentages(self):
         """``counts`` as percentages of all comparisons, ``(2, 2)``."""
-        return jnp.asarray(100.0 * np.asarray(self.counts) / max(self.n_comparisons, 1))
+        return 100.0 * np.asarray(self.counts, dtype=np.float64) / max(self.n_comparisons, 1)
 
     def direction(self):
         """Which test rejects more often, with an exact McNemar p-value of the asymmetry.

@@ -269,7 +269,7 @@ def _generic(d2, statistic, stat_fn, observed, opts):
     if exact:
         check_enumerable(2**m, f"2^{m} sign patterns for this statistic")
     n_words = -(-m // 32)
-    draws = kevaluators.block_draws_generic(int(np.prod(d2.shape[1:])))
+    draws = _profile.current().generic_draws(int(np.prod(d2.shape[1:])))
     if exact:
         n_total = 2**m
         draws = min(draws, n_total)
@@ -489,5 +489,7 @@ def signflip_pvalue(
         return_null,
         key=key,
     )
-    d = _signflip_iv(d, statistic_fn, -1, opts)
+    # Validated by the calling test already: only the instances moved last for T².
+    d = np.moveaxis(d, -2, -1) if statistic_fn == "hotelling" else np.asarray(d)
+    _signflip_options_iv(d, statistic_fn, opts)
     return _signflip(d, statistic_fn, opts)

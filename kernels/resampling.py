@@ -131,26 +131,24 @@ def dense_sums(k0, k1, local, d, stride, count_mask=None):
     """The sums of :func:`bit_sums` (same words) as one fused reduction, for accelerators.
 
     Every word of every lane (``local * stride + j`` for the ``W`` words of
-    ``d : (H, W, 32)``) is generated at once, its bits unpacked with shifts,
-    each word's 32 selected terms added by a fixed tree of explicit adds
-    (depth 5) and the word sums reduced in an order XLA chooses (a tree on a
-    GPU): no loop, so a GPU runs a block as a few kernels whatever the number
-    of instances. In ``d``'s dtype the value is within ``gamma_{W + 5} sum |d|``
-    of the exact sum (Higham 2002, eq. 4.4, any order; no product is formed, so
-    no multiply-add contraction can change it); sums of integers below 2^24 are
-    exact in float32. Returns ``P : (H, L)`` float64 (and with ``count_mask :
-    (W,)`` the set bits under the mask, ``(L,)`` int32). Pure; no validation.
+    ``d : (H, W, 32)``) is generated at once, its bits unpacked with shifts and
+    ``where(bit, d, 0)`` reduced over all ``32 W`` instances in an order XLA
+    chooses: the shape of the hand-written dense kernel of issue 25 (one fused
+    reduction per block on a GPU, whatever the number of instances). In ``d``'s
+    dtype the value is within ``gamma_{32 W} sum |d|`` of the exact sum
+    (Higham 2002, eq. 4.4, any order; no product is formed, so no multiply-add
+    contraction can change it); sums of integers below 2^24 are exact in
+    float32. Returns ``P : (H, L)`` float64 (and with ``count_mask : (W,)`` the
+    set bits under the mask, ``(L,)`` int32). Pure; no validation.
     """
     n_words = d.shape[1]
     j = jnp.arange(n_words, dtype=jnp.uint32)
     w = krandom.keyed_words(k0[:, None], k1[:, None], local[:, None] * jnp.uint32(stride) + j[None])
     # Words made once and kept: a fusion would otherwise recompute each word's hash per bit.
     w = lax.optimization_barrier(w)  # (L, W)
+    bits = ((w[:, :, None] >> jnp.arange(32, dtype=jnp.uint32)[None, None]) & 1) != 0  # (L, W, 32)
     zero = jnp.zeros((), d.dtype)
-    terms = [
-        jnp.where((((w >> k) & 1) != 0)[None], d[:, None, :, k], zero) for k in range(32)
-    ]  # (H, L, W) each
-    p = jnp.sum(_tree_sum(terms), axis=2).astype(jnp.float64)
+    p = jnp.sum(jnp.where(bits[None], d[:, None], zero), axis=(2, 3)).astype(jnp.float64)
     if count_mask is None:
         return p
     ones = lax.population_count(w & count_mask[None, :]).astype(jnp.int32)
@@ -158,8 +156,8 @@ def dense_sums(k0, k1, local, d, stride, count_mask=None):
 
 
 def dense_sums_error_bound(abs_sum, n_words):
-    """Bound on ``|P_computed - P|`` of :func:`dense_sums` in float64: ``gamma_{W + 5} sum |d|``."""
-    k = n_words + 5
+    """Bound on ``|P_computed - P|`` of :func:`dense_sums` in float64: ``gamma_{32 W} sum |d|``."""
+    k = 32 * n_words
     return k * 2.0**-53 / (1 - k * 2.0**-53) * abs_sum
 
 
@@ -208,20 +206,6 @@ def bit_sums_error_bound(abs_sum, n_words, n_live=None):
     return (g32 * (1 + g64) + g64) * abs_sum
 
 
-def _lemire(word, n):
-    """Exactly uniform ``[0, n)`` from a uniform ``uint32`` word, and whether to keep it.
-
-    ``(word * n) >> 32``, rejecting the ``2^32 mod n`` low products that would
-    bias it (Lemire 2019, "Fast random integer generation in an interval").
-    ``n`` is a Python int or a traced integer scalar (a shape bucket's live size).
-    """
-    if not isinstance(n, int):
-        return krandom.uniform_below(word, jnp.asarray(n).astype(jnp.uint32))
-    prod = word.astype(jnp.uint64) * jnp.uint64(n)
-    low = (prod & jnp.uint64(0xFFFFFFFF)).astype(jnp.uint32)
-    return (prod >> 32).astype(jnp.uint32), low >= jnp.uint32((1 << 32) % n)
-
-
 def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream, n_live=None):
     """Trial ``t -> (u, bucket, Lemire-kept, membership bit)`` of each lane.
 
@@ -240,7 +224,8 @@ def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream, n_live=None):
         # Trial t of draw r (r < 4096): counter (r, t mod 2^20), key word changed every 2^20.
         k2t = lift(k2) ^ ((tu >> 20) * jnp.uint32(0x85EBCA6B))
         word = krandom.keyed_words(k2t, lift(k3), (lift(r) << 20) | (tu & jnp.uint32(0xFFFFF)))
-        u, ok = _lemire(word, n if n_live is None else n_live)
+        n_draw = jnp.asarray(n if n_live is None else n_live).astype(jnp.uint32)
+        u, ok = krandom.uniform_below(word, n_draw)  # exactly uniform on [0, n_draw)
         if mode == "bernoulli":
             w = krandom.keyed_words(lift(k0), lift(k1), lift(r) * jnp.uint32(n_words) + (u >> 5))
             member = ((w >> (u & 31)) & 1) == 1

@@ -2,6 +2,7 @@
 drawn with matplotlib's Agg backend (no display)."""
 
 import os
+import tempfile
 
 import jax
 import matplotlib
@@ -18,6 +19,8 @@ jax.config.update("jax_numpy_dtype_promotion", "strict")
 # never write into the user's ~/.cache, and every run compiles as a first run does.
 # tests/test_cache.py sets its own environment for the cache.
 os.environ["JAXTESTS_CACHE_DIR"] = ""
+# Tests that turn the cache on keep its signing key (jaxtests._cache.user_key) out of ~/.config.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="jaxtests-tests-config-")
 
 
 @pytest.fixture
@@ -30,3 +33,20 @@ def key():
 def rng():
     """A fixed numpy Generator for reference data."""
     return np.random.default_rng(20131218)
+
+
+def _statsmodels_mv_test(x):
+    import pandas as pd
+    from statsmodels.multivariate.manova import MANOVA
+
+    n_groups, k, p = x.shape
+    data = pd.DataFrame(x.reshape(n_groups * k, p), columns=[f"y{i}" for i in range(p)])
+    data["g"] = pd.Categorical(np.repeat(np.arange(n_groups), k))
+    formula = " + ".join(data.columns[:p]) + " ~ g"
+    return MANOVA.from_formula(formula, data).mv_test().results["g"]["stat"]
+
+
+@pytest.fixture
+def statsmodels_mv_test():
+    """statsmodels' one-way MANOVA table of ``x : (groups, k, p)`` (Wilks, Pillai, ... rows)."""
+    return _statsmodels_mv_test

@@ -6,8 +6,6 @@ import subprocess
 import sys
 import textwrap
 
-import numpy as np
-
 SCRIPT = textwrap.dedent(
     """
     import json
@@ -100,44 +98,3 @@ def test_a_program_in_jaxs_cache_is_stored_from_a_fresh_compile(tmp_path):
     assert first["out"] == second["out"]
     assert "_signflip_linear_prep" in first["traced"]
     assert "_signflip_linear_prep" not in second["traced"]
-
-
-SHARDED = textwrap.dedent(
-    """
-    import json
-    import jax
-    import numpy as np
-    import jaxtests
-
-    loaded = []
-    jax.monitoring.register_event_listener(
-        lambda event, **kw: loaded.append(event)
-        if event == "/jaxtests/programs/loaded" else None
-    )
-    d = np.random.default_rng(0).normal(0.05, 1, (2, 300))
-    r = jaxtests.signflip_test(d, n_resamples=50_000, key=5, correction="maxT")
-    t = jaxtests.permutation_test(d[0, :150], d[1, :140], n_resamples=40_000, key=6)
-    out = [np.asarray(r.pvalue).tolist(), np.asarray(r.pvalue_adjusted).tolist(), float(t.pvalue)]
-    print(json.dumps({"out": out, "traced": [jax.device_count(), len(loaded)]}))
-    """
-)
-
-
-def test_sharded_programs_are_stored_and_loaded(tmp_path, monkeypatch):
-    # Four devices: the engine's programs are sharded over them (a process keeps its own copy,
-    # keyed by the devices and processes it spans); a second process loads them.
-    monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=4")
-    cache = str(tmp_path / "jax")
-    first = _run(tmp_path, cache, SHARDED)
-    second = _run(tmp_path, cache, SHARDED)
-    assert first["traced"] == [4, 0] and second["traced"][0] == 4
-    assert second["traced"][1] >= 2  # both tests' sharded draw programs, at least
-    assert first["out"] == second["out"]
-    # The same answers as one device (the one-device run of the first test's data).
-    from jaxtests import permutation_test, signflip_test
-
-    d = np.random.default_rng(0).normal(0.05, 1, (2, 300))
-    r = signflip_test(d, n_resamples=50_000, key=5, correction="maxT")
-    t = permutation_test(d[0, :150], d[1, :140], n_resamples=40_000, key=6)
-    one = [np.asarray(r.pvalue).tolist(), np.asarray(r.pvalue_adjusted).tolist(), float(t.pvalue)]
-    assert first["out"] == one

@@ -83,3 +83,23 @@ def test_bayes_rows_show_their_probabilities_and_parametric_tests_no_bar(capsys,
     )
     status, out, err = _cli(capsys, "compare", folds, "--test", "manova")
     assert status == 0 and "resamples" not in err
+
+
+def test_constant_differences_make_no_decision(capsys, tmp_path):
+    # two folds, the same difference on both: t = inf, p = 0 (scipy.stats.ttest_rel too)
+    # is no evidence; the row says "undefined" and why, instead of "reject"
+    import json
+    import warnings
+
+    import scipy.stats
+
+    path = tmp_path / "f.csv"
+    path.write_text("algorithm,fold,error\na,1,0.125\na,2,0.25\nb,1,0.375\nb,2,0.5\n")
+    with warnings.catch_warnings():  # scipy warns of the zero variance, as it should
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ref = scipy.stats.ttest_rel([0.125, 0.25], [0.375, 0.5])  # exactly -0.25 twice
+    status, out, _ = _cli(capsys, "compare", path, "--json")
+    assert status == 0
+    (row,) = json.loads(out)["rows"]
+    assert row["pvalue"] == float(ref.pvalue) == 0.0 and row["decision"] == "undefined"
+    assert "differences do not vary" in " ".join(row["notes"])

@@ -85,6 +85,15 @@ def _row(test, comparison, measure, res, alpha, notes=(), pvalue=None):
     }
     if not (np.isfinite(row["statistic"]) and np.isfinite(p)):
         row["decision"] = "undefined" if np.isnan(p) else row["decision"]
+    if np.isinf(row["statistic"]) and p == 0:  # (an F with its exact p keeps its decision)
+        # Issue 28.9: differences that do not vary make t infinite and p 0, which is no
+        # evidence from a few folds: no decision, and a note saying why.
+        row["decision"] = "undefined"
+        notes = [
+            *notes,
+            "the statistic is infinite: the differences do not vary over the folds (zero "
+            "variance), so p = 0 carries no evidence; use more folds or a permutation test",
+        ]
     if notes:
         row["notes"] = list(notes)
     return row

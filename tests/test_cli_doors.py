@@ -147,16 +147,22 @@ def test_all_pairs_of_more_than_100_algorithms_refused(tmp_path, capsys):
     }
 
 
-def test_unused_n_resamples_is_an_error(files, capsys):
+def test_unused_n_resamples_is_a_note(files, capsys):
+    # issue 28.7: an --n-resamples that an exact (or binomial) p-value does not need cannot
+    # change the answer: a note on the row, not an error
     d = files[0]
-    refused(
-        capsys, r"--n-resamples 5000 is not used .* 10 per-fold differences: every rearrangement",
-        "compare", d / "folds.csv", "--test", "signflip", "--n-resamples", 5000, "--quiet",
-    )  # fmt: skip
-    refused(
-        capsys, r"--n-resamples 500 is not used .*binomial",
-        "compare", d / "inst.csv", "--test", "signflip", "--n-resamples", 500, "--quiet",
-    )  # fmt: skip
+    status, out, err = cli(capsys, "compare", d / "folds.csv", "--test", "signflip",
+                           "--n-resamples", 5000, "--quiet")  # fmt: skip
+    assert status == 0
+    assert re.search(
+        r"note: .*--n-resamples 5000 is not used .* 10 per-fold differences: every rearrangement",
+        err,
+    )
+    status, out, _ = cli(capsys, "compare", d / "inst.csv", "--test", "signflip",
+                         "--n-resamples", 500, "--quiet", "--json")  # fmt: skip
+    assert status == 0
+    notes = " ".join(json.loads(out)["rows"][0]["notes"])
+    assert re.search(r"--n-resamples 500 is not used .*binomial", notes)
     status, out, _ = cli(capsys, "compare", d / "folds.csv", "--test", "signflip", "--json")
     assert status == 0
     assert json.loads(out)["rows"][0]["test"] == "signflip (per fold, exact)"

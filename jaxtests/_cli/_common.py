@@ -134,16 +134,17 @@ def _quiet_call(fn, *a, **kw):
 
 
 def _resamples_used(res, args, what):
-    """Refuse ``--n-resamples`` when ``res`` did not draw resamples (exact or binomial)."""
+    """The note for a given ``--n-resamples`` that ``res`` did not draw (an exact or
+    binomial p-value), or None. A note, not an error (issue 28.7): the option cannot
+    change the answer, and the answer is better than asked for."""
     if args.n_resamples is not None and res.method != "monte-carlo":
         why = {
             "exact": "every rearrangement is enumerated (exact p-value)",
             "binomial": "the differences take only the values -c, 0, +c, so the exact "
             "binomial (sign test) p-value is used",
         }.get(res.method, f"the method is {res.method!r}")
-        raise BadInput(
-            f"--n-resamples {args.n_resamples} is not used by {what}: {why}. Drop --n-resamples."
-        )
+        return f"--n-resamples {args.n_resamples} is not used by {what}: {why}."
+    return None
 
 
 def _matplotlib_agg():

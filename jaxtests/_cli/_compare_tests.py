@@ -2,6 +2,7 @@
 
 import argparse
 import dataclasses
+import warnings
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -125,7 +126,9 @@ def _signflip(inp, m, a, b):
         progress=inp.bar,
     )
     what = f"the sign-flip test of the {d.size} {unit.replace(' ', '-')} differences"
-    _resamples_used(res, args, what)
+    note = _resamples_used(res, args, what)
+    if note:  # a note on the row (this runs inside _quiet_call, which collects warnings)
+        warnings.warn(note, stacklevel=1)
     return res, f"signflip ({unit}, {res.method})"
 
 
@@ -295,7 +298,8 @@ def _swap(inp):
         )
     except ValueError as exc:
         raise BadInput(f"{args.file}: --test swap on {measure!r}: {exc}") from None
-    _resamples_used(res, args, f"the swap test of {data.y_true.size} instances")
+    note = _resamples_used(res, args, f"the swap test of {data.y_true.size} instances")
+    notes = [*notes, note] if note else notes
     return [_row("swap", f"{a} vs {b}", label, res, args.alpha, notes)], {"swap": res}
 
 

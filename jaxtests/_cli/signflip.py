@@ -134,7 +134,8 @@ def run(args):
             **kw,
         )
     if not args.exact:
-        _resamples_used(res, args, f"the test of the {d.size} differences in {path}")
+        note = _resamples_used(res, args, f"the test of the {d.size} differences in {path}")
+        notes = [*notes, note] if note else notes
     if args.json:
         out = {"file": str(path), "column": column, "n": int(d.size), "result": res}
         if args.pair:

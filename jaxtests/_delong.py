@@ -70,9 +70,9 @@ class DeLongIntervalResult:
 
 
 @jax.jit
-def _delong(y, s):
+def _delong(y, s, order):
     """AUCs ``(K,)`` and DeLong's covariance ``(K, K)`` of scores ``s : (K, n)``."""
-    auc, v10, v01 = kboot.delong_placements(y, s)
+    auc, v10, v01 = kboot.delong_placements(y, s, order)
     pos = y > 0
     n_pos = jnp.sum(pos).astype(s.dtype)
     n_neg = y.shape[-1] - n_pos
@@ -81,6 +81,12 @@ def _delong(y, s):
     s10 = d10 @ d10.T / (n_pos - 1)
     s01 = d01 @ d01.T / (n_neg - 1)
     return auc, s10 / n_pos + s01 / n_neg
+
+
+def _order(s):
+    """Ascending order of each row, sorted by numpy on the host (faster than XLA:CPU's sort)."""
+    order = np.argsort(np.asarray(s), axis=-1, kind="stable")
+    return jnp.asarray(order.astype(np.int32 if s.shape[-1] < 2**31 else np.int64))
 
 
 def _iv(y_true, scores):
@@ -151,7 +157,7 @@ def delong_test(y_true, score_a, score_b, *, alternative="two-sided", confidence
     check_alternative(alternative)
     level = check_probability(confidence_level, "confidence_level")
     y, s = _iv(y_true, [("score_a", score_a), ("score_b", score_b)])
-    auc, cov = (np.asarray(v) for v in _delong(y, s))
+    auc, cov = (np.asarray(v) for v in _delong(y, s, _order(s)))
     from scipy import special
 
     diff = auc[0] - auc[1]
@@ -221,7 +227,7 @@ def delong_interval(y_true, scores, *, confidence_level=0.95):
     """
     level = check_probability(confidence_level, "confidence_level")
     y, s = _iv(y_true, [("scores", scores)])
-    auc, cov = (np.asarray(v) for v in _delong(y, s))
+    auc, cov = (np.asarray(v) for v in _delong(y, s, _order(s)))
     from scipy import special
 
     se = float(np.sqrt(max(cov[0, 0], 0.0)))

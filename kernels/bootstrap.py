@@ -19,6 +19,7 @@ on how draws are vectorised. Pure; no validation.
 
 import jax
 import jax.numpy as jnp
+from jax import lax
 from jaxtests.kernels import random as krandom
 
 __all__ = [
@@ -120,33 +121,46 @@ def confusion_slots(y, f):
     return 2 * (y <= 0).astype(jnp.int32) + (f <= 0).astype(jnp.int32)
 
 
-def delong_placements(y, s):
-    """DeLong's structural components by midranks (Sun & Xu 2014); ``y`` ±1, ``s : (K, n)``.
+def delong_placements(y, s, order=None):
+    """DeLong's structural components (placements), one sort per score; ``y`` ±1, ``s : (K, n)``.
+
+    ``order : (K, n)``, optional: the ascending order of each row of ``s`` (a caller
+    with concrete data may sort on the host: XLA:CPU's sort is ~5x slower than numpy's).
 
     Returns ``(auc (K,), v10 (K, n), v01 (K, n))``: ``v10_i`` (positives) is the
-    fraction of negatives below ``s_i`` (ties 1/2), ``v01_j`` (negatives) the
-    fraction of positives above ``s_j``; entries of the other class are 0. With
-    ``T`` midranks among all, ``T_pos``/``T_neg`` within each class:
-    ``v10 = (T - T_pos) / n_neg``, ``v01 = 1 - (T - T_neg) / n_pos``.
+    fraction of negatives below ``s_i``, ties 1/2; ``v01_j`` (negatives) the fraction
+    of positives above ``s_j``, ties 1/2; entries of the other class are 0. Sun & Xu
+    (2014) get them from midranks; here the counts come straight from one sort:
+    in score order, a tie group ``[lo, hi]`` holds ``P(hi) - P(lo - 1)`` positives
+    (``P`` the running count of positives) and has ``P(lo - 1)`` positives and
+    ``lo - P(lo - 1)`` negatives below it. Pure; no validation.
     """
     pos = y > 0
+    n = s.shape[-1]
     n_pos = jnp.sum(pos).astype(s.dtype)
-    n_neg = y.shape[-1] - n_pos
-    big = jnp.asarray(jnp.inf, s.dtype)
+    n_neg = n - n_pos
 
-    def midranks(x):
-        srt = jnp.sort(x, axis=-1)
-        lo = jax.vmap(lambda a, b: jnp.searchsorted(a, b, side="left"))(srt, x)
-        hi = jax.vmap(lambda a, b: jnp.searchsorted(a, b, side="right"))(srt, x)
-        return (lo + hi + 1).astype(s.dtype) / 2
+    def one(x, order):
+        xs = x[order]
+        ps = pos[order].astype(s.dtype)
+        i = jnp.arange(n)
+        new = jnp.concatenate([jnp.ones((1,), bool), xs[1:] != xs[:-1]])
+        lo = lax.cummax(jnp.where(new, i, 0), axis=0)
+        last = jnp.concatenate([xs[1:] != xs[:-1], jnp.ones((1,), bool)])
+        hi = lax.cummin(jnp.where(last, i, n), axis=0, reverse=True)
+        cum = jnp.cumsum(ps)
+        below_pos = jnp.where(lo > 0, cum[lo - 1], 0)
+        tied_pos = cum[hi] - below_pos
+        below_neg = lo.astype(s.dtype) - below_pos
+        tied_neg = (hi - lo + 1).astype(s.dtype) - tied_pos
+        v10 = jnp.where(ps > 0, (below_neg + tied_neg / 2) / n_neg, 0)
+        v01 = jnp.where(ps > 0, 0, (n_pos - below_pos - tied_pos / 2) / n_pos)
+        inv = jnp.zeros((n,), jnp.int32).at[order].set(i.astype(jnp.int32))
+        return v10[inv], v01[inv]
 
-    t = midranks(s)
-    # Ranks within a class: the other class moved past every score (+inf), so the
-    # class's own ranks are those of its values among themselves.
-    t_pos = midranks(jnp.where(pos, s, big))
-    t_neg = midranks(jnp.where(pos, big, s))
-    v10 = jnp.where(pos, (t - t_pos) / n_neg, 0)
-    v01 = jnp.where(pos, 0, 1 - (t - t_neg) / n_pos)
+    if order is None:
+        order = jnp.argsort(s, axis=-1, stable=True)
+    v10, v01 = jax.vmap(one)(s, order)
     auc = jnp.sum(v10, axis=-1) / n_pos
     return auc, v10, v01
 

@@ -1,4 +1,4 @@
-"""Bootstrap resamples as integer weights, weighted statistics, DeLong's placements, Cochran's Q.
+"""Bootstrap resamples and their statistics, DeLong's placements, Cochran's Q.
 
 Resample ``g`` of a sample of ``n`` observations picks indices ``i_0 .. i_{n-1}``
 from the library's counter-based stream (:mod:`jaxtests.kernels.random`): draw
@@ -10,11 +10,13 @@ probability within a relative ``n / 2^32`` of ``1/n`` (``2.3e-6`` at
 ``n = 10^4``, far below the Monte Carlo error of any interval). A draw depends on
 its index only, so any grouping of draws into blocks sees the same resamples.
 
-The built-in statistics read a resample as its counts ``c_i`` (how often each
-observation was drawn; a jackknife leave-one-out is ``c = 1 - e_i``): a mean is
-``sum c x / sum c``; confusion counts and the Mann-Whitney form of the ROC area
-are sums of integer weights, exact in float64, so those statistics do not depend
-on how draws are vectorised. Pure; no validation.
+The built-in AUC and confusion statistics read a resample as the counts of its
+draws per *slot* (:func:`slot_counts`): the four confusion cells, or a score's tie
+group and class for the ROC area, whose Mann-Whitney form is then one running sum
+over the groups (O(n) per resample, no sort). Counts are integers, so these
+statistics are exact and do not depend on how draws are vectorised. Weighted
+versions (:func:`slot_weights`, :func:`weighted_mean`) serve the observed statistic
+and leave-one-out weights. Pure; no validation.
 """
 
 import jax
@@ -121,11 +123,12 @@ def confusion_slots(y, f):
     return 2 * (y <= 0).astype(jnp.int32) + (f <= 0).astype(jnp.int32)
 
 
-def delong_placements(y, s, order=None):
+def delong_placements(y, s, order=None, inverse=None):
     """DeLong's structural components (placements), one sort per score; ``y`` ±1, ``s : (K, n)``.
 
-    ``order : (K, n)``, optional: the ascending order of each row of ``s`` (a caller
-    with concrete data may sort on the host: XLA:CPU's sort is ~5x slower than numpy's).
+    ``order : (K, n)``, optional: an ascending order of each row of ``s``, and
+    ``inverse`` its inverse permutation (a caller with concrete data may sort on the
+    host: XLA:CPU's sort is several times slower than numpy's).
 
     Returns ``(auc (K,), v10 (K, n), v01 (K, n))``: ``v10_i`` (positives) is the
     fraction of negatives below ``s_i``, ties 1/2; ``v01_j`` (negatives) the fraction
@@ -140,7 +143,7 @@ def delong_placements(y, s, order=None):
     n_pos = jnp.sum(pos).astype(s.dtype)
     n_neg = n - n_pos
 
-    def one(x, order):
+    def one(x, order, inv):
         xs = x[order]
         ps = pos[order].astype(s.dtype)
         i = jnp.arange(n)
@@ -155,12 +158,19 @@ def delong_placements(y, s, order=None):
         tied_neg = (hi - lo + 1).astype(s.dtype) - tied_pos
         v10 = jnp.where(ps > 0, (below_neg + tied_neg / 2) / n_neg, 0)
         v01 = jnp.where(ps > 0, 0, (n_pos - below_pos - tied_pos / 2) / n_pos)
-        inv = jnp.zeros((n,), jnp.int32).at[order].set(i.astype(jnp.int32))
         return v10[inv], v01[inv]
 
     if order is None:
-        order = jnp.argsort(s, axis=-1, stable=True)
-    v10, v01 = jax.vmap(one)(s, order)
+        order = jnp.argsort(s, axis=-1)
+        inverse = None
+    if inverse is None:
+        rows = jnp.arange(s.shape[0])[:, None]
+        inverse = (
+            jnp.zeros(s.shape, order.dtype)
+            .at[rows, order]
+            .set(jnp.arange(n, dtype=order.dtype)[None, :])
+        )
+    v10, v01 = jax.vmap(one)(s, order, inverse)
     auc = jnp.sum(v10, axis=-1) / n_pos
     return auc, v10, v01
 

@@ -49,7 +49,7 @@ METHODS = ("percentile", "basic", "BCa")
 # The bootstrap distribution is kept (its quantiles give the interval): 8 bytes a resample
 # per test; 10^8 resamples are 800 MB.
 MAX_RESAMPLES = 10**8
-_BLOCK_ELEMENTS = 2**20  # counts or indices held per block of draws
+_BLOCK_ELEMENTS = 2**19  # indices per block of draws (slot counts of 32 draws stay in cache)
 _MEASURES = ("accuracy", "error", "tpr", "recall", "fpr", "precision", "f1")
 
 
@@ -160,7 +160,7 @@ def _prepare(name, samples):
         return None
     y = samples[0]
     if name.startswith("roc_auc"):
-        return tuple((kboot.auc_slots(y, s), 2 * s.shape[0]) for s in samples[1:])
+        return tuple(kboot.auc_slots(y, s) for s in samples[1:])
     cells = [kboot.confusion_slots(y, s) for s in samples[1:]]
     if len(cells) == 2:  # the joint cell of A and B: one scatter for both measures
         return ((4 * cells[0] + cells[1], 16),)

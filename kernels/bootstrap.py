@@ -89,33 +89,62 @@ def weighted_mean(c, x):
     return (c @ x) / jnp.sum(c, axis=-1)
 
 
-def auc_slots(y, s):
-    """Slot of each instance for :func:`slot_auc`: ``(n,)`` int32 in ``[0, 2n)``.
+_BLOCK = 16  # tie groups per block of the blocked running sum
 
-    A positive's slot is the first sorted position of its tie group of scores,
-    a negative's that plus ``n``; instances of one group and class share a slot.
+
+def auc_slots(y, s):
+    """Slot of each instance for :func:`slot_auc`, and the number of slots.
+
+    Instances of one tie group of scores and one class share a slot: ``g`` for a
+    positive of group ``g`` (the first sorted position of its scores), ``g + m``
+    for a negative, with ``m`` the groups padded to whole blocks of :data:`_BLOCK`.
+    Returns ``((n,) int32, 2 m)``.
     """
-    n = s.shape[0]
+    m = _BLOCK * (-(-s.shape[0] // _BLOCK))
     group = jnp.searchsorted(jnp.sort(s), s, side="left").astype(jnp.int32)
-    return jnp.where(y > 0, group, group + n)
+    return group + m * (y <= 0).astype(jnp.int32), 2 * m
 
 
 def slot_auc(cs, dtype):
-    """Mann-Whitney ROC area from slot counts ``cs : (R, 2n)`` (:func:`auc_slots`), ties 1/2.
+    """Mann-Whitney ROC area from slot counts ``cs : (R, n_slots)`` (:func:`auc_slots`).
 
     With ``p_g``, ``q_g`` the weights of the positives and negatives of tie
     group ``g`` (groups in score order) and ``Q_g = sum_{h <= g} q_h``:
-    ``2U = sum_g p_g (2 Q_g - q_g)``, ``AUC = U / (P Q)``; NaN when a class has
-    no weight. Integer counts keep every sum exact.
+    ``2U = sum_g p_g (2 Q_g - q_g)`` (ties 1/2), ``AUC = U / (P Q)``; NaN when a
+    class has no weight. Integer counts keep every sum exact.
     """
-    n = cs.shape[-1] // 2
-    p, q = cs[:, :n], cs[:, n:]
-    cum = jnp.cumsum(q, axis=-1)
-    u2 = jnp.sum(p.astype(dtype) * (2 * cum - q).astype(dtype), axis=-1)
-    n_pos = jnp.sum(p, axis=-1).astype(dtype)
-    n_neg = cum[:, -1].astype(dtype)
+    r, m = cs.shape[0], cs.shape[-1] // 2
+    pb = cs[:, :m].reshape(r, -1, _BLOCK)  # positives, then negatives: contiguous halves
+    qb = cs[:, m:].reshape(r, -1, _BLOCK)
+    if jnp.issubdtype(cs.dtype, jnp.integer) and cs.shape[-1] < 2**24:
+        u2 = _twice_u_blocked(pb, qb).astype(dtype)
+    else:
+        p, q = pb.reshape(r, -1).astype(dtype), qb.reshape(r, -1).astype(dtype)
+        u2 = jnp.sum(p * (2 * jnp.cumsum(q, axis=-1) - q), axis=-1)
+    n_pos = jnp.sum(pb, axis=(-1, -2)).astype(dtype)
+    n_neg = jnp.sum(qb, axis=(-1, -2)).astype(dtype)
     den = n_pos * n_neg
     return jnp.where(den > 0, u2 / 2 / jnp.where(den > 0, den, 1), jnp.nan)
+
+
+def _twice_u_blocked(pb, qb):
+    """``sum_g p_g (2 Q_g - q_g)`` of integer counts in blocks ``(R, n_blocks, 16)``, int64.
+
+    XLA:CPU lowers a cumulative sum as an associative scan (~5 ns an element); here the
+    running sum within each block of 16 groups is one small matmul with the triangular
+    ``2 [h < g] + [h = g]`` (float32, exact below 2^24, at ``Precision.HIGHEST`` so no
+    accelerator rounds it to TF32) and only the 16x shorter block totals are scanned.
+    """
+    tri = 2 * jnp.tril(jnp.ones((_BLOCK, _BLOCK), jnp.float32), -1) + jnp.eye(
+        _BLOCK, dtype=jnp.float32
+    )
+    inner = jnp.einsum(
+        "rbh,gh->rbg", qb.astype(jnp.float32), tri, precision=lax.Precision.HIGHEST
+    ).astype(jnp.int32)
+    totals = jnp.sum(qb, axis=-1, dtype=jnp.int32)
+    before = jnp.cumsum(totals, axis=-1) - totals  # negatives in the earlier blocks
+    running = (inner + 2 * before[..., None]).astype(jnp.int64)
+    return jnp.sum(pb.astype(jnp.int64) * running, axis=(-1, -2))
 
 
 def confusion_slots(y, f):

@@ -13,8 +13,8 @@ on). Correctness first: the device's p-values must equal the host's (same key, s
 
 ``--smoke`` runs one tiny workload of each kind in seconds (CI runs it); on a CPU it runs the
 "device" side with the dense evaluators (``JAXTESTS_EVALUATORS=dense``) against the host's
-default ones, so the two families are compared too. ``--only NAME`` runs the workloads whose
-name contains NAME. Prints one JSON line per row and a table; record the
+default ones, so the two families are compared too. ``--only A,B`` runs the workloads whose
+name contains A or B (``=NAME``: is NAME). Prints one JSON line per row and a table; record the
 figures in bench/RESULTS.md with the device's name.
 """
 
@@ -37,13 +37,16 @@ from jaxtests import datasets, models
 BLOCK = 8192
 
 
-def timed(fn, repeat=2):
-    """(first call, best warm call) of ``fn`` in seconds, each blocked until ready."""
+def timed(fn, repeat=2, slow=10.0):
+    """(first call, best warm call) of ``fn`` in seconds, each blocked until ready.
+
+    A first call over ``slow`` seconds is timed once more at most (a lease is short).
+    """
     t0 = time.perf_counter()
     out = jax.block_until_ready(fn())
     first = time.perf_counter() - t0
     best = np.inf
-    for _ in range(repeat):
+    for _ in range(min(repeat, 1) if first > slow else repeat):
         t0 = time.perf_counter()
         out = jax.block_until_ready(fn())
         best = min(best, time.perf_counter() - t0)
@@ -85,7 +88,8 @@ def torch_variants(d, n_draws):
         return {}
     dev = "cuda" if torch.cuda.is_available() else "cpu"
     dt = torch.tensor(np.asarray(d, np.float32), device=dev)
-    n_blocks = max(1, n_draws // BLOCK)
+    block = max(1, min(BLOCK, 2**27 // dt.numel()))  # int8 draws of a block: 128 MiB at most
+    n_blocks = max(1, n_draws // block)
 
     def sync(x):
         if dev == "cuda":
@@ -96,7 +100,10 @@ def torch_variants(d, n_draws):
         g = torch.Generator(device=dev).manual_seed(0)
         count = 0
         for _ in range(n_blocks):
-            bits = torch.randint(0, 2, (BLOCK, dt.numel()), generator=g, device=dev).bool()
+            bits = torch.randint(
+                0, 2, (block, dt.numel()), generator=g, device=dev, dtype=torch.int8
+            )
+            bits = bits.bool()
             t = torch.where(bits, dt, -dt).sum(1)
             count += int((t.abs() >= dt.sum().abs()).sum())
         return sync(count)
@@ -105,7 +112,8 @@ def torch_variants(d, n_draws):
         g = torch.Generator(device=dev).manual_seed(0)
         count = 0
         for _ in range(n_blocks):
-            s = torch.randint(0, 2, (BLOCK, dt.numel()), generator=g, device=dev).float() * 2 - 1
+            s = torch.randint(0, 2, (block, dt.numel()), generator=g, device=dev, dtype=torch.int8)
+            s = s.float() * 2 - 1
             t = s @ dt
             count += int((t.abs() >= dt.sum().abs()).sum())
         return sync(count)
@@ -202,13 +210,32 @@ def _pvalue(r):
     return np.asarray(p).ravel().tolist()
 
 
-def run_jaxtests(smoke, only):
-    rows = []
-    for name, fn, _, n in workloads(smoke):
-        if only and only not in name:
+def _selected(name, only):
+    """``--only``: comma-separated parts, each contained in the name (``=NAME``: equal to it)."""
+    parts = [p for p in only.split(",") if p]
+    return not parts or any(name == p[1:] if p[:1] == "=" else p in name for p in parts)
+
+
+def run_jaxtests(smoke, only, budget=np.inf, log=None, last=()):
+    """One row per workload; none is started after ``budget`` seconds (the rest are skipped).
+
+    ``last`` names workloads run after all others (the host CPU's slowest). Each row is
+    printed (and appended to ``log``) as soon as it is measured.
+    """
+    rows, t_start = [], time.perf_counter()
+    todo = [w for w in workloads(smoke) if _selected(w[0], only)]
+    todo.sort(key=lambda w: any(x in w[0] for x in last))
+    for name, fn, _, n in todo:
+        if time.perf_counter() - t_start > budget:
+            print(f"skipped (over the budget of {budget} s): {name}", file=sys.stderr, flush=True)
             continue
         first, best, r = timed(fn, repeat=1 if n >= 10**8 else 2)
-        rows.append({"workload": name, "first_s": first, "warm_s": best, "pvalue": _pvalue(r)})
+        row = {"workload": name, "first_s": first, "warm_s": best, "pvalue": _pvalue(r)}
+        rows.append(row)
+        print(f"  {name:44} first {first:8.3f} s  warm {best:8.4f} s", file=sys.stderr, flush=True)
+        if log:
+            with open(log, "a") as f:
+                f.write(json.dumps(row) + "\n")
     return rows
 
 
@@ -238,47 +265,69 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--smoke", action="store_true", help="tiny sizes, seconds, on any backend")
     ap.add_argument("--only", default="", help="run the workloads whose name contains this")
+    ap.add_argument("--budget", type=float, default=np.inf, help="start no workload after S s")
+    ap.add_argument("--host-budget", type=float, default=np.inf, help="the same for the host CPU")
+    ap.add_argument("--no-host", action="store_true", help="skip jaxtests on the host CPU")
+    ap.add_argument("--no-cold", action="store_true", help="skip the cold starts")
+    ap.add_argument("--no-others", action="store_true", help="skip the hand kernels and torch")
+    ap.add_argument("--no-torch", action="store_true", help="skip torch")
+    ap.add_argument("--log", default="", help="append every measured row to this JSON-lines file")
     ap.add_argument("--host", action="store_true", help=argparse.SUPPRESS)  # the CPU child
     args = ap.parse_args()
     if args.host:
-        print(json.dumps(run_jaxtests(args.smoke, args.only)))
+        rows = run_jaxtests(args.smoke, args.only, args.budget, args.log, last=("median",))
+        print(json.dumps(rows))
         return
     device = jax.devices()[0]
     if args.smoke and device.platform == "cpu":
         os.environ["JAXTESTS_EVALUATORS"] = "dense"  # the accelerator family, on this CPU
-    meta = {"device": device.device_kind, "platform": device.platform, "jax": jax.__version__}
-    print(json.dumps(meta))
-    rows = run_jaxtests(args.smoke, args.only)
+    from jaxtests import _profile
+
+    meta = {
+        "device": device.device_kind,
+        "platform": device.platform,
+        "jax": jax.__version__,
+        "family": _profile.current().family,
+    }
+    print(json.dumps(meta), flush=True)
+    rows = run_jaxtests(args.smoke, args.only, args.budget, args.log)
     # The hand-written kernels and torch on the same workloads (plain sign flips only).
     hand = {}
     for name, _, d, n in workloads(args.smoke):
-        if d is None or (args.only and args.only not in name):
+        if d is None or args.no_others or not _selected(name, args.only):
             continue
         variants = {}
         with jax.enable_x64(True):
             for label, dtype in (("hand f32", jnp.float32), ("hand f64", jnp.float64)):
                 variants[label] = timed(hand_dense(d, n, dtype))[1]
-        for label, thunk in torch_variants(d, n).items():
+        for label, thunk in ({} if args.no_torch else torch_variants(d, n)).items():
             variants[label] = timed(thunk)[1]
         hand[name] = variants
+        print(f"  {name:44} {variants}", file=sys.stderr, flush=True)
+        if args.log:
+            with open(args.log, "a") as f:
+                f.write(json.dumps({"workload": name, **variants}) + "\n")
     # jaxtests on the host CPU, same workloads and keys: p-values must agree bit for bit.
     env = {k: v for k, v in os.environ.items() if k != "JAXTESTS_EVALUATORS"}
     env["JAX_PLATFORMS"] = "cpu"
     cmd = [sys.executable, __file__, "--host", *(["--smoke"] if args.smoke else [])]
     cmd += ["--only", args.only] if args.only else []
-    host = json.loads(
-        subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout.split("\n")[
-            -2
-        ]
-    )
+    cmd += ["--budget", str(args.host_budget)]
+    cmd += ["--log", args.log + ".host"] if args.log else []
+    host = []
+    if not args.no_host:
+        out = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, check=True).stdout
+        host = json.loads(out.split("\n")[-2])
     host = {r["workload"]: r for r in host}
     print(f"{'workload':44} {'device':>9} {'first':>8} {'host CPU':>9}  others")
     same = True
     for r in rows:
         h = host.get(r["workload"], {})
-        same &= h.get("pvalue") == r["pvalue"]
+        same &= not h or h.get("pvalue") == r["pvalue"]
         others = hand.get(r["workload"], {})
-        r.update(host_warm_s=h.get("warm_s"), same_as_host=h.get("pvalue") == r["pvalue"])
+        r.update(
+            host_warm_s=h.get("warm_s"), same_as_host=h.get("pvalue", r["pvalue"]) == r["pvalue"]
+        )
         r.update({k.replace(" ", "_") + "_s": v for k, v in others.items()})
         text = "  ".join(f"{k} {v:.4f}s ({v / r['warm_s']:.2f}x)" for k, v in others.items())
         host_s = f"{h['warm_s']:.4f}" if h else "-"
@@ -287,9 +336,15 @@ def main():
             flush=True,
         )
         print(json.dumps({**meta, **r}))
+    if args.no_cold:
+        return _exit(same, rows)
     cold = cold_start(args.smoke)
     print(json.dumps({**meta, "cold_start_s": cold}))
     print(f"cold start (import + first signflip_test): {cold}")
+    _exit(same, rows)
+
+
+def _exit(same, rows):
     if not same:
         bad = [r["workload"] for r in rows if not r["same_as_host"]]
         print(f"p-values differ between the device and the host CPU: {bad}", file=sys.stderr)

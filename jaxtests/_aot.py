@@ -38,8 +38,8 @@ from jaxtests._buckets import PROGRAM_LOADED, CompileCounter
 
 __all__ = ["call"]
 
-_FORMAT = 3  # bump when the key or the file layout changes
-_MAGIC = b"jaxtests-program-3\n"
+_FORMAT = 4  # bump when the key or the file layout changes
+_MAGIC = b"jaxtests-program-4\n"
 _MAX_BYTES = 1 << 30  # a program file larger than this is not ours
 # Variables read by XLA or the GPU runtime that can change a compiled program or its numerics
 # (XLA_FLAGS, NVIDIA_TF32_OVERRIDE, ...); JAX_* ones too, beside the settings they feed.
@@ -142,6 +142,12 @@ def _settings():
         return repr((values, env))
 
 
+@functools.lru_cache(maxsize=4)
+def _layout(n_processes, n_devices):
+    """Devices and processes a sharded program spans: each process keeps its own copy."""
+    return (n_processes, jax.process_index(), [(d.id, d.process_index) for d in jax.devices()])
+
+
 def _key(name, args, static, compiler_options):
     leaves, tree = jax.tree_util.tree_flatten(args)
     text = repr(
@@ -157,7 +163,8 @@ def _key(name, args, static, compiler_options):
     if " at 0x" in text or "..." in text:
         raise TypeError("unstable static argument")
     h = hashlib.sha256()
-    for part in (_FORMAT, _code_digest(), jax.__version__, _machine(), _settings(), text):
+    layout = _layout(jax.process_count(), jax.device_count())
+    for part in (_FORMAT, _code_digest(), jax.__version__, _machine(), _settings(), layout, text):
         h.update(repr(part).encode() + b"\0")
     return h.hexdigest()[:32]
 
@@ -209,11 +216,46 @@ def _out_tree(encoded):
     return jax.tree_util.tree_structure(_decode_tree(encoded))
 
 
+def _sharding_text(s):
+    """A sharding as JSON: one device, replicated over a device list, or named over a mesh."""
+    from jax._src.sharding_impls import GSPMDSharding
+
+    if isinstance(s, jax.sharding.SingleDeviceSharding):
+        return {"single": next(iter(s.device_set)).id}
+    if isinstance(s, GSPMDSharding) and s.is_fully_replicated:
+        return {"replicated": [d.id for d in s._device_assignment]}
+    if isinstance(s, jax.sharding.NamedSharding) and isinstance(s.mesh, jax.sharding.Mesh):
+        spec = [list(e) if isinstance(e, tuple) else e for e in s.spec]
+        if not all(e is None or isinstance(e, str | list) for e in spec):
+            raise TypeError("unusual partition spec")
+        ids = np.vectorize(lambda d: d.id, otypes=[np.int64])(s.mesh.devices)
+        return {"mesh": ids.tolist(), "axes": list(s.mesh.axis_names), "spec": spec}
+    raise TypeError(f"cannot store a {type(s).__name__}")
+
+
+def _sharding_from(text, by_id):
+    from jax._src.lib import xla_client as xc
+    from jax._src.sharding_impls import GSPMDSharding
+
+    if "single" in text:
+        return jax.sharding.SingleDeviceSharding(by_id[text["single"]])
+    if "replicated" in text:
+        devices = xc.DeviceList(tuple(by_id[i] for i in text["replicated"]))
+        return GSPMDSharding.get_replicated(devices, memory_kind="device")
+    devices = np.vectorize(lambda i: by_id[i], otypes=[object])(np.asarray(text["mesh"]))
+    spec = [tuple(e) if isinstance(e, list) else e for e in text["spec"]]
+    mesh = jax.sharding.Mesh(devices, tuple(text["axes"]))
+    return jax.sharding.NamedSharding(mesh, jax.sharding.PartitionSpec(*spec))
+
+
 def _header(compiled):
     """What the file needs beside the executable's bytes (JSON-able)."""
     unloaded = compiled._executable._unloaded_executable
     skeleton = jax.tree_util.tree_unflatten(compiled.out_tree, [0] * compiled.out_tree.num_leaves)
     return {
+        "devices": [d.id for d in unloaded.device_list],
+        "inputs": [_sharding_text(x) for x in unloaded.input_shardings],
+        "out_shardings": [_sharding_text(x) for x in unloaded.output_shardings],
         "name": str(unloaded.name),
         "committed": bool(unloaded.committed),
         "kept": sorted(int(i) for i in unloaded.kept_var_idx),
@@ -225,15 +267,22 @@ def _header(compiled):
     }
 
 
-def _rebuild(header, executable, args):
-    """A ``jax.stages.Compiled`` running the loaded XLA ``executable`` on one device."""
-    from jax._src import stages
-    from jax._src.interpreters import pxla
+def _device_list(header):
     from jax._src.lib import xla_client as xc
 
+    by_id = {d.id: d for d in jax.devices()}
+    return by_id, xc.DeviceList(tuple(by_id[i] for i in header["devices"]))
+
+
+def _rebuild(header, executable, args):
+    """A ``jax.stages.Compiled`` running the loaded XLA ``executable`` on the header's devices."""
+    from jax._src import stages
+    from jax._src.interpreters import pxla
+
     leaves, in_tree = jax.tree_util.tree_flatten((tuple(args), {}))
-    device = jax.devices()[0]
-    sharding = jax.sharding.SingleDeviceSharding(device)
+    by_id, devices = _device_list(header)
+    in_shardings = [_sharding_from(x, by_id) for x in header["inputs"]]
+    out_shardings = [_sharding_from(x, by_id) for x in header["out_shardings"]]
     in_avals = [jax.typeof(leaves[i]) for i in header["kept"]]
     out_avals = [
         jax.core.ShapedArray(tuple(shape), np.dtype(dtype), weak_type=weak)
@@ -244,12 +293,12 @@ def _rebuild(header, executable, args):
     )
     unloaded = pxla.UnloadedMeshExecutable(
         xla_executable=executable,
-        device_list=xc.DeviceList((device,)),
-        backend=device.client,
+        device_list=devices,
+        backend=jax.devices()[0].client,
         input_avals=in_avals,
-        input_shardings=[sharding] * len(in_avals),
+        input_shardings=in_shardings,
         output_avals=out_avals,
-        output_shardings=[sharding] * len(out_avals),
+        output_shardings=out_shardings,
         committed=header["committed"],
         name=header["name"],
         unordered_effects=[],
@@ -259,9 +308,7 @@ def _rebuild(header, executable, args):
         kept_var_idx=set(header["kept"]),
         mut=None,
         xla_in_layouts=in_layouts,
-        dispatch_in_layouts=pxla.get_dispatch_layouts(
-            in_layouts, [sharding] * len(in_avals), in_avals
-        ),
+        dispatch_in_layouts=pxla.get_dispatch_layouts(in_layouts, in_shardings, in_avals),
         xla_out_layouts=out_layouts,
         all_args_info=None,
         pgle_profiler=None,
@@ -399,12 +446,8 @@ def _load(path, key, args):
     if unpacked is None:
         return None
     header, payload = unpacked
-    from jax._src.lib import xla_client as xc
-
-    device = jax.devices()[0]
-    executable = device.client.deserialize_executable(
-        payload, executable_devices=xc.DeviceList((device,))
-    )
+    _, devices = _device_list(header)
+    executable = jax.devices()[0].client.deserialize_executable(payload, executable_devices=devices)
     return _rebuild(header, executable, args)[1]
 
 
@@ -439,7 +482,7 @@ def call(fn, name, args, static=None, compiler_options=None):
     """
     static = static or {}
     folder = _folder()
-    if folder is None or jax.device_count() != 1:  # several devices or processes: plain jit
+    if folder is None:
         return fn(*args, **static)
     try:
         key = _key(name, args, static, compiler_options)

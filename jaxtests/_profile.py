@@ -29,11 +29,18 @@ __all__ = ["FAMILIES", "Profile", "current"]
 FAMILIES = ("words", "dense")
 ENV = "JAXTESTS_EVALUATORS"
 
-# Lanes x padded words x hypotheses of one dense block (its words take 4 bytes each): large
-# blocks keep an accelerator busy (~1e9 flips per block at m = 10^6); on a CPU, where the dense
-# family runs only when asked for (tests), small ones keep memory low.
-_DENSE_BUDGET = {"cpu": 2**22}
-_DENSE_BUDGET_ACCELERATOR = 2**25
+# Lanes x padded words x hypotheses of one dense block (its words take 4 bytes each) and its
+# most lanes. Measured on an H200 (2026-11-26, bench/RESULTS.md): with 2^27 instead of 2^25
+# (4x the lanes), the two-sample corrections' trial loops, whose steps cost about the same for
+# any number of lanes there, ran 2.4x faster (10^6 draws of 5,000 + 5,000: 0.33 -> 0.14 s), a
+# swap AUC 1.4x; sign-flip sums did not change; with 1000 hypotheses the first call compiled
+# in 30 s instead of 10 s, so several hypotheses keep 2^25. On a CPU, where the dense family
+# runs only when asked for (tests), small blocks keep memory low.
+_DENSE_BUDGET = {"cpu": (2**22, 2**22, 2**17)}
+_DENSE_BUDGET_ACCELERATOR = (2**27, 2**25, 2**19)  # one hypothesis, several, most lanes
+# Elements (draws x the statistic's input) and most draws of a materialised block.
+_GENERIC_BUDGET = {"cpu": (2**20, 1024)}
+_GENERIC_BUDGET_ACCELERATOR = (2**24, 8192)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,10 +71,21 @@ class Profile:
         """Draws per block of the fused sign-flip, two-sample and swap sums over ``n`` instances."""
         if self.family == "words":
             return kevaluators.block_draws_fused(-(-n // 32), n_h, n_total, sequential)
-        budget = _DENSE_BUDGET.get(self.platform, _DENSE_BUDGET_ACCELERATOR)
+        one, several, lanes = _DENSE_BUDGET.get(self.platform, _DENSE_BUDGET_ACCELERATOR)
+        budget = one if n_h == 1 else several
         return kevaluators.block_draws_dense(
-            self.pad_words(n), n_h, n_total, sequential, budget=budget
+            self.pad_words(n), n_h, n_total, sequential, budget=budget, lanes=lanes
         )
+
+    def generic_draws(self, n_elements):
+        """Draws per block of a statistic materialised per draw (callables, Hotelling, ANOVA).
+
+        A GPU runs a block of a user's statistic (a sort, say) as a few kernels whatever its
+        size, so larger blocks there (H200, 2026-11-26: a callable median at m = 10^4, 10^6
+        draws, 3.26 s in 64-draw blocks, 1.80 s in 1024-draw ones); the CPU sizes are unchanged.
+        """
+        budget, lanes = _GENERIC_BUDGET.get(self.platform, _GENERIC_BUDGET_ACCELERATOR)
+        return kevaluators.block_draws_generic(n_elements, budget, lanes)
 
     def correction_chunk(self, draws):
         """Lanes of a two-sample correction tier run in lockstep.

@@ -269,7 +269,7 @@ def _generic(d2, statistic, stat_fn, observed, opts):
     if exact:
         check_enumerable(2**m, f"2^{m} sign patterns for this statistic")
     n_words = -(-m // 32)
-    draws = kevaluators.block_draws_generic(int(np.prod(d2.shape[1:])))
+    draws = _profile.current().generic_draws(int(np.prod(d2.shape[1:])))
     if exact:
         n_total = 2**m
         draws = min(draws, n_total)

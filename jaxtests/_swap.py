@@ -318,7 +318,7 @@ def _materialised(y_true, yt, pa, pb, measure, opts, fold_index=None):
     yo, ao, bo = yl[order], pa[order], pb[order]
     m_sw = max(m_eff, 1)
     n_words = -(-m_sw // 32)
-    draws = kevaluators.block_draws_generic(n)
+    draws = _profile.current().generic_draws(n)
     if exact:
         n_total = n_patterns
         draws = min(draws, n_total)

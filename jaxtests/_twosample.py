@@ -315,7 +315,7 @@ def _generic(z, n1, statistic, observed, tol, opts, exact, n_total):
     """Any statistic on materialised splits of ``z : (H, n, ...)`` (items on axis 1)."""
     n = z.shape[1]
     n_words = -(-n // 32)
-    draws = kevaluators.block_draws_generic(n)
+    draws = _profile.current().generic_draws(n)
     if exact:
         draws = min(draws, n_total)
         words = kevaluators.Words("combinations", n_words, draws, n, n1)

@@ -3,6 +3,7 @@
 import jax.numpy as jnp
 import numpy as np
 
+from jaxtests import _profile
 from jaxtests import _validation as v
 from jaxtests._engine import Plan, drive, jitted
 from jaxtests._resampling import common_iv, wrap
@@ -43,7 +44,7 @@ def within_block_pvalue(
     # Size of the statistic's values: its value when block i is rotated by i.
     rotated = jnp.stack([jnp.roll(x[i], i, axis=0) for i in range(n_blocks)])
     magnitude = jitted(statistic_fn)(rotated)
-    draws = kevaluators.block_draws_generic(int(np.prod(x.shape)))
+    draws = _profile.current().generic_draws(int(np.prod(x.shape)))
     ev = kevaluators.WithinBlockEval(statistic_fn, n_blocks, k, draws)
     tol = kexceedance.tie_tol(observed, magnitude)
     plan = Plan(ev, {"x": x}, observed, tol, jnp.ones((1,)), opts.n_resamples, draws, False)

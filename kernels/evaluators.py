@@ -75,24 +75,27 @@ def block_draws_fused(n_words, n_h, n_total, sequential=False):
     return r
 
 
-def block_draws_dense(n_words, n_h, n_total, sequential=False, budget=2**22):
+def block_draws_dense(n_words, n_h, n_total, sequential=False, budget=2**22, lanes=2**17):
     """Draws per block for :func:`~kresampling.dense_sums` over ``n_words`` padded words.
 
-    Lanes times words times hypotheses stay within ``budget`` (the words of a
-    block are held in memory: 4 bytes each), as for :func:`block_draws_fused`
-    a block never exceeds twice ``n_total`` nor 4096 draws under sequential
-    stopping. The size never changes a draw.
+    At most ``lanes`` (a power of two) draws; lanes times words times
+    hypotheses stay within ``budget`` (the words of a block are held in
+    memory: 4 bytes each); as for :func:`block_draws_fused` a block never
+    exceeds twice ``n_total`` nor 4096 draws under sequential stopping. The
+    size never changes a draw.
     """
-    r = 2**17
-    cap = 4096 if sequential else 2**17
+    r = lanes
+    cap = 4096 if sequential else lanes
     while r > 64 and (r * n_words * n_h > budget or r >= 2 * n_total or r > cap):
         r //= 2
     return r
 
 
-def block_draws_generic(n_elements):
-    r = 1024
-    while r > 2 and r * n_elements > 2**20:
+def block_draws_generic(n_elements, budget=2**20, lanes=1024):
+    """Draws per block of a materialised statistic: at most ``lanes``, ``draws x n_elements`` at
+    most ``budget`` (at least 2). The size never changes a draw."""
+    r = lanes
+    while r > 2 and r * n_elements > budget:
         r //= 2
     return r
 

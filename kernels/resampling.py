@@ -131,26 +131,24 @@ def dense_sums(k0, k1, local, d, stride, count_mask=None):
     """The sums of :func:`bit_sums` (same words) as one fused reduction, for accelerators.
 
     Every word of every lane (``local * stride + j`` for the ``W`` words of
-    ``d : (H, W, 32)``) is generated at once, its bits unpacked with shifts,
-    each word's 32 selected terms added by a fixed tree of explicit adds
-    (depth 5) and the word sums reduced in an order XLA chooses (a tree on a
-    GPU): no loop, so a GPU runs a block as a few kernels whatever the number
-    of instances. In ``d``'s dtype the value is within ``gamma_{W + 5} sum |d|``
-    of the exact sum (Higham 2002, eq. 4.4, any order; no product is formed, so
-    no multiply-add contraction can change it); sums of integers below 2^24 are
-    exact in float32. Returns ``P : (H, L)`` float64 (and with ``count_mask :
-    (W,)`` the set bits under the mask, ``(L,)`` int32). Pure; no validation.
+    ``d : (H, W, 32)``) is generated at once, its bits unpacked with shifts and
+    ``where(bit, d, 0)`` reduced over all ``32 W`` instances in an order XLA
+    chooses: the shape of the hand-written dense kernel of issue 25 (one fused
+    reduction per block on a GPU, whatever the number of instances). In ``d``'s
+    dtype the value is within ``gamma_{32 W} sum |d|`` of the exact sum
+    (Higham 2002, eq. 4.4, any order; no product is formed, so no multiply-add
+    contraction can change it); sums of integers below 2^24 are exact in
+    float32. Returns ``P : (H, L)`` float64 (and with ``count_mask : (W,)`` the
+    set bits under the mask, ``(L,)`` int32). Pure; no validation.
     """
     n_words = d.shape[1]
     j = jnp.arange(n_words, dtype=jnp.uint32)
     w = krandom.keyed_words(k0[:, None], k1[:, None], local[:, None] * jnp.uint32(stride) + j[None])
     # Words made once and kept: a fusion would otherwise recompute each word's hash per bit.
     w = lax.optimization_barrier(w)  # (L, W)
+    bits = ((w[:, :, None] >> jnp.arange(32, dtype=jnp.uint32)[None, None]) & 1) != 0  # (L, W, 32)
     zero = jnp.zeros((), d.dtype)
-    terms = [
-        jnp.where((((w >> k) & 1) != 0)[None], d[:, None, :, k], zero) for k in range(32)
-    ]  # (H, L, W) each
-    p = jnp.sum(_tree_sum(terms), axis=2).astype(jnp.float64)
+    p = jnp.sum(jnp.where(bits[None], d[:, None], zero), axis=(2, 3)).astype(jnp.float64)
     if count_mask is None:
         return p
     ones = lax.population_count(w & count_mask[None, :]).astype(jnp.int32)
@@ -158,8 +156,8 @@ def dense_sums(k0, k1, local, d, stride, count_mask=None):
 
 
 def dense_sums_error_bound(abs_sum, n_words):
-    """Bound on ``|P_computed - P|`` of :func:`dense_sums` in float64: ``gamma_{W + 5} sum |d|``."""
-    k = n_words + 5
+    """Bound on ``|P_computed - P|`` of :func:`dense_sums` in float64: ``gamma_{32 W} sum |d|``."""
+    k = 32 * n_words
     return k * 2.0**-53 / (1 - k * 2.0**-53) * abs_sum
 
 

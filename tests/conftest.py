@@ -2,6 +2,7 @@
 drawn with matplotlib's Agg backend (no display)."""
 
 import os
+import tempfile
 
 import jax
 import matplotlib
@@ -18,6 +19,8 @@ jax.config.update("jax_numpy_dtype_promotion", "strict")
 # never write into the user's ~/.cache, and every run compiles as a first run does.
 # tests/test_cache.py sets its own environment for the cache.
 os.environ["JAXTESTS_CACHE_DIR"] = ""
+# Tests that turn the cache on keep its signing key (jaxtests._cache.user_key) out of ~/.config.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="jaxtests-tests-config-")
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Same key, same counts: across batch sizes and across 1 vs 4 (forced host) devices."""
+"""Same key, same counts: across 1 vs 4 (forced host) devices, with programs compiled or loaded."""
 
 import json
 import os
@@ -25,11 +25,24 @@ def compute():
 """
 
 
-def _run(n_dev):
+# The programs jaxtests loads from its cache, counted (jaxtests._aot's event).
+COUNT_LOADED = r"""
+import jax
+loaded = []
+jax.monitoring.register_event_listener(
+    lambda event, **kw: loaded.append(event) if event == "/jaxtests/programs/loaded" else None
+)
+"""
+
+
+def _run(n_dev, cache=""):
     env = dict(os.environ)
     env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={n_dev}"
     env["JAX_PLATFORMS"] = "cpu"
-    script = COMPUTE + "\nimport json\nprint(json.dumps(compute()))\n"
+    env["JAXTESTS_CACHE_DIR"] = cache
+    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    script = COUNT_LOADED + COMPUTE
+    script += "\nimport json\nprint(json.dumps({**compute(), 'loaded': len(loaded)}))\n"
     out = subprocess.run(
         [sys.executable, "-c", script],
         env=env,
@@ -41,13 +54,17 @@ def _run(n_dev):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_one_and_four_devices_bit_identical():
-    # The device count is fixed at start-up: 4 devices run in a subprocess, the
-    # 1-device reference in this (one-device) test process.
+def test_one_and_four_devices_bit_identical(tmp_path):
+    # The device count is fixed at start-up: 4 devices run in subprocesses, the 1-device
+    # reference in this (one-device) test process. The first 4-device process stores its
+    # sharded programs (keyed by the devices and processes they span), the second loads them.
     namespace = {}
     exec(COMPUTE, namespace)
     one = namespace["compute"]()
-    four = _run(4)
-    assert one["n"] == 1 and four["n"] == 4
+    cache = str(tmp_path / "jax")
+    four, again = _run(4, cache), _run(4, cache)
+    assert one["n"] == 1 and four["n"] == again["n"] == 4
+    assert four["loaded"] == 0 and again["loaded"] >= 2  # both tests' draw programs, at least
     for k in ("a", "pa", "adj", "b", "pb"):
         np.testing.assert_array_equal(np.asarray(one[k]), np.asarray(four[k]))
+        np.testing.assert_array_equal(np.asarray(one[k]), np.asarray(again[k]))

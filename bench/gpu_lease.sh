@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One lease of a lent GPU (the `device` tool): install, bench, GPU-relevant tests, in one call.
+# Usage on the device machine, from the repository root: bash bench/gpu_lease.sh PHASE...
+#   bench   bench/bench_gpu.py on the device (no host CPU side, no cold starts)
+#   host    the same with the host CPU side and the cold starts (a longer run)
+#   tests   the test files that exercise device-dependent code, on the GPU
+#   ab      a few workloads with the working tree, then with each variant .ab/NAME/ (files laid
+#           over the tree, e.g. .ab/old/kernels/resampling.py; carry .ab): A/B of changes
+# Every log lands in $OUT (the device tool brings it back).
+set -u
+export PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv
+if ! python3 -c "import jaxtests.kernels" 2>/dev/null; then
+  python3 -m pip install -q --no-deps --no-build-isolation --no-index -e . >"$OUT/install.log" 2>&1 ||
+    { echo "install failed"; tail -5 "$OUT/install.log"; exit 1; }
+fi
+python3 -c "import jax, jaxtests; print('jax', jax.__version__, jax.devices())"
+for phase in "$@"; do
+  echo "=== $phase $(date +%T)"
+  case $phase in
+    bench) timeout "${BENCH_S:-220}" python3 bench/bench_gpu.py --no-host --no-cold \
+      --budget "${BUDGET_S:-110}" --log "$OUT/bench.jsonl" 2>&1 | tee "$OUT/bench.log" ;;
+    host) timeout "${BENCH_S:-400}" python3 bench/bench_gpu.py --budget "${BUDGET_S:-120}" ${HOST_ARGS:-} \
+      --host-budget "${HOST_S:-150}" --log "$OUT/host.jsonl" 2>&1 | tee "$OUT/host.log" ;;
+    tests) timeout "${TESTS_S:-180}" python3 -m pytest -p no:cacheprovider -n 8 -v \
+      tests/test_evaluator_families.py tests/test_sanity.py \
+      tests/test_long_runs.py tests/test_reproducibility.py tests/test_signflip.py \
+      tests/test_swap.py tests/test_permutation_ties.py ${TESTS_EXTRA:-} 2>&1 |
+      tee "$OUT/tests.log" | grep -E "FAILED|ERROR|passed|failed|Timeout" ;;
+    ab) only=${AB_ONLY:-"=signflip m=10000 B=10000000,=signflip m=1000000 B=100000,=two-sample 5000+5000 B=1000000,=swap AUC n=5000 B=100000"}
+      rm -rf /tmp/ab_orig && mkdir -p /tmp/ab_orig && cp -r jaxtests kernels /tmp/ab_orig/
+      for v in new $(ls .ab 2>/dev/null); do
+        [ "$v" = new ] || cp -r ".ab/$v/." .
+        echo "--- $v"; timeout 100 python3 bench/bench_gpu.py --no-host --no-cold --no-others \
+          --only "$only" --log "$OUT/ab_$v.jsonl" 2>&1 | grep -E "^  "
+        cp -r /tmp/ab_orig/. .
+      done ;;
+  esac
+done
+echo "=== done $(date +%T)"

@@ -63,9 +63,13 @@ def _np_delong(y, a, b):
     return np.array(out_auc), cov, (out_auc[0] - out_auc[1]) / np.sqrt(var)
 
 
+_CPU = {}  # process CPU seconds of the last _timed call (robust to other load on the machine)
+
+
 def _timed(fn):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = fn()
+    _CPU["last"] = time.process_time() - c0
     return out, time.perf_counter() - t0
 
 
@@ -97,16 +101,19 @@ def bench_bca(n, n_resamples, scipy_resamples, scipy_full):
     _, warm = _timed(
         lambda: jaxtests.bootstrap(data, "roc_auc_difference", n_resamples=n_resamples, key=1)
     )
+    cpu_warm = _CPU["last"]
     b_s = n_resamples if scipy_full else min(scipy_resamples, n_resamples)
     kw = dict(paired=True, n_resamples=b_s, batch=250, rng=0)
     s_bca, t_bca = _timed(lambda: scipy.stats.bootstrap(data, _np_auc_diff, method="BCa", **kw))
+    c_bca = _CPU["last"]
     if scipy_full:
-        t_scipy, how = t_bca, "measured"
+        t_scipy, how, c_scipy = t_bca, "measured", c_bca
     else:
         _, t_pct = _timed(
             lambda: scipy.stats.bootstrap(data, _np_auc_diff, method="percentile", **kw)
         )
         t_scipy = t_bca + (n_resamples / b_s - 1) * t_pct
+        c_scipy = c_bca + (n_resamples / b_s - 1) * _CPU["last"]
         how = f"extrapolated from {b_s} resamples (BCa {t_bca:.2f} s, percentile {t_pct:.2f} s)"
     # Correctness: the intervals within Monte Carlo error of scipy's (its B_s resamples)
     se = float(s_bca.standard_error)
@@ -117,7 +124,8 @@ def bench_bca(n, n_resamples, scipy_resamples, scipy_full):
     print(
         f"{name}\n  jaxtests  warm {warm:8.2f} s   first call {first:8.2f} s\n"
         f"  scipy     {t_scipy:8.2f} s ({how})\n"
-        f"  ratio scipy/jaxtests = {t_scipy / warm:.3g} warm, {t_scipy / first:.3g} first call\n"
+        f"  ratio scipy/jaxtests = {t_scipy / warm:.3g} warm, {t_scipy / first:.3g} first call; "
+        f"CPU time {c_scipy:.1f} s / {cpu_warm:.1f} s = {c_scipy / cpu_warm:.3g}\n"
         f"  interval jaxtests ({r.confidence_interval.low:.5f}, {r.confidence_interval.high:.5f})"
         f" scipy ({s_bca.confidence_interval.low:.5f}, {s_bca.confidence_interval.high:.5f})"
         f" -> within {max(d_lo, d_hi):.3f} se: {'ok' if ok else 'MISMATCH'}"
@@ -130,6 +138,9 @@ def bench_bca(n, n_resamples, scipy_resamples, scipy_full):
         ref_s=t_scipy,
         ref_how=how,
         ratio_warm=t_scipy / warm,
+        jax_cpu_s=cpu_warm,
+        ref_cpu_s=c_scipy,
+        ratio_cpu=c_scipy / cpu_warm,
         agree=bool(ok),
     )
     return ok
@@ -138,8 +149,10 @@ def bench_bca(n, n_resamples, scipy_resamples, scipy_full):
 def bench_delong(n):
     y, a, b = _data(n, 1)
     r, first = _timed(lambda: jaxtests.delong_test(y, a, b))
-    warm = min(_timed(lambda: jaxtests.delong_test(y, a, b))[1] for _ in range(3))
+    runs = [(_timed(lambda: jaxtests.delong_test(y, a, b))[1], _CPU["last"]) for _ in range(3)]
+    warm, cpu_warm = min(runs)
     (auc, cov, z), t_np = _timed(lambda: _np_delong(y, a, b))
+    cpu_np = _CPU["last"]
     ok = np.allclose([r.auc_a, r.auc_b], auc, rtol=1e-12) and np.allclose(
         r.covariance, cov, rtol=1e-9
     )
@@ -147,11 +160,13 @@ def bench_delong(n):
     name = f"DeLong n={n}"
     print(
         f"{name}\n  jaxtests  warm {warm:8.3f} s   first call {first:8.3f} s\n"
-        f"  numpy     {t_np:8.3f} s (Sun & Xu with scipy rankdata)   ratio {t_np / warm:.3g}\n"
+        f"  numpy     {t_np:8.3f} s (Sun & Xu with scipy rankdata)   ratio {t_np / warm:.3g}; "
+        f"CPU time {cpu_np:.3f} s / {cpu_warm:.3f} s\n"
         f"  z {float(r.statistic):.6f} vs {z:.6f}: {'ok' if ok else 'MISMATCH'}"
     )
     _record(workload=name, jax_s=warm, jax_first_s=first, ref="numpy fast DeLong", ref_s=t_np,
-            ratio_warm=t_np / warm, agree=bool(ok))  # fmt: skip
+            ratio_warm=t_np / warm, jax_cpu_s=cpu_warm, ref_cpu_s=cpu_np,
+            agree=bool(ok))  # fmt: skip
     return ok
 
 

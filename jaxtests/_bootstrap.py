@@ -364,7 +364,7 @@ def _data_iv(data, statistic, paired, axis):
             arrays.append(as_float_array(x, name, min_ndim=1))
     ndim = arrays[0].ndim
     axis = normalize_axis(axis, ndim)
-    arrays = [jnp.moveaxis(a, axis, -1) if a.ndim == ndim else a for a in arrays]
+    arrays = [np.moveaxis(np.asarray(a), axis, -1) if a.ndim == ndim else a for a in arrays]
     batch = arrays[0].shape[:-1]
     for i, a in enumerate(arrays):
         if a.ndim != ndim or a.shape[:-1] != batch:
@@ -532,7 +532,7 @@ def _interval(dist, theta_hat, stat, samples, paired, opts):
     return low, high, z0, a
 
 
-def _warn_undefined(dist, method):
+def _warn_undefined(dist):
     bad = int(np.isnan(dist).sum())
     if bad:
         warnings.warn(
@@ -541,9 +541,6 @@ def _warn_undefined(dist, method):
             RuntimeWarning,
             stacklevel=4,
         )
-    elif method == "BCa":
-        return True
-    return False
 
 
 def _run(data, statistic, paired, axis, opts):
@@ -551,15 +548,16 @@ def _run(data, statistic, paired, axis, opts):
     stat = _statistic_iv(statistic)
     arrays, batch = _data_iv(data, stat, paired, axis)
     h = math.prod(batch)
-    flat = [a.reshape((h, a.shape[-1])) for a in arrays]
+    # sliced on the host: eager jnp indexing compiles a program per shape
+    flat = [np.asarray(a).reshape((h, a.shape[-1])) for a in arrays]
     rows = []
     for t in range(h):
-        samples = tuple(a[t] for a in flat)
+        samples = tuple(jnp.asarray(a[t]) for a in flat)
         theta_hat = float(_observed(samples, stat, bool(paired)))
         dist = _distribution(
             stat, opts.key, samples, bool(paired), opts.n_resamples, opts.batch_size
         )
-        _warn_undefined(dist, opts.method)
+        _warn_undefined(dist)
         low, high, z0, a = _interval(dist, theta_hat, stat, samples, bool(paired), opts)
         if opts.method == "BCa" and not np.isnan(dist).any() and np.isnan([low, high]).any():
             warnings.warn(

@@ -605,7 +605,8 @@ def bootstrap(
     statistic : str or callable
         A built-in name (fused: a resample is read as its counts of each
         observation, without gathering data), or a JAX-traceable
-        ``statistic(*samples) -> scalar`` of 1-d samples, vmapped over resamples.
+        ``statistic(*samples) -> scalar`` of 1-d samples, vmapped over resamples
+        (compiled once per function object and data size: define it once, reuse it).
     paired : bool, default True
         Resample the observations of all samples together (``paired=True``, samples
         of equal size), or each sample independently. The AUC and measure statistics

@@ -78,6 +78,24 @@ def test_monte_carlo_within_its_interval_of_the_exact(three):
     assert again.pvalue == mc.pvalue
 
 
+def test_monte_carlo_calibration_across_keys(three):
+    """80 keys x 1,000 draws: the mean p near the exact one (4 binomial standard errors of
+    the mean) and the spread of the p-values the binomial one (ratio in [0.5, 1.7]: duplicated
+    or correlated draws would show near 2)."""
+    y, preds = three
+    exact = float(cochran_q(y, *preds, method="exact").pvalue)
+    b = 1000
+    ps = np.array(
+        [
+            float(cochran_q(y, *preds, method="monte-carlo", n_resamples=b, key=k).pvalue)
+            for k in range(80)
+        ]
+    )
+    var = exact * (1 - exact) / b
+    assert abs(ps.mean() - exact) < 4 * np.sqrt(var / 80) + 1 / b
+    assert 0.5 < ps.var(ddof=1) / var < 1.7
+
+
 def test_degenerate_all_agree():
     y = np.array([1, 0, 1, 1, 0])
     r = cochran_q(y, y, y, method="exact")

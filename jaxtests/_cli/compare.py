@@ -58,18 +58,21 @@ def add_parser(subparsers):
         "--correction",
         default=None,
         choices=CORRECTIONS,
-        help="multiple-comparison correction of posthoc, friedman-posthoc and several "
-        "--measures (default holm)",
+        help="multiple-comparison correction of posthoc, friedman-posthoc, cochran's pairwise "
+        "McNemar tests and several --measures (default holm)",
     )
     c.add_argument(
         "--n-resamples",
         type=POSITIVE_INT,
         default=None,
-        help="Monte Carlo draws of signflip/swap/friedman-permutation (default 10^5); refused "
-        "if the p-value is exact",
+        help="Monte Carlo draws of signflip/swap/friedman-permutation (default 10^5) and "
+        "resamples of bootstrap (default 9,999); refused if the p-value is exact",
     )
     c.add_argument(
-        "--seed", type=SEED, default=None, help="seed of the permutation tests and bayes-signrank"
+        "--seed",
+        type=SEED,
+        default=None,
+        help="seed of the permutation tests, bootstrap and bayes-signrank",
     )
     c.add_argument("--n-train", type=POSITIVE_INT, help="training-set size (corrected-t, bayes-t)")
     c.add_argument("--n-test", type=POSITIVE_INT, help="test-set size (corrected-t, bayes-t)")

@@ -451,9 +451,10 @@ def _block_draws(samples, paired):
 def _distribution(stat, key, samples, paired, n_resamples, batch_size):
     """The bootstrap distribution ``(n_resamples,)`` float64, computed in fixed blocks."""
     draws = _block_draws(samples, paired)
-    per_call = max(1, (batch_size or 8 * draws) // draws)  # blocks per dispatch
+    # Blocks per dispatch, whatever n_resamples (one program per data size; surplus draws of
+    # the last dispatch are dropped)
+    per_call = max(1, (batch_size or 8 * draws) // draws)
     n_blocks = -(-n_resamples // draws)
-    per_call = min(per_call, n_blocks)
     out = np.empty(n_resamples, np.float64)
     for b in range(0, n_blocks, per_call):
         first = jnp.asarray(b * draws, jnp.int64)

@@ -15,8 +15,8 @@ draws per *slot* (:func:`slot_counts`): the four confusion cells, or a score's t
 group and class for the ROC area, whose Mann-Whitney form is then one running sum
 over the groups (O(n) per resample, no sort). Counts are integers, so these
 statistics are exact and do not depend on how draws are vectorised. Weighted
-versions (:func:`slot_weights`, :func:`weighted_mean`) serve the observed statistic
-and leave-one-out weights. Pure; no validation.
+versions (:func:`slot_weights`, :func:`weighted_mean`) serve the observed statistic.
+Pure; no validation.
 """
 
 import jax
@@ -30,7 +30,6 @@ __all__ = [
     "confusion_slots",
     "delong_placements",
     "draw_indices",
-    "jackknife_counts",
     "jackknife_indices",
     "slot_auc",
     "slot_counts",
@@ -65,15 +64,6 @@ def slot_weights(c, slot, n_slots):
     """Weights ``c : (R, n)`` of observations summed into their slots: ``(R, n_slots)``."""
     r = c.shape[0]
     return jnp.zeros((r, n_slots), c.dtype).at[:, slot].add(c, mode="promise_in_bounds")
-
-
-def jackknife_counts(first, n_rows, n, dtype):
-    """Leave-one-out counts ``(n_rows, n)``: row ``r`` leaves out observation ``first + r``.
-
-    Rows past ``n`` leave nothing out (callers drop them).
-    """
-    i = first + jnp.arange(n_rows)
-    return jnp.where(jnp.arange(n)[None, :] == i[:, None], 0, 1).astype(dtype)
 
 
 def jackknife_indices(first, n_rows, n):

@@ -71,7 +71,7 @@ def reuse_worker(smoke):
     import numpy as np
 
     from jaxtests import signflip_test
-    from jaxtests._buckets import CompileCounter
+    from jaxtests._monitoring import CompileCounter
 
     d = np.random.default_rng(0).normal(0.01, 1, 1000 if smoke else 10_000)
     small, large = (2**10, 2**16) if smoke else (2**14, 2**22)

@@ -34,7 +34,7 @@ import jax
 import numpy as np
 
 from jaxtests import kernels as jax_kernels
-from jaxtests._buckets import PROGRAM_LOADED, CompileCounter
+from jaxtests._monitoring import PROGRAM_LOADED, CompileCounter
 
 __all__ = ["call"]
 

@@ -6,9 +6,8 @@ import math
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
-from jax.scipy import special
 
+from jaxtests import _pvalues
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._validation import as_float_array, check_probability
@@ -44,36 +43,6 @@ class IntervalResult:
     epsilon: jax.Array | None
     confidence_level: float = static_field()
     method: str = static_field()
-
-
-def _beta_ppf(q, a, b, n_iter=256):
-    # Bisection on I_x(a, b) = q over [0, 1]: monotone, no derivative, and after ~1100
-    # halvings it would be exact to the float; 256 reach the float spacing of any root
-    # above 1e-60, so tiny lower bounds keep their relative precision.
-    lo = jnp.zeros_like(q)
-    hi = jnp.ones_like(q)
-
-    def body(_, carry):
-        lo, hi = carry
-        mid = 0.5 * (lo + hi)
-        below = special.betainc(a, b, mid) < q
-        return jnp.where(below, mid, lo), jnp.where(below, hi, mid)
-
-    lo, hi = lax.fori_loop(0, n_iter, body, (lo, hi))
-    return 0.5 * (lo + hi)
-
-
-@jax.jit
-def _clopper_pearson(k, n, alpha):
-    half = alpha / 2
-    # Lower: I_x(k, n - k + 1) = alpha/2. Upper through the mirror image,
-    # 1 - ppf(alpha/2; n - k, k + 1), so that bounds near 1 are as precise as near 0.
-    safe_k = jnp.where(k > 0, k, 1)
-    safe_nk = jnp.where(n - k > 0, n - k, 1)
-    q = jnp.broadcast_to(half, k.shape)
-    low = jnp.where(k > 0, _beta_ppf(q, safe_k, n - k + 1), 0.0)
-    high = jnp.where(n - k > 0, 1 - _beta_ppf(q, safe_nk, k + 1), 1.0)
-    return low, high
 
 
 def _counts_iv(k, n):
@@ -139,10 +108,10 @@ def clopper_pearson(k, n, *, confidence_level=0.95):
     level = check_probability(confidence_level, "confidence_level")
     k, n = _counts_iv(k, n)
     kj, nj = jnp.asarray(k), jnp.asarray(n)
-    low, high = _clopper_pearson(kj, nj, jnp.asarray(1 - level))
+    low, high = _pvalues.clopper_pearson(k, n, level)  # scipy's beta quantiles
     return IntervalResult(
-        low=low,
-        high=high,
+        low=jnp.asarray(low),
+        high=jnp.asarray(high),
         estimate=kj / nj,
         epsilon=None,
         confidence_level=level,

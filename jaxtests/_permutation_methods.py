@@ -17,6 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxtests import _resampling
 from jaxtests._random import resolve_key
 from jaxtests._signflip import signflip_pvalue
 from jaxtests._twosample import permutation_test, rows_pvalue
@@ -36,7 +37,7 @@ __all__ = [
 ]
 
 METHODS = ("parametric", "permutation")
-N_RESAMPLES = 100_000
+N_RESAMPLES = _resampling.N_RESAMPLES  # one default for every resampling option
 
 
 class Resampled(NamedTuple):

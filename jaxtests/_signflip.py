@@ -489,5 +489,7 @@ def signflip_pvalue(
         return_null,
         key=key,
     )
-    d = _signflip_iv(d, statistic_fn, -1, opts)
+    # Validated by the calling test already: only the instances moved last for T².
+    d = np.moveaxis(d, -2, -1) if statistic_fn == "hotelling" else np.asarray(d)
+    _signflip_options_iv(d, statistic_fn, opts)
     return _signflip(d, statistic_fn, opts)

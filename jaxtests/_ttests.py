@@ -467,10 +467,15 @@ def ttest_paired(
         )
         p = perm.pvalue
         fields = PM.result_fields(perm)
+    return _ttest_result(mom, p, dz, a.shape[-1], factor, alternative, method, **fields)
+
+
+def _ttest_result(mom, p, dz, k, factor, alternative, method, **fields):
+    """A paired (or corrected) t test's result from its moments over ``k`` folds."""
     return TtestResult(
         statistic=mom.statistic,
         pvalue=p,
-        df=a.shape[-1] - 1,
+        df=k - 1,
         mean_difference=scale_back(mom.mean, factor),
         standard_error=scale_back(mom.standard_error, factor),
         effect_size=dz,
@@ -690,16 +695,8 @@ def ttest_corrected(
         {"alternative": alternative},
     )
     _warn_zero_variance(mom.standard_error, "`a - b`")
-    return TtestResult(
-        statistic=mom.statistic,
-        pvalue=p,
-        df=a.shape[-1] - 1,
-        mean_difference=scale_back(mom.mean, factor),
-        standard_error=scale_back(mom.standard_error, factor),
-        effect_size=dz,
-        alternative=alternative,
-        method=method,
-        test_train_ratio=n_test / n_train,
+    return _ttest_result(
+        mom, p, dz, a.shape[-1], factor, alternative, method, test_train_ratio=n_test / n_train
     )
 
 

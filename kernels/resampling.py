@@ -206,20 +206,6 @@ def bit_sums_error_bound(abs_sum, n_words, n_live=None):
     return (g32 * (1 + g64) + g64) * abs_sum
 
 
-def _lemire(word, n):
-    """Exactly uniform ``[0, n)`` from a uniform ``uint32`` word, and whether to keep it.
-
-    ``(word * n) >> 32``, rejecting the ``2^32 mod n`` low products that would
-    bias it (Lemire 2019, "Fast random integer generation in an interval").
-    ``n`` is a Python int or a traced integer scalar (a shape bucket's live size).
-    """
-    if not isinstance(n, int):
-        return krandom.uniform_below(word, jnp.asarray(n).astype(jnp.uint32))
-    prod = word.astype(jnp.uint64) * jnp.uint64(n)
-    low = (prod & jnp.uint64(0xFFFFFFFF)).astype(jnp.uint32)
-    return (prod >> 32).astype(jnp.uint32), low >= jnp.uint32((1 << 32) % n)
-
-
 def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream, n_live=None):
     """Trial ``t -> (u, bucket, Lemire-kept, membership bit)`` of each lane.
 
@@ -238,7 +224,8 @@ def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream, n_live=None):
         # Trial t of draw r (r < 4096): counter (r, t mod 2^20), key word changed every 2^20.
         k2t = lift(k2) ^ ((tu >> 20) * jnp.uint32(0x85EBCA6B))
         word = krandom.keyed_words(k2t, lift(k3), (lift(r) << 20) | (tu & jnp.uint32(0xFFFFF)))
-        u, ok = _lemire(word, n if n_live is None else n_live)
+        n_draw = jnp.asarray(n if n_live is None else n_live).astype(jnp.uint32)
+        u, ok = krandom.uniform_below(word, n_draw)  # exactly uniform on [0, n_draw)
         if mode == "bernoulli":
             w = krandom.keyed_words(lift(k0), lift(k1), lift(r) * jnp.uint32(n_words) + (u >> 5))
             member = ((w >> (u & 31)) & 1) == 1

@@ -33,3 +33,20 @@ def key():
 def rng():
     """A fixed numpy Generator for reference data."""
     return np.random.default_rng(20131218)
+
+
+def _statsmodels_mv_test(x):
+    import pandas as pd
+    from statsmodels.multivariate.manova import MANOVA
+
+    n_groups, k, p = x.shape
+    data = pd.DataFrame(x.reshape(n_groups * k, p), columns=[f"y{i}" for i in range(p)])
+    data["g"] = pd.Categorical(np.repeat(np.arange(n_groups), k))
+    formula = " + ".join(data.columns[:p]) + " ~ g"
+    return MANOVA.from_formula(formula, data).mv_test().results["g"]["stat"]
+
+
+@pytest.fixture
+def statsmodels_mv_test():
+    """statsmodels' one-way MANOVA table of ``x : (groups, k, p)`` (Wilks, Pillai, ... rows)."""
+    return _statsmodels_mv_test

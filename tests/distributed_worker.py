@@ -76,7 +76,7 @@ def run():
     seed = jaxtests.signflip_test(d[0], n_resamples=1000).seed  # drawn: must agree
     # A new n_resamples on the programs of two calls above (one process: a block size per
     # power of two below 2^17 draws, so it compiles; several: one block size above 4096).
-    from jaxtests._buckets import CompileCounter
+    from jaxtests._monitoring import CompileCounter
 
     tiny = jaxtests.signflip_test(d[0], n_resamples=1000, key=10)  # the seed call's programs
     with CompileCounter() as counter:

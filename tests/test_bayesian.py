@@ -77,7 +77,7 @@ import jax.numpy as jnp  # noqa: E402
 from jaxtests.kernels import statistics as kstatistics  # noqa: E402
 
 from jaxtests import _bayesian  # noqa: E402
-from jaxtests._buckets import CompileCounter  # noqa: E402
+from jaxtests._monitoring import CompileCounter  # noqa: E402
 
 PSEUDO = {"rope": 0.0, "left": -np.inf, "right": np.inf}
 

@@ -1,28 +1,42 @@
-"""The command line through subprocess: outputs, JSON against the library, bad input."""
+"""The command line, in-process (``main(argv)``) and once through a subprocess: outputs, JSON
+against the library, bad input."""
 
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
 
 import jaxtests
+from jaxtests._cli import main
 from jaxtests._multivariate import anova, hotelling_t2
 from jaxtests._permutation import signflip_test
 from jaxtests._ttests import ttest_paired
 
-ENV = dict(os.environ, JAX_PLATFORMS="cpu")
+
+def run(*args):
+    """``jaxtests ARGS`` in this process: exit status, stdout and stderr, as a subprocess gives."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:  # argparse: --help, usage errors
+            code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    return types.SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
-def run(*args, cwd=None):
+def run_process(*args):
+    """``python -m jaxtests._cli ARGS`` in a fresh process (the entry point, a cold start)."""
     return subprocess.run(
         [sys.executable, "-m", "jaxtests._cli", *map(str, args)],
         capture_output=True,
         text=True,
-        env=ENV,
-        cwd=cwd,
+        env=dict(os.environ, JAX_PLATFORMS="cpu"),
         timeout=600,
     )
 
@@ -90,11 +104,11 @@ def test_compare_signflip_exact_json(folds_csv):
     np.testing.assert_allclose(out["rows"][0]["pvalue"], float(ref.pvalue), rtol=1e-12)
 
 
-def test_signflip_command(tmp_path):
+def test_signflip_command_in_a_fresh_process(tmp_path):
     d = np.array([0.5, 1.25, -0.25, 2.0, 0.75, 1.5])
     p = tmp_path / "d.csv"
     p.write_text("diff\n" + "\n".join(map(str, d)) + "\n")
-    res = run("signflip", p, "--exact", "--json")
+    res = run_process("signflip", p, "--exact", "--json")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     # Exact: 2^6 = 64 patterns; count |sum| >= observed by enumeration (seed 003).

@@ -6,8 +6,8 @@ import jax
 import numpy as np
 import pytest
 
-from jaxtests import _buckets
 from jaxtests._cli import main
+from jaxtests._cli import warmup as _warmup
 
 SUMMARY = re.compile(
     r"^jaxtests warmup: (\d+) calls up to (\d+) instances compiled (\d+) programs "
@@ -25,7 +25,7 @@ def _summary(out):
 
 def test_warmup_runs_the_plan_and_counts_compilations(monkeypatch, capsys):
     asked = {}
-    full_plan = _buckets.warmup_plan
+    full_plan = _warmup.warmup_plan
 
     def small_plan(max_instances, **kw):
         asked["max_instances"] = max_instances
@@ -38,7 +38,7 @@ def test_warmup_runs_the_plan_and_counts_compilations(monkeypatch, capsys):
             ("fresh", lambda: fresh(np.arange(5.0))),
         ]
 
-    monkeypatch.setattr(_buckets, "warmup_plan", small_plan)
+    monkeypatch.setattr(_warmup, "warmup_plan", small_plan)
     assert main(["warmup", "--max-instances", "64", "--quiet"]) == 0
     out, err = capsys.readouterr()
     assert asked == {"max_instances": 64}
@@ -50,7 +50,7 @@ def test_warmup_runs_the_plan_and_counts_compilations(monkeypatch, capsys):
 
 def test_warmup_shows_a_bar_without_quiet(monkeypatch, capsys):
     monkeypatch.setattr(
-        _buckets, "warmup_plan", lambda max_instances, **kw: [("noop", lambda: np.zeros(2))]
+        _warmup, "warmup_plan", lambda max_instances, **kw: [("noop", lambda: np.zeros(2))]
     )
     assert main(["warmup", "--max-instances", "64"]) == 0
     out, err = capsys.readouterr()
@@ -78,7 +78,7 @@ def test_warmup_error_in_a_call_exits_2_one_line(monkeypatch, capsys):
     def broken():
         raise ValueError("the cache directory\nis not writable")
 
-    monkeypatch.setattr(_buckets, "warmup_plan", lambda max_instances, **kw: [("x", broken)])
+    monkeypatch.setattr(_warmup, "warmup_plan", lambda max_instances, **kw: [("x", broken)])
     assert main(["warmup", "--quiet"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == "jaxtests: error: the cache directory is not writable\n"

@@ -13,11 +13,11 @@ from jaxtests._buckets import (
     CAPACITY_ELEMENTS,
     CAPACITY_WORDS,
     LADDER,
-    CompileCounter,
     bucket,
     capacity_words,
     pad_last,
 )
+from jaxtests._monitoring import CompileCounter
 
 RNG = np.random.default_rng(12)
 

@@ -267,7 +267,14 @@ def test_binary_results_take_the_macro_measures_too(data):
             assert float(r.fold_scores("lda", m)[0, k]) == pytest.approx(ref(t, p), abs=1e-12)
 
 
-def test_tests_on_multiclass_fold_values(cv_all):
+FOLDS3 = ("lda", "qda", "knn5")
+
+
+def test_tests_on_multiclass_fold_values(cv_all, statsmodels_mv_test):
+    # The fold values' Hotelling and MANOVA against pingouin's multivariate_ttest and
+    # statsmodels' MANOVA.
+    import pingouin
+
     la = np.asarray(cv_all.fold_losses("lda")).ravel()
     lb = np.asarray(cv_all.fold_losses("nc")).ravel()
     t = cv_all.ttest_paired("lda", "nc")
@@ -278,10 +285,16 @@ def test_tests_on_multiclass_fold_values(cv_all):
     ph = cv_all.posthoc(["lda", "qda", "nc"], loss="balanced_accuracy")
     assert ph.names == ("lda", "qda", "nc")
     ms = ("recall_macro", "precision_macro")
+    v = {n: np.column_stack([np.ravel(cv_all.fold_scores(n, m)) for m in ms]) for n in FOLDS3}
     h = cv_all.hotelling_t2("lda", "knn5", measures=ms)
-    assert h.names == ms and 0 <= float(h.pvalue) <= 1
-    mv = cv_all.manova(["lda", "qda", "knn5"], measures=ms)
-    assert 0 <= float(mv.pvalue) <= 1
+    ref = pingouin.multivariate_ttest(v["lda"], v["knn5"], paired=True)
+    assert h.names == ms
+    np.testing.assert_allclose(h.statistic, ref["T2"].iloc[0], rtol=1e-10)
+    np.testing.assert_allclose(h.pvalue, ref["pval"].iloc[0], rtol=1e-10)
+    mv = cv_all.manova(list(FOLDS3), measures=ms)
+    wilks = statsmodels_mv_test(np.stack([v[n] for n in FOLDS3])).loc["Wilks' lambda"]
+    np.testing.assert_allclose(mv.statistic, wilks["Value"], rtol=1e-10)
+    np.testing.assert_allclose(mv.pvalue, wilks["Pr > F"], rtol=1e-10)
     # per-instance 0/1 differences: (pred_a != y) - (pred_b != y), by instance
     d = cv_all.instance_differences("lda", "knn5")
     out = np.asarray(cv_all.outputs)

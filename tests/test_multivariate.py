@@ -316,25 +316,14 @@ def test_manova_rao_f_against_r():
     assert res.bartlett_df == 9
 
 
-def _statsmodels_mv_test(x):
-    import pandas as pd
-    from statsmodels.multivariate.manova import MANOVA
-
-    n_groups, k, p = x.shape
-    data = pd.DataFrame(x.reshape(n_groups * k, p), columns=[f"y{i}" for i in range(p)])
-    data["g"] = pd.Categorical(np.repeat(np.arange(n_groups), k))
-    formula = " + ".join(data.columns[:p]) + " ~ g"
-    return MANOVA.from_formula(formula, data).mv_test().results["g"]["stat"]
-
-
 # (3, 5, 2) and (4, 6, 3) share compiled code with the R tests; (2, 3, 3) has
 # (v - p - 1)/2 <= 0, statsmodels' other Hotelling-Lawley branch.
 @pytest.mark.parametrize("shape", [(3, 5, 2), (4, 6, 3), (2, 3, 3)])
-def test_manova_against_statsmodels(rng, shape):
+def test_manova_against_statsmodels(rng, shape, statsmodels_mv_test):
     x = rng.normal(size=shape)
     x[0] += 0.5
     res = manova(x)
-    table = _statsmodels_mv_test(x)
+    table = statsmodels_mv_test(x)
     rows = [
         (res.statistic, res.df, res.f_statistic, res.pvalue),
         (res.pillai, res.pillai_df, res.pillai_f, res.pillai_pvalue),

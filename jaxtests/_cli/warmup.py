@@ -10,6 +10,9 @@ of compiling.
 import sys
 import time
 
+import numpy as np
+
+from jaxtests._buckets import LADDER, bucket, capacity_words
 from jaxtests._cli._common import POSITIVE_INT
 
 
@@ -52,7 +55,7 @@ def run(args):
     import jax
     from tqdm import tqdm
 
-    from jaxtests._buckets import CompileCounter, warmup_plan
+    from jaxtests._monitoring import CompileCounter
 
     plan = warmup_plan(max_instances=args.max_instances)
     t0 = time.perf_counter()
@@ -74,3 +77,48 @@ def run(args):
         f"{seconds:.1f} s; {_cache_note()}"
     )
     return 0
+
+
+def warmup_plan(max_instances=10_000, n_resamples=(9_999, 100_000)):
+    """The calls ``jaxtests warmup`` makes: ``[(label, thunk), ...]``.
+
+    One call per compiled program of the common tests (sign-flip "mean" and
+    balanced two-sample Monte Carlo tests with scipy's and jaxtests' default
+    numbers of resamples, one per capacity, or ladder bucket beyond them, up
+    to ``max_instances``; the paired t test, one-way and blocked ANOVA of 3
+    algorithms and the paired Hotelling T² of 2 measures on folds).
+    """
+    import jaxtests
+
+    rng = np.random.default_rng(0)
+    plan = []
+    top = bucket(-(-max(1, int(max_instances)) // 32))
+    words = sorted({capacity_words(32 * b) for b in LADDER if b <= top})
+    for b in words:
+        m = 32 * b
+        for n in n_resamples:
+            d = rng.normal(size=m)
+            plan.append(
+                (
+                    f"signflip_test m={m} n_resamples={n}",
+                    lambda d=d, n=n: jaxtests.signflip_test(d, n_resamples=n, key=0),
+                )
+            )
+            plan.append(
+                (
+                    f"permutation_test n={m} n_resamples={n}",
+                    lambda d=d, n=n: jaxtests.permutation_test(
+                        d[: len(d) // 2], d[len(d) // 2 :], n_resamples=n, key=0
+                    ),
+                )
+            )
+    for k in [b for b in LADDER if 2 <= b <= 64]:
+        a, c = rng.normal(size=k), rng.normal(size=k)
+        plan.append((f"ttest_paired k={k}", lambda a=a, c=c: jaxtests.ttest_paired(a, c)))
+    for k in [b for b in LADDER if 4 <= b <= 32]:
+        x = rng.normal(size=(3, k))
+        plan.append((f"anova k={k}", lambda x=x: jaxtests.anova(x)))
+        plan.append((f"anova blocked k={k}", lambda x=x: jaxtests.anova(x, blocked=True)))
+        a, c = rng.normal(size=(k, 2)), rng.normal(size=(k, 2))
+        plan.append((f"hotelling_t2 k={k}", lambda a=a, c=c: jaxtests.hotelling_t2(a, c)))
+    return plan

@@ -160,7 +160,7 @@ def _prepare(name, samples):
         return None
     y = samples[0]
     if name.startswith("roc_auc"):
-        return tuple(kboot.auc_slots(y, s) for s in samples[1:])
+        return tuple(kboot.auc_prep(y, s) for s in samples[1:])
     cells = [kboot.confusion_slots(y, s) for s in samples[1:]]
     if len(cells) == 2:  # the joint cell of A and B: one scatter for both measures
         return ((4 * cells[0] + cells[1], 16),)
@@ -182,11 +182,14 @@ def _measure(name, cc):
     return kmeasures.f_beta(c, 1.0)
 
 
+def _from_counts(name, counts, prep, dtype):
+    """The AUC of each prepared score from integer counts ``(R, n)`` of the observations."""
+    vals = [kboot.counts_auc(counts, p, dtype) for p in prep]
+    return vals[0] - vals[1] if len(vals) == 2 else vals[0]
+
+
 def _from_slots(name, slot_counts, dtype):
-    """The AUC or measure statistic from each prepared slot map's counts ``(R, S)``."""
-    if name.startswith("roc_auc"):
-        vals = [kboot.slot_auc(c, dtype) for c in slot_counts]
-        return vals[0] - vals[1] if len(vals) == 2 else vals[0]
+    """A measure statistic from the prepared slot map's counts ``(R, S)``."""
     base = name.removesuffix("_difference")
     c = slot_counts[0].astype(dtype)
     if c.shape[-1] == 16:
@@ -206,6 +209,8 @@ def _from_weights(name, weights, samples, prep):
             weights[1], samples[1]
         )
     dtype = samples[-1].dtype
+    if name.startswith("roc_auc"):  # integer weights (the observed statistic's ones)
+        return _from_counts(name, weights[0].astype(jnp.int32), prep, dtype)
     return _from_slots(name, [kboot.slot_weights(weights[0], sl, m) for sl, m in prep], dtype)
 
 
@@ -226,7 +231,10 @@ def _resample_block(stat, key, start, samples, prep, paired, draws):
         if paired:
             return jnp.mean((samples[0] - samples[1])[idx[0]], axis=-1)
         return jnp.mean(samples[0][idx[0]], axis=-1) - jnp.mean(samples[1][idx[1]], axis=-1)
-    # AUC and measures: counts of the drawn observations per slot (exact integers)
+    # AUC: counts of each observation; measures: per confusion cell (exact integers)
+    if stat.startswith("roc_auc"):
+        counts = kboot.slot_counts(idx[0], sizes[0])
+        return _from_counts(stat, counts, prep, samples[-1].dtype)
     counts = [kboot.slot_counts(sl[idx[0]], m) for sl, m in prep]
     return _from_slots(stat, counts, samples[-1].dtype)
 

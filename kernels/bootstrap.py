@@ -11,9 +11,9 @@ probability within a relative ``n / 2^32`` of ``1/n`` (``2.3e-6`` at
 its index only, so any grouping of draws into blocks sees the same resamples.
 
 The built-in AUC and confusion statistics read a resample as the counts of its
-draws per *slot* (:func:`slot_counts`): the four confusion cells, or a score's tie
-group and class for the ROC area, whose Mann-Whitney form is then one running sum
-over the groups (O(n) per resample, no sort). Counts are integers, so these
+draws (:func:`slot_counts`): per observation for the ROC area, whose Mann-Whitney
+form is then one running sum over the presorted scores (O(n) per resample, no
+sort), per confusion cell for the measures. Counts are integers, so these
 statistics are exact and do not depend on how draws are vectorised. Weighted
 versions (:func:`slot_weights`, :func:`weighted_mean`) serve the observed statistic.
 Pure; no validation.
@@ -25,13 +25,14 @@ from jax import lax
 from jaxtests.kernels import random as krandom
 
 __all__ = [
-    "auc_slots",
+    "auc_prep",
     "cochran_q",
     "confusion_slots",
+    "counts_auc",
     "delong_placements",
     "draw_indices",
     "jackknife_indices",
-    "slot_auc",
+    "running_counts",
     "slot_counts",
     "slot_weights",
     "weighted_mean",
@@ -79,62 +80,62 @@ def weighted_mean(c, x):
     return (c @ x) / jnp.sum(c, axis=-1)
 
 
-_BLOCK = 16  # tie groups per block of the blocked running sum
+_BLOCK = 16  # elements per block of the blocked running sum
 
 
-def auc_slots(y, s):
-    """Slot of each instance for :func:`slot_auc`, and the number of slots.
-
-    Instances of one tie group of scores and one class share a slot: ``g`` for a
-    positive of group ``g`` (the first sorted position of its scores), ``g + m``
-    for a negative, with ``m`` the groups padded to whole blocks of :data:`_BLOCK`.
-    Returns ``((n,) int32, 2 m)``.
-    """
-    m = _BLOCK * (-(-s.shape[0] // _BLOCK))
-    group = jnp.searchsorted(jnp.sort(s), s, side="left").astype(jnp.int32)
-    return group + m * (y <= 0).astype(jnp.int32), 2 * m
-
-
-def slot_auc(cs, dtype):
-    """Mann-Whitney ROC area from slot counts ``cs : (R, n_slots)`` (:func:`auc_slots`).
-
-    With ``p_g``, ``q_g`` the weights of the positives and negatives of tie
-    group ``g`` (groups in score order) and ``Q_g = sum_{h <= g} q_h``:
-    ``2U = sum_g p_g (2 Q_g - q_g)`` (ties 1/2), ``AUC = U / (P Q)``; NaN when a
-    class has no weight. Integer counts keep every sum exact.
-    """
-    r, m = cs.shape[0], cs.shape[-1] // 2
-    pb = cs[:, :m].reshape(r, -1, _BLOCK)  # positives, then negatives: contiguous halves
-    qb = cs[:, m:].reshape(r, -1, _BLOCK)
-    if jnp.issubdtype(cs.dtype, jnp.integer) and cs.shape[-1] < 2**24:
-        u2 = _twice_u_blocked(pb, qb).astype(dtype)
-    else:
-        p, q = pb.reshape(r, -1).astype(dtype), qb.reshape(r, -1).astype(dtype)
-        u2 = jnp.sum(p * (2 * jnp.cumsum(q, axis=-1) - q), axis=-1)
-    n_pos = jnp.sum(pb, axis=(-1, -2)).astype(dtype)
-    n_neg = jnp.sum(qb, axis=(-1, -2)).astype(dtype)
-    den = n_pos * n_neg
-    return jnp.where(den > 0, u2 / 2 / jnp.where(den > 0, den, 1), jnp.nan)
-
-
-def _twice_u_blocked(pb, qb):
-    """``sum_g p_g (2 Q_g - q_g)`` of integer counts in blocks ``(R, n_blocks, 16)``, int64.
+def running_counts(q):
+    """Inclusive running sums of integer counts ``q : (R, n)`` along the last axis, int32.
 
     XLA:CPU lowers a cumulative sum as an associative scan (~5 ns an element); here the
-    running sum within each block of 16 groups is one small matmul with the triangular
-    ``2 [h < g] + [h = g]`` (float32, exact below 2^24, at ``Precision.HIGHEST`` so no
-    accelerator rounds it to TF32) and only the 16x shorter block totals are scanned.
+    sum within each block of 16 is one small matmul with a triangular matrix (float32,
+    exact below 2^24, at ``Precision.HIGHEST`` so no accelerator rounds it to TF32) and
+    only the 16x shorter block totals are scanned. Needs ``sum q < 2^24`` per row.
     """
-    tri = 2 * jnp.tril(jnp.ones((_BLOCK, _BLOCK), jnp.float32), -1) + jnp.eye(
-        _BLOCK, dtype=jnp.float32
-    )
+    r, n = q.shape
+    nb = -(-n // _BLOCK)
+    qb = jnp.pad(q, ((0, 0), (0, nb * _BLOCK - n))).reshape(r, nb, _BLOCK)
+    tri = jnp.tril(jnp.ones((_BLOCK, _BLOCK), jnp.float32))  # tri[g, h] = [h <= g]
     inner = jnp.einsum(
         "rbh,gh->rbg", qb.astype(jnp.float32), tri, precision=lax.Precision.HIGHEST
     ).astype(jnp.int32)
     totals = jnp.sum(qb, axis=-1, dtype=jnp.int32)
-    before = jnp.cumsum(totals, axis=-1) - totals  # negatives in the earlier blocks
-    running = (inner + 2 * before[..., None]).astype(jnp.int64)
-    return jnp.sum(pb.astype(jnp.int64) * running, axis=(-1, -2))
+    before = jnp.cumsum(totals, axis=-1) - totals  # counts in the earlier blocks
+    return (inner + before[..., None]).reshape(r, nb * _BLOCK)[:, :n]
+
+
+def auc_prep(y, s):
+    """Score order and tie groups for :func:`counts_auc`; ``y`` ±1, ``s : (n,)``.
+
+    Returns ``(order, pos, below, last)``: the ascending order of ``s``, whether
+    each sorted instance is positive, and for each its tie group's position before
+    its first (-1 for none) and its last position, in sorted order.
+    """
+    order = jnp.argsort(s)
+    ss = s[order]
+    first = jnp.searchsorted(ss, ss, side="left").astype(jnp.int32)
+    last = (jnp.searchsorted(ss, ss, side="right") - 1).astype(jnp.int32)
+    return order.astype(jnp.int32), y[order] > 0, first - 1, last
+
+
+def counts_auc(c, prep, dtype):
+    """Mann-Whitney ROC area of integer counts ``c : (R, n)`` of each instance, ties 1/2.
+
+    In score order, with ``Q`` the running count of negatives, a positive of tie
+    group ``[lo, hi]`` wins ``Q(lo - 1) + (Q(hi) - Q(lo - 1)) / 2`` pairs:
+    ``2U = sum_pos c (Q(lo - 1) + Q(hi))``, ``AUC = U / (P N)``; NaN when a class
+    has no weight. One gather, one running sum and two gathers of ``Q`` per score;
+    every sum is an exact integer.
+    """
+    order, pos, below, last = prep
+    cs = c[:, order]
+    p = jnp.where(pos, cs, 0)
+    q = cs - p
+    run = running_counts(q)
+    under = jnp.where(below >= 0, run[:, jnp.maximum(below, 0)], 0)
+    wins = (under + run[:, last]).astype(jnp.int64)
+    u2 = jnp.sum(p.astype(jnp.int64) * wins, axis=-1).astype(dtype)
+    den = jnp.sum(p, axis=-1).astype(dtype) * run[:, -1].astype(dtype)
+    return jnp.where(den > 0, u2 / 2 / jnp.where(den > 0, den, 1), jnp.nan)
 
 
 def confusion_slots(y, f):

@@ -37,6 +37,15 @@ _WHERE = {
         ("CVResult", "FiveByTwo", "KFold", "RandomSplits", "cross_validate"), "jaxtests._cv"
     ),
     **dict.fromkeys(
+        ("BootstrapResult", "BootstrapTestResult", "bootstrap", "bootstrap_test"),
+        "jaxtests._bootstrap",
+    ),
+    **dict.fromkeys(("CochranQResult", "cochran_q"), "jaxtests._cochran"),
+    **dict.fromkeys(
+        ("DeLongIntervalResult", "DeLongResult", "delong_interval", "delong_test"),
+        "jaxtests._delong",
+    ),
+    **dict.fromkeys(
         ("FriedmanResult", "NemenyiResult", "friedman", "nemenyi"), "jaxtests._friedman"
     ),
     **dict.fromkeys(

@@ -1718,6 +1718,227 @@ class CVResult:
         self._check_resamples_used(res, kwargs, f"test of the {la.size} per-fold differences")
         return res
 
+    # ---- one test set: per-instance bootstrap, DeLong, Cochran's Q
+
+    def _pooled(self, names, what, *, pool_folds=True):
+        """Targets and outputs ``(n_tested,)`` by instance index, each instance tested once."""
+        R, K = (int(v) for v in self.index.shape[:2])
+        if R > 1:
+            raise ValueError(
+                f"{what} reads each instance's one output, but this result has {R} repetitions "
+                "(each instance is tested in each): use a result of one repetition."
+            )
+        if not pool_folds and K > 1:
+            raise ValueError(
+                f"{what} would pool the scores of {K} folds, each from its own model, into one "
+                "ranking (scores of different models need not be comparable); pass "
+                "pool_folds=True to pool them anyway."
+            )
+        if not isinstance(pool_folds, bool):
+            raise TypeError(f"`pool_folds` must be a bool, got {type(pool_folds).__name__}.")
+        valid = np.asarray(self.valid).reshape(-1)
+        index = np.asarray(self.index).reshape(-1)[valid]
+        order = np.argsort(index, kind="stable")
+        y = np.asarray(self.y)[index[order]]
+        outs = [np.asarray(self.outputs[self._m(n)]).reshape(-1)[valid][order] for n in names]
+        return y, outs
+
+    _BOOTSTRAP_MEASURES = (
+        "roc_auc",
+        "accuracy",
+        "error",
+        "tpr",
+        "recall",
+        "fpr",
+        "precision",
+        "f1",
+    )
+
+    def _bootstrap_data(self, a, b, measure, loss, loss_kwargs, pool_folds):
+        if measure is None:
+            d = self.instance_differences(a, b, loss, **(loss_kwargs or {}))
+            return (d, np.zeros_like(d)), "mean_difference"
+        if loss is not None or loss_kwargs:
+            raise ValueError("pass either `measure` or `loss` (and `loss_kwargs`), not both.")
+        if measure not in self._BOOTSTRAP_MEASURES:
+            raise ValueError(
+                f"`measure` must be one of {list(self._BOOTSTRAP_MEASURES)} or None (per-instance "
+                f"losses); got {measure!r}."
+            )
+        self._need_clf(f"`measure`={measure!r}")
+        self._refuse_multiclass(f"`measure`={measure!r}", "use a per-instance loss.")
+        pool = pool_folds or measure != "roc_auc"  # counts pool across folds; rankings do not
+        y, (fa, fb) = self._pooled((a, b), f"the bootstrap of {measure!r}", pool_folds=pool)
+        return (y, fa, fb), f"{measure}_difference"
+
+    @x64
+    def bootstrap(
+        self, a, b, *, measure=None, loss=None, loss_kwargs=None, pool_folds=False, **kwargs
+    ):
+        """Bootstrap interval of the difference A - B on the test instances.
+
+        ``measure=None``: the mean per-instance loss difference (``loss``, default 0/1
+        for classifiers and square for regressors; :meth:`instance_differences`, averaged
+        over repetitions). ``measure="roc_auc"``, ``"accuracy"``, ``"f1"``...: the
+        difference of the measure over the pooled test instances (one repetition; the
+        AUC pools the rankings of several folds' models only with ``pool_folds=True``).
+
+        Parameters
+        ----------
+        a, b : str
+            Model names.
+        measure : str or None
+        loss, loss_kwargs
+            The per-instance loss when ``measure`` is None.
+        pool_folds : bool, default False
+            Allow one AUC over the scores of several folds' models.
+        **kwargs
+            Passed to :func:`jaxtests.bootstrap` (``n_resamples``, ``method``, ``key``...).
+
+        Returns
+        -------
+        BootstrapResult
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> r = cv.bootstrap("lda", "nc", loss="hinge", n_resamples=999, key=0)
+        >>> r.confidence_interval.low < r.confidence_interval.high
+        np.True_
+        """
+        import jaxtests
+
+        data, stat = self._bootstrap_data(a, b, measure, loss, loss_kwargs, pool_folds)
+        return jaxtests.bootstrap(data, stat, **kwargs)
+
+    @x64
+    def bootstrap_test(
+        self, a, b, *, measure=None, loss=None, loss_kwargs=None, pool_folds=False, **kwargs
+    ):
+        """Paired bootstrap test of no difference between A and B (see :meth:`bootstrap`).
+
+        Parameters
+        ----------
+        a, b : str
+            Model names.
+        measure, loss, loss_kwargs, pool_folds
+            As :meth:`bootstrap`.
+        **kwargs
+            Passed to :func:`jaxtests.bootstrap_test`.
+
+        Returns
+        -------
+        BootstrapTestResult
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> r = cv.bootstrap_test("lda", "nc", measure="accuracy", n_resamples=999, key=0)
+        >>> 0 < r.pvalue <= 1
+        np.True_
+        """
+        import jaxtests
+
+        data, stat = self._bootstrap_data(a, b, measure, loss, loss_kwargs, pool_folds)
+        return jaxtests.bootstrap_test(data, stat, **kwargs)
+
+    @x64
+    def delong_test(self, a, b, *, pool_folds=False, **kwargs):
+        """DeLong's test of the ROC AUCs of A and B on the pooled test instances.
+
+        One repetition; with several folds each fold's scores come from its own model,
+        so their pooled ranking is used only with ``pool_folds=True``.
+
+        Parameters
+        ----------
+        a, b : str
+            Model names (binary classifiers).
+        pool_folds : bool, default False
+        **kwargs
+            Passed to :func:`jaxtests.delong_test`.
+
+        Returns
+        -------
+        DeLongResult
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid()}, X, y, cv=5, key=0)
+        >>> r = cv.delong_test("lda", "nc", pool_folds=True)
+        >>> 0 <= r.pvalue <= 1
+        np.True_
+        """
+        import jaxtests
+
+        self._need_clf("`delong_test`")
+        self._refuse_multiclass("`delong_test`", "compare accuracies with `cochran_q`.")
+        y, (fa, fb) = self._pooled((a, b), "`delong_test`", pool_folds=pool_folds)
+        return jaxtests.delong_test(y, fa, fb, **kwargs)
+
+    @x64
+    def cochran_q(self, models=None, **kwargs):
+        """Cochran's Q of the models' predictions on the test instances (one repetition).
+
+        Binary classifiers predict +1 iff their decision value is ``> 0``;
+        multiclass ones their class.
+
+        Parameters
+        ----------
+        models : sequence of str, optional
+            Model names (default: all, at least 2).
+        **kwargs
+            Passed to :func:`jaxtests.cochran_q` (``method``, ``correction``...).
+
+        Returns
+        -------
+        CochranQResult
+            With ``names`` the model names.
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda(), "nc": models.nearest_centroid(), "qda": models.qda()},
+        ...     X, y, cv=5, key=0)
+        >>> cv.cochran_q().names
+        ('lda', 'nc', 'qda')
+        """
+        import jaxtests
+
+        self._need_clf("`cochran_q`")
+        self._no_names(kwargs, "the model names")
+        names = self._names(models)
+        y, outs = self._pooled(names, "`cochran_q`")
+        if self.classes is None:
+            outs = [np.where(f > 0, 1, -1) for f in outs]
+            y = np.where(y > 0, 1, -1)
+        else:
+            outs = [f.astype(np.int64) for f in outs]
+            y = y.astype(np.int64)
+        return jaxtests.cochran_q(y, *outs, names=names, **kwargs)
+
 
 # ---------------------------------------------------------------- cross_validate
 

@@ -11,6 +11,9 @@ import numpy as np
 from jaxtests import (
     adjust_pvalues,
     anova,
+    bootstrap_test,
+    cochran_q,
+    delong_test,
     ftest_5x2cv,
     hotelling_t2,
     manova,
@@ -22,6 +25,7 @@ from jaxtests import (
     ttest_corrected,
     ttest_paired,
 )
+from jaxtests._bootstrap import BootstrapTestResult
 from jaxtests._cli._common import (
     BadInput,
     _bayes_row,
@@ -132,6 +136,21 @@ def _signflip(inp, m, a, b):
     return res, f"signflip ({unit}, {res.method})"
 
 
+def _bootstrap(inp, m, a, b):
+    """The paired bootstrap test of the mean per-instance loss difference (shifted null)."""
+    args = inp.args
+    d, _ = _signflip_data(inp.table, inp.data, args, a, b, m)
+    res = bootstrap_test(
+        (d, np.zeros_like(d)),
+        "mean_difference",
+        alternative=_alternative(args),
+        n_resamples=args.n_resamples or 9999,
+        confidence_level=1 - args.alpha,
+        key=args.seed,
+    )
+    return res, "bootstrap (per instance, BCa)"
+
+
 def _effect_fields(res, confidence_level):
     """Effect sizes of a row: text cells ``difference`` and ``effect`` for the table
     (those the test has), and the numbers for ``--json``.
@@ -152,6 +171,15 @@ def _effect_fields(res, confidence_level):
             "mean_difference_interval": [float(diff.low), float(diff.high)],
             "effect_size": float(res.effect_size),
             "effect_size_interval": [float(dz.low), float(dz.high)],
+        }
+    if isinstance(res, BootstrapTestResult):
+        ci = res.confidence_interval
+        return {
+            "difference": estimate_text(res.statistic, ci),
+            "confidence_level": confidence_level,
+            "mean_difference": float(res.statistic),
+            "mean_difference_interval": [float(ci.low), float(ci.high)],
+            "seed": res.seed,
         }
     if isinstance(res, AnovaResult):
         eta = "eta² " + estimate_text(res.eta_squared)
@@ -315,6 +343,69 @@ def _mcnemar(inp):
     return [_row("mcnemar (exact)", f"{a} vs {b}", what, res, args.alpha, notes)], {"mcnemar": res}
 
 
+def _one_set(inp, test):
+    """The per-instance file's targets and scores, each instance once, in one fold."""
+    data = inp.data
+    if len(data.folds) > 1 and test == "delong":
+        raise BadInput(
+            f"--test delong ranks the scores of one model; the file has {len(data.folds)} folds, "
+            "each scored by its own model (an AUC over pooled folds mixes their scales). Test "
+            "one fold's rows, or use --test swap --swap-measure auc (the mean per-fold AUC)."
+        )
+    return data
+
+
+def _delong(inp):
+    args = inp.args
+    data = _one_set(inp, "delong")
+    a, b = _pair(inp.table, args)
+    ia, ib = data.algorithms.index(a), data.algorithms.index(b)
+    level = 1 - args.alpha
+    res = delong_test(
+        data.y_true,
+        data.scores[ia],
+        data.scores[ib],
+        alternative=_alternative(args),
+        confidence_level=level,
+    )
+    ci = res.confidence_interval
+    row = _row("delong", f"{a} vs {b}", "auc", res, args.alpha) | {
+        "difference": estimate_text(res.difference, ci),
+        "confidence_level": level,
+        "auc_a": float(res.auc_a),
+        "auc_b": float(res.auc_b),
+        "auc_difference_interval": [float(ci.low), float(ci.high)],
+    }
+    return [row], {"delong": res}
+
+
+def _cochran(inp):
+    args = inp.args
+    data = inp.data
+    corr = args.correction or "holm"
+    preds = [np.where(s > 0, 1, -1) for s in data.scores]
+    y = np.where(data.y_true > 0, 1, -1)
+    res = cochran_q(y, *preds, correction=corr, names=list(data.algorithms))
+    rows = [_row("cochran q (chi2)", all_names(data.algorithms), "accuracy", res, args.alpha)]
+    L = len(data.algorithms)
+    for i in range(L):
+        for j in range(i + 1, L):
+            p = float(res.pairwise_pvalue_adjusted[i, j])
+            rows.append(
+                {
+                    "test": f"mcnemar ({corr})",
+                    "comparison": f"{data.algorithms[i]} vs {data.algorithms[j]}",
+                    "measure": "accuracy",
+                    "statistic": None,
+                    "df": None,
+                    "pvalue": p,
+                    "raw_pvalue": float(res.pairwise_pvalue[i, j]),
+                    "decision": "reject" if p <= args.alpha else "accept",
+                }
+            )
+    return rows, {"cochran": res}
+
+
 def _bayes_t(inp):
     """Corani & Benavoli's correlated Bayesian t on each measure: three probabilities."""
     from jaxtests.bayesian import correlated_ttest
@@ -358,6 +449,9 @@ TESTS = {
     "signflip": Test(pairwise=True, per_measure=_signflip, random=True, pooling=True),
     "swap": Test(pairwise=True, run=_swap, random=True),
     "mcnemar": Test(pairwise=True, run=_mcnemar, two_sided_only=True),
+    "bootstrap": Test(pairwise=True, per_measure=_bootstrap, random=True),
+    "delong": Test(pairwise=True, run=_delong),
+    "cochran": Test(pairwise=False, run=_cochran, two_sided_only=True),
     "bayes-t": Test(pairwise=True, run=_bayes_t, two_sided_only=True),
 }
 

@@ -58,18 +58,21 @@ def add_parser(subparsers):
         "--correction",
         default=None,
         choices=CORRECTIONS,
-        help="multiple-comparison correction of posthoc, friedman-posthoc and several "
-        "--measures (default holm)",
+        help="multiple-comparison correction of posthoc, friedman-posthoc, cochran's pairwise "
+        "McNemar tests and several --measures (default holm)",
     )
     c.add_argument(
         "--n-resamples",
         type=POSITIVE_INT,
         default=None,
-        help="Monte Carlo draws of signflip/swap/friedman-permutation (default 10^5); refused "
-        "if the p-value is exact",
+        help="Monte Carlo draws of signflip/swap/friedman-permutation (default 10^5) and "
+        "resamples of bootstrap (default 9,999); refused if the p-value is exact",
     )
     c.add_argument(
-        "--seed", type=SEED, default=None, help="seed of the permutation tests and bayes-signrank"
+        "--seed",
+        type=SEED,
+        default=None,
+        help="seed of the permutation tests, bootstrap and bayes-signrank",
     )
     c.add_argument("--n-train", type=POSITIVE_INT, help="training-set size (corrected-t, bayes-t)")
     c.add_argument("--n-test", type=POSITIVE_INT, help="test-set size (corrected-t, bayes-t)")
@@ -169,11 +172,13 @@ def _check_options(args, tests, data, task):
         unused("--measures", "the swap test's measure is --swap-measure")
     if args.measures and all(t in ("swap", "mcnemar") for t in tests):
         unused("--measures", "mcnemar compares the 0/1 errors of the predictions")
+    if args.measures and all(t in ("delong", "cochran") for t in tests):
+        unused("--measures", "delong tests the AUCs of the scores, cochran the accuracies")
     random = [t for t in tests if TESTS[t].random]
     if args.n_resamples is not None and not random:
-        unused("--n-resamples", "only the permutation tests signflip and swap draw resamples")
+        unused("--n-resamples", "only signflip, swap and bootstrap draw resamples")
     if args.seed is not None and not random:
-        unused("--seed", "only the permutation tests signflip and swap draw random numbers")
+        unused("--seed", "only signflip, swap and bootstrap draw random numbers")
     if args.alternative not in (None, "two-sided"):
         fixed = [t for t in tests if TESTS[t].two_sided_only]
         if fixed:
@@ -181,11 +186,12 @@ def _check_options(args, tests, data, task):
                 f"--alternative {args.alternative}: --test {fixed[0]} has no one-sided version."
             )
     multi = bool(args.measures and len(args.measures) > 1)
-    if args.correction is not None and "posthoc" not in tests:
+    if args.correction is not None and not {"posthoc", "cochran"} & set(tests):
         if not (multi and any(TESTS[t].per_measure is not None for t in tests)):
             unused(
                 "--correction",
-                "it adjusts the p-values of posthoc, or of a test run on several --measures",
+                "it adjusts the p-values of posthoc and cochran's pairwise McNemar tests, or of "
+                "a test run on several --measures",
             )
     for opt, name, loss in (("--epsilon", "epsilon", "epsilon_insensitive"), ("--p", "p", "power")):
         if getattr(args, name) is None:
@@ -196,30 +202,36 @@ def _check_options(args, tests, data, task):
             )
         if loss not in (args.measures or ()):
             unused(opt, f"add --measures {loss} to test the {loss} loss")
-    for t in ("swap", "mcnemar"):
-        if t not in tests:
-            continue
-        if not per_instance:
+    instance_tests = [
+        t for t in tests if t in ("swap", "mcnemar", "bootstrap", "delong", "cochran")
+    ]
+    if not per_instance:
+        if instance_tests:
             raise BadInput(
-                f"--test {t} needs a per-instance file (algorithm, fold, instance, y_true, score)."
+                f"--test {instance_tests[0]} needs a per-instance file (algorithm, fold, "
+                "instance, y_true, score)."
             )
-        if data.repetitions is not None:
-            raise BadInput(
-                f"--test {t} needs each instance once; the file has repetitions ({t} on one "
-                "repetition's rows)."
-            )
+        return
+    once = [t for t in instance_tests if t != "bootstrap"]  # bootstrap averages repetitions
+    if data.repetitions is not None and once:
+        raise BadInput(
+            f"--test {once[0]} needs each instance once; the file has repetitions ({once[0]} on "
+            "one repetition's rows)."
+        )
+    for t in once:
         if task != "classification":
             raise BadInput(f"--test {t} compares classifiers; y_true is not -1/+1 or 0/1 labels.")
-    if not per_instance:
-        return
-    if "signflip" in tests:
+    for t in ("signflip", "bootstrap"):
+        if t not in tests:
+            continue
         allowed = _losses_of(task, args)
         for m in args.measures or ():
             if m not in allowed:
                 raise BadInput(
-                    f"--test signflip on a per-instance file tests per-instance loss differences; "
+                    f"--test {t} on a per-instance file tests per-instance loss differences; "
                     f"{m!r} is not a per-instance loss. Choose from {list(allowed)} (or "
-                    "--test swap --swap-measure for f1, precision, recall, accuracy, auc)."
+                    "--test swap --swap-measure for f1, precision, recall, accuracy, auc; "
+                    "--test delong for the AUC)."
                 )
 
 
@@ -259,7 +271,8 @@ def run(args):
         raise BadInput(f"--test {too_many}.")
     _check_options(args, tests, data, task)
     table = _fold_measures(data, args, task) if per_instance else data
-    if not table.values.shape[1] >= 2:
+    one_set = {"bootstrap", "delong", "cochran"}  # tests of one test set's instances
+    if not table.values.shape[1] >= 2 and not (per_instance and set(tests) <= one_set):
         raise BadInput(f"{args.file}: need at least 2 folds, got {table.values.shape[1]}.")
     _check_pooling(args, tests, table, per_instance)
     univariate = [t for t in tests if TESTS[t].per_measure is not None or t == "posthoc"]
@@ -291,7 +304,8 @@ def run(args):
         for r in rows:
             if r["pvalue"] is None:  # Bayesian rows: posterior probabilities, no p-value
                 continue
-            if not (np.isfinite(r["statistic"]) and np.isfinite(r["pvalue"])):
+            stat = np.nan if r["statistic"] is None else r["statistic"]  # None: pairwise rows
+            if not (np.isfinite(stat) or r["statistic"] is None) or not np.isfinite(r["pvalue"]):
                 r["reason"] = "; ".join(r.get("notes", ())) or "the statistic is undefined"
         payload = {
             "file": str(args.file),
@@ -312,7 +326,8 @@ def run(args):
     print(render(rows, columns))
     if any("difference" in r for r in rows):
         print(
-            f"difference: mean of A - B; intervals at {1 - args.alpha:.0%} "
+            f"difference: mean of A - B (delong: AUC of A - AUC of B); intervals at "
+            f"{1 - args.alpha:.0%} "
             "(not adjusted across measures)."
         )
     for t in adjusted:

@@ -1,0 +1,370 @@
+"""bootstrap and bootstrap_test against scipy.stats.bootstrap (scipy 1.17): the BCa jackknife
+acceleration to 1e-12 (scipy's private ``_bca_interval``), intervals within Monte Carlo error,
+the fused AUC/measure statistics against callables on the same resamples, batch invariance,
+degenerate data and every validation message."""
+
+import warnings
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.stats
+from jaxtests.kernels import measures as kmeasures
+from scipy.stats._resampling import _bca_interval
+
+from jaxtests._bootstrap import bootstrap, bootstrap_test
+
+N_MC = 4000  # resamples of the interval comparisons
+
+
+def _mean(x, axis=-1):
+    return np.mean(x, axis=axis)
+
+
+def _np_auc(y, s, axis=-1):
+    """Vectorised Mann-Whitney AUC (ties 1/2) along ``axis``, for scipy's bootstrap."""
+    r = scipy.stats.rankdata(s, axis=axis)
+    pos = y > 0
+    n_pos = pos.sum(axis=axis)
+    n_neg = y.shape[axis] - n_pos
+    return ((r * pos).sum(axis=axis) - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+def _auc_diff_jnp(y, a, b):
+    """The AUC difference as a callable statistic (one function object: compiled once)."""
+    return kmeasures.roc_auc(y, a) - kmeasures.roc_auc(y, b)
+
+
+def _scipy_accel(data, statistic, paired):
+    """scipy's BCa acceleration (the third output of ``_bca_interval``)."""
+    fn = statistic
+    if paired:  # scipy's paired=True: the indices of the pairs as one sample
+        samples = data
+
+        def fn(i, axis=-1):
+            return statistic(*[d[..., i] for d in samples], axis=axis)
+
+        data = (np.arange(data[0].shape[-1]),)
+    theta_b = np.array([-1e300, 1e300])  # only z0 reads it (here 0), not the acceleration
+    return float(_bca_interval(data, fn, -1, 0.025, theta_b, None, np)[2])
+
+
+@pytest.fixture(scope="module")
+def clf_data():
+    rng = np.random.default_rng(7)
+    n = 80
+    y = np.where(rng.random(n) < 0.4, 1, -1)
+    a = np.round(rng.normal(size=n) + 0.9 * (y > 0), 1)  # rounded: tied scores
+    b = np.round(rng.normal(size=n) + 0.5 * (y > 0) + 0.3 * a, 1)
+    return y, a, b
+
+
+# ----------------------------------------------------------------------------------------
+# BCa acceleration: equal to scipy's to 1e-12
+# ----------------------------------------------------------------------------------------
+
+
+def test_acceleration_mean_equals_scipy():
+    x = np.random.default_rng(0).exponential(size=37)
+    r = bootstrap((x,), "mean", n_resamples=50, key=0)
+    np.testing.assert_allclose(r.acceleration, _scipy_accel((x,), _mean, False), rtol=1e-12)
+
+
+def test_acceleration_unpaired_difference_equals_scipy():
+    rng = np.random.default_rng(1)
+    a, b = rng.exponential(size=30), rng.gamma(2.0, size=45)
+
+    def diff(a, b, axis=-1):
+        return a.mean(axis) - b.mean(axis)
+
+    r = bootstrap((a, b), "mean_difference", paired=False, n_resamples=50, key=0)
+    np.testing.assert_allclose(r.acceleration, _scipy_accel((a, b), diff, False), rtol=1e-12)
+
+
+def test_acceleration_paired_auc_difference_equals_scipy(clf_data):
+    y, a, b = clf_data
+
+    def diff(y, a, b, axis=-1):
+        return _np_auc(y, a, axis) - _np_auc(y, b, axis)
+
+    r = bootstrap((y, a, b), "roc_auc_difference", n_resamples=50, key=0)
+    np.testing.assert_allclose(r.acceleration, _scipy_accel((y, a, b), diff, True), rtol=1e-12)
+    # the callable path's jackknife (leave-one-out by gathering) agrees too
+    r2 = bootstrap((y, a, b), _auc_diff_jnp, n_resamples=50, key=0)
+    np.testing.assert_allclose(r2.acceleration, r.acceleration, rtol=1e-12)
+
+
+def test_acceleration_accuracy_difference_equals_scipy(clf_data):
+    y, a, b = clf_data
+
+    def diff(y, a, b, axis=-1):
+        return np.mean((a > 0) == (y > 0), axis=axis) - np.mean((b > 0) == (y > 0), axis=axis)
+
+    r = bootstrap((y, a, b), "accuracy_difference", n_resamples=50, key=0)
+    np.testing.assert_allclose(r.acceleration, _scipy_accel((y, a, b), diff, True), rtol=1e-12)
+
+
+# ----------------------------------------------------------------------------------------
+# Intervals within Monte Carlo error of scipy's
+# ----------------------------------------------------------------------------------------
+
+# 2.5% quantile of B = 4000 resamples: sd ~ 0.027 se each, 0.04 se for the difference of two
+# independent runs; 0.2 se is 5 sd (failure budget ~1e-6 per endpoint, 24 endpoints).
+TOL_SE = 0.2
+
+
+@pytest.mark.parametrize("method", ["percentile", "basic", "BCa"])
+def test_intervals_match_scipy(method, clf_data):
+    rng = np.random.default_rng(3)
+    x = rng.lognormal(size=40)
+    y, a, b = clf_data
+    cases = [
+        ((x,), "mean", _mean, True),
+        ((x[:25], x[25:] * 2), "mean_difference", lambda a, b, axis=-1: _mean(a) - _mean(b), False),
+        ((y, a), "roc_auc", _np_auc, True),
+        (
+            (y, a, b),
+            "roc_auc_difference",
+            lambda y, a, b, axis=-1: _np_auc(y, a, axis) - _np_auc(y, b, axis),
+            True,
+        ),
+    ]
+    for data, name, fn, paired in cases:
+        r = bootstrap(data, name, paired=paired, method=method, n_resamples=N_MC, key=1)
+        s = scipy.stats.bootstrap(
+            data, fn, paired=paired, method=method, n_resamples=N_MC, rng=2, batch=1000
+        )
+        se = float(s.standard_error)
+        assert abs(r.confidence_interval.low - s.confidence_interval.low) < TOL_SE * se, name
+        assert abs(r.confidence_interval.high - s.confidence_interval.high) < TOL_SE * se, name
+        # standard error of a standard error: about se / sqrt(2 B) = 0.011 se
+        assert abs(r.standard_error - se) < 0.08 * se, name
+
+
+def test_one_sided_intervals_open_as_scipy():
+    x = np.arange(12.0)
+    lo = bootstrap((x,), "mean", alternative="greater", n_resamples=200, key=0)
+    hi = bootstrap((x,), "mean", alternative="less", n_resamples=200, key=0)
+    assert np.isinf(lo.confidence_interval.high) and lo.confidence_interval.low < 5.5
+    assert np.isinf(hi.confidence_interval.low) and hi.confidence_interval.high > 5.5
+
+
+def test_coverage_of_the_mean():
+    """95% intervals of a normal mean (n = 30) cover it in 200 data sets: 0.95 +- 3 sd."""
+    rng = np.random.default_rng(11)
+    hits = {"percentile": 0, "BCa": 0}
+    for i in range(200):
+        x = rng.normal(size=30)
+        for m in hits:
+            ci = bootstrap((x,), "mean", method=m, n_resamples=999, key=i).confidence_interval
+            hits[m] += ci.low <= 0 <= ci.high
+    # binomial sd sqrt(.95 .05 / 200) = 0.015; the bootstrap of n = 30 undercovers slightly
+    for m, h in hits.items():
+        assert 0.95 - 0.06 <= h / 200 <= 0.95 + 0.045, (m, h)
+
+
+def test_coverage_of_a_zero_auc_difference():
+    """Exchangeable scores (true AUC difference 0), n = 100, 150 data sets: the BCa and DeLong
+    95% intervals cover 0 at about the nominal rate (binomial sd 0.018; bounds ~3 sd)."""
+    from jaxtests._delong import delong_test
+
+    rng = np.random.default_rng(12)
+    boot = delong = 0
+    for i in range(150):
+        y = np.where(rng.random(100) < 0.5, 1, -1)
+        z = rng.normal(size=100) + 0.8 * y  # shared signal: correlated scores
+        a, b = z + rng.normal(size=100), z + rng.normal(size=100)
+        ci = bootstrap((y, a, b), "roc_auc_difference", n_resamples=999, key=i)
+        boot += ci.confidence_interval.low <= 0 <= ci.confidence_interval.high
+        d = delong_test(y, a, b).confidence_interval
+        delong += d.low <= 0 <= d.high
+    assert 0.89 <= boot / 150 <= 1.0, boot
+    assert 0.89 <= delong / 150 <= 1.0, delong
+
+
+# ----------------------------------------------------------------------------------------
+# Fused statistics, draws, batches
+# ----------------------------------------------------------------------------------------
+
+
+def test_fused_auc_equals_callable_on_the_same_resamples(clf_data):
+    """The counts path and the gather path read the same draws: the same AUCs to rounding."""
+    y, a, b = clf_data
+    fused = bootstrap(
+        (y, a, b), "roc_auc_difference", n_resamples=300, key=5, return_distribution=True
+    )
+    called = bootstrap((y, a, b), _auc_diff_jnp, n_resamples=300, key=5, return_distribution=True)
+    np.testing.assert_allclose(
+        fused.bootstrap_distribution, called.bootstrap_distribution, rtol=0, atol=1e-14
+    )
+
+
+@pytest.mark.parametrize("name", ["precision", "f1"])  # 0/0 and a composite; one path for all
+def test_fused_measures_equal_callables(name, clf_data):
+    y, a, _ = clf_data
+
+    def fn(y, s):
+        c = kmeasures.confusion_counts(y, s)
+        return getattr(kmeasures, name if name != "f1" else "f_beta")(c)
+
+    kw = dict(n_resamples=64, key=2, return_distribution=True, method="percentile")
+    fused = bootstrap((y, a), name, **kw).bootstrap_distribution
+    called = bootstrap((y, a), fn, **kw).bootstrap_distribution
+    np.testing.assert_allclose(fused, called, rtol=1e-14, equal_nan=True)
+
+
+def test_same_key_same_result_for_any_batch_size(clf_data):
+    y, a, b = clf_data
+    runs = [
+        bootstrap(
+            (y, a, b),
+            "roc_auc_difference",
+            n_resamples=700,
+            key=9,
+            batch_size=bs,
+            return_distribution=True,
+        )
+        for bs in (None, 1, 300)
+    ]
+    for r in runs[1:]:
+        np.testing.assert_array_equal(r.bootstrap_distribution, runs[0].bootstrap_distribution)
+        assert r.confidence_interval == runs[0].confidence_interval
+    other = bootstrap((y, a, b), "roc_auc_difference", n_resamples=700, key=10)
+    assert other.confidence_interval != runs[0].confidence_interval
+
+
+def test_batched_data_equals_looped():
+    x = np.random.default_rng(4).normal(size=(3, 20))
+    r = bootstrap((x,), "mean", n_resamples=300, key=0)
+    assert r.confidence_interval.low.shape == (3,)
+    for i in range(3):
+        ri = bootstrap((x[i],), "mean", n_resamples=300, key=0)
+        assert r.confidence_interval.low[i] == ri.confidence_interval.low
+        assert r.standard_error[i] == ri.standard_error
+    rt = bootstrap((x.T,), "mean", n_resamples=300, key=0, axis=0)
+    np.testing.assert_array_equal(rt.confidence_interval.high, r.confidence_interval.high)
+
+
+def test_results_are_numpy_float64():
+    r = bootstrap((np.arange(5.0),), "mean", n_resamples=20, key=0, return_distribution=True)
+    for v in (r.confidence_interval.low, r.standard_error, r.statistic, r.acceleration):
+        assert isinstance(v, np.float64)
+    assert isinstance(r.bootstrap_distribution, np.ndarray)
+    assert r.bootstrap_distribution.dtype == np.float64
+    assert r.seed == 0
+    r.to_json()
+
+
+# ----------------------------------------------------------------------------------------
+# The paired bootstrap test
+# ----------------------------------------------------------------------------------------
+
+
+def test_bootstrap_test_counts_the_shifted_distribution(clf_data):
+    y, a, b = clf_data
+    r = bootstrap_test(
+        (y, a, b), "roc_auc_difference", n_resamples=999, key=3, return_distribution=True
+    )
+    d, t = r.bootstrap_distribution, float(r.statistic)
+    # Berg-Kirkpatrick et al. (2012): the shifted distribution d* - t as the null
+    ge, le = np.sum(d - t >= t), np.sum(d - t <= t)
+    expected = min(1.0, 2 * min((ge + 1) / 1000, (le + 1) / 1000))
+    np.testing.assert_allclose(r.pvalue, expected, rtol=1e-15)
+    g = bootstrap_test(
+        (y, a, b), "roc_auc_difference", n_resamples=999, key=3, alternative="greater"
+    )
+    np.testing.assert_allclose(g.pvalue, (ge + 1) / 1000, rtol=1e-15)
+    ci = bootstrap((y, a, b), "roc_auc_difference", n_resamples=999, key=3).confidence_interval
+    assert r.confidence_interval == ci
+
+
+def test_bootstrap_test_identical_systems():
+    a = np.random.default_rng(0).normal(size=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # BCa of a constant distribution
+        r = bootstrap_test((a, a), n_resamples=199, key=0)
+    assert r.statistic == 0 and r.pvalue == 1.0
+
+
+def test_bootstrap_test_clear_difference():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(1.0, 1, 60), rng.normal(0.0, 1, 60)
+    r = bootstrap_test((a, b), n_resamples=1999, key=0, alternative="greater")
+    assert r.pvalue == 1 / 2000 and r.n_extreme == 0
+
+
+# ----------------------------------------------------------------------------------------
+# Degenerate data and validation
+# ----------------------------------------------------------------------------------------
+
+
+def test_constant_data_bca_is_nan_with_a_warning_as_scipy():
+    x = np.full(10, 3.0)
+    with pytest.warns(RuntimeWarning, match="BCa confidence interval cannot be calculated"):
+        r = bootstrap((x,), "mean", n_resamples=99, key=0)
+    assert np.isnan(r.confidence_interval.low) and np.isnan(r.confidence_interval.high)
+    p = bootstrap((x,), "mean", method="percentile", n_resamples=99, key=0)
+    assert p.confidence_interval == (3.0, 3.0) and p.standard_error == 0
+
+
+def test_undefined_statistic_on_resamples_warns():
+    y = np.array([1, -1, -1, -1, -1, -1])
+    s = np.arange(6.0)
+    with pytest.warns(RuntimeWarning, match="undefined"):
+        r = bootstrap((y, s), "roc_auc", method="percentile", n_resamples=200, key=0)
+    assert np.isnan(r.confidence_interval.low)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        (dict(data=np.arange(5.0)), TypeError, "`data` must be a sequence"),
+        (dict(data=()), ValueError, "at least one sample"),
+        (dict(data=([1.0],)), ValueError, "at least 2"),
+        (dict(data=([1.0, np.nan],)), ValueError, "NaN at index 1"),
+        (dict(data=(["a", "b"],)), TypeError, "real numbers"),
+        (dict(statistic="median"), ValueError, "`statistic` must be one of"),
+        (dict(statistic=3), TypeError, "`statistic` must be a callable"),
+        (dict(statistic="mean_difference"), ValueError, "takes 2 sample"),
+        (
+            dict(data=([1, -1, 1], [0.1, 0.2, 0.3]), statistic="roc_auc", paired=False),
+            ValueError,
+            "needs `paired=True`",
+        ),
+        (dict(data=([1, 2, 1], [0.1, 0.2, 0.3]), statistic="roc_auc"), ValueError, "binary"),
+        (
+            dict(data=([1.0, 2.0], [1.0, 2.0, 3.0]), statistic="mean_difference"),
+            ValueError,
+            "same number of observations",
+        ),
+        (dict(n_resamples=0), ValueError, "`n_resamples` must be at least 1"),
+        (dict(n_resamples=10**9), ValueError, "exceeds"),
+        (dict(n_resamples=10.0), TypeError, "`n_resamples` must be an int"),
+        (dict(confidence_level=1.5), ValueError, "`confidence_level`"),
+        (dict(method="bootstrap-t"), ValueError, "`method`"),
+        (dict(alternative="bigger"), ValueError, "`alternative`"),
+        (dict(batch_size=0), ValueError, "`batch_size`"),
+        (dict(key=-1), ValueError, "`key`"),
+        (dict(axis=2), ValueError, "`axis`"),
+        (dict(paired="yes"), TypeError, "`paired` must be a bool"),
+        (dict(return_distribution=1), TypeError, "`return_distribution`"),
+    ],
+)
+def test_validation_messages(kwargs, error, match):
+    args = dict(data=(np.arange(5.0),), statistic="mean", n_resamples=10, key=0)
+    args.update(kwargs)
+    with pytest.raises(error, match=match):
+        bootstrap(args.pop("data"), args.pop("statistic"), **args)
+
+
+def test_bootstrap_test_refuses_a_non_difference():
+    with pytest.raises(ValueError, match="not a difference"):
+        bootstrap_test((np.arange(5.0),), "mean", n_resamples=10, key=0)
+
+
+def test_callable_must_be_traceable():
+    with pytest.raises(Exception):  # noqa: B017 - jax's own tracer error, not ours
+        bootstrap((np.arange(5.0),), lambda x: float(np.mean(x)), n_resamples=10, key=0)
+    # a jnp statistic is fine
+    r = bootstrap((np.arange(5.0),), lambda x: jnp.median(x), n_resamples=20, key=0)
+    assert np.isfinite(r.standard_error)

@@ -67,6 +67,11 @@ def main():
         return
     from sklearn.linear_model import LogisticRegression, RidgeClassifier
     from sklearn.model_selection import permutation_test_score as sk_pts
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    def scaled(model):  # jaxtests' learners standardise on each training fold by default
+        return make_pipeline(StandardScaler(), model)
 
     n, d, k = (200, 5, 5) if args.smoke else (1000, 20, 5)
     B = 50 if args.smoke else 1000
@@ -90,7 +95,9 @@ def main():
     rs = np.random.RandomState(0)
     perms = np.stack([rs.permutation(n) for _ in range(B_sk)])
     ours = permutation_test_score(models.ridge_classifier(), X, y, cv=folds, permutations=perms)
-    s, ps, _ = sk_pts(RidgeClassifier(), X, y, cv=folds, n_permutations=B_sk, random_state=0)
+    s, ps, _ = sk_pts(
+        scaled(RidgeClassifier()), X, y, cv=folds, n_permutations=B_sk, random_state=0
+    )
     err = float(np.max(np.abs(np.asarray(ours.permutation_scores) - ps)))
     assert err < 1e-8 and abs(float(ours.statistic) - s) < 1e-8, err
     print(f"correctness: max |ours - sklearn| over {B_sk} permutations = {err:.2e}")
@@ -98,8 +105,8 @@ def main():
 
     rows = []
     for name, model, est in (
-        ("ridge", models.ridge_classifier(), RidgeClassifier()),
-        ("logistic", models.logistic(), LogisticRegression()),
+        ("ridge", models.ridge_classifier(), scaled(RidgeClassifier())),
+        ("logistic", models.logistic(), scaled(LogisticRegression())),
     ):
         first, t, _ = _run_ours(model, X, y, folds, B)
         t0 = time.perf_counter()

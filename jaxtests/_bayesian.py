@@ -18,8 +18,22 @@ from jaxtests.kernels import statistics as kstatistics
 __all__ = ["BayesianResult", "SignRankResult", "correlated_ttest", "signrank"]
 
 
+class _Orientation:
+    """``p_a_better``, ``p_b_better`` from ``p_left``, ``p_right`` and ``higher_is_better``."""
+
+    @property
+    def p_a_better(self):
+        """``P(a better)``: ``p_left`` when higher is better, else ``p_right``."""
+        return self.p_left if self.higher_is_better else self.p_right
+
+    @property
+    def p_b_better(self):
+        """``P(b better)``: ``p_right`` when higher is better, else ``p_left``."""
+        return self.p_right if self.higher_is_better else self.p_left
+
+
 @result
-class BayesianResult:
+class BayesianResult(_Orientation):
     """Posterior probabilities of the mean difference ``mu`` of ``a - b`` against the rope.
 
     Oriented as baycomp's ``two_on_single(a, b)`` for the same argument order: "left"
@@ -48,16 +62,6 @@ class BayesianResult:
     rope: float = static_field()
     rho: float = static_field()
     higher_is_better: bool = static_field(default=True)
-
-    @property
-    def p_a_better(self):
-        """``P(a better)``: ``p_left`` when higher is better, else ``p_right``."""
-        return self.p_left if self.higher_is_better else self.p_right
-
-    @property
-    def p_b_better(self):
-        """``P(b better)``: ``p_right`` when higher is better, else ``p_left``."""
-        return self.p_right if self.higher_is_better else self.p_left
 
 
 @x64
@@ -183,7 +187,7 @@ _SORTED_BLOCK_ELEMENTS = 2**22
 
 
 @result
-class SignRankResult:
+class SignRankResult(_Orientation):
     """Posterior of the Bayesian signed-rank test of ``a`` against ``b`` over data sets.
 
     Oriented as baycomp's ``two_on_multiple(a, b)`` for the same argument order: "left"
@@ -220,16 +224,6 @@ class SignRankResult:
     n_datasets: int = static_field()
     seed: object = static_field(default=None)
     higher_is_better: bool = static_field(default=True)
-
-    @property
-    def p_a_better(self):
-        """``P(a better)``: ``p_left`` when higher is better, else ``p_right``."""
-        return self.p_left if self.higher_is_better else self.p_right
-
-    @property
-    def p_b_better(self):
-        """``P(b better)``: ``p_right`` when higher is better, else ``p_left``."""
-        return self.p_right if self.higher_is_better else self.p_left
 
 
 def _real_option(value, name, *, minimum=0.0):

@@ -2,9 +2,10 @@
 
 Workloads (full mode; ``--smoke`` shrinks them to seconds):
   * BCa interval of an AUC difference, n = 10,000 paired instances, 10^5 resamples:
-    ``jaxtests.bootstrap(..., "roc_auc_difference")`` (counts of each tie group per resample,
-    closed-form jackknife) vs ``scipy.stats.bootstrap`` with a vectorised numpy AUC
-    (``scipy.stats.rankdata`` along the resample axis, ``batch=250``). scipy's run is timed at
+    ``jaxtests.bootstrap(..., "roc_auc_difference")`` (each resample's counts read in each
+    score's sorted layout, closed-form jackknife) vs ``scipy.stats.bootstrap`` with a
+    vectorised numpy AUC (``scipy.stats.rankdata`` along the resample axis, ``batch=250``).
+    scipy's run is timed at
     ``--scipy-resamples`` (default 1,000) for its percentile interval and again for BCa (whose
     jackknife of n statistics is fixed work); its time at 10^5 is extrapolated as
     ``t_BCa(B_s) + (10^5 / B_s - 1) t_percentile(B_s)`` (linear in the resamples), and
@@ -12,20 +13,29 @@ Workloads (full mode; ``--smoke`` shrinks them to seconds):
   * DeLong's test on n = 10^6 instances: ``jaxtests.delong_test`` vs a numpy fast DeLong
     (Sun & Xu 2014 with ``scipy.stats.rankdata`` midranks), the same numbers first.
 
+  * Where the interval's time goes (``--components``): process CPU time per resample of the
+    jitted pieces, one block of the library's resample kernel at a time: the random indices
+    alone, the indices and each resample's scatter into counts, and the whole kernel (both
+    AUCs).
+
 Correctness first: the intervals agree within Monte Carlo error (0.25 standard errors) and the
 DeLong z and covariance to 1e-9. Reports the first call (compile included, in this process: run
-with ``JAXTESTS_CACHE_DIR=`` for a cold compile) and the best warm call; prints JSON lines.
+with ``JAXTESTS_CACHE_DIR=`` for a cold compile), the best warm call and their difference (the
+compile time), with the load average (the machine is shared); prints JSON lines.
 
 Usage: python bench/bench_bootstrap.py [--smoke] [--scipy-resamples B] [--scipy-full]
+       [--components]
 """
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import scipy
 import scipy.stats
@@ -88,6 +98,8 @@ def _record(**kw):
         jax=jax.__version__,
         scipy=scipy.__version__,
         numpy=np.__version__,
+        load_avg_1min=os.getloadavg()[0],
+        cpus=os.cpu_count(),
     )
     print(json.dumps(kw))
 
@@ -122,7 +134,9 @@ def bench_bca(n, n_resamples, scipy_resamples, scipy_full):
     ok = bool(d_lo < 0.25 and d_hi < 0.25)
     name = f"BCa AUC difference n={n} B={n_resamples}"
     print(
-        f"{name}\n  jaxtests  warm {warm:8.2f} s   first call {first:8.2f} s\n"
+        f"{name}   (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)\n"
+        f"  jaxtests  warm {warm:8.2f} s ({cpu_warm:.2f} s CPU)   first call {first:8.2f} s "
+        f"(compile and first run; compile ~{first - warm:.2f} s)\n"
         f"  scipy     {t_scipy:8.2f} s ({how})\n"
         f"  ratio scipy/jaxtests = {t_scipy / warm:.3g} warm, {t_scipy / first:.3g} first call; "
         f"CPU time {c_scipy:.1f} s / {cpu_warm:.1f} s = {c_scipy / cpu_warm:.3g}\n"
@@ -134,6 +148,7 @@ def bench_bca(n, n_resamples, scipy_resamples, scipy_full):
         workload=name,
         jax_s=warm,
         jax_first_s=first,
+        jax_compile_s=first - warm,
         ref="scipy.stats.bootstrap + numpy rankdata AUC",
         ref_s=t_scipy,
         ref_how=how,
@@ -170,12 +185,71 @@ def bench_delong(n):
     return ok
 
 
+def bench_components(n, reps=5):
+    """CPU microseconds per resample of the resample kernel's pieces (one dispatch of blocks)."""
+    from jaxtests.kernels import bootstrap as kboot
+
+    from jaxtests import _bootstrap
+
+    y, a, b = _data(n, 0)
+    samples = tuple(jnp.asarray(v) for v in (y, a, b))
+    layouts = _bootstrap._layouts("roc_auc_difference", [y, a, b])
+    draws, n_blocks = _bootstrap._block_draws(samples, True), 8
+    key = jax.random.key(0)
+
+    def blocks(piece):
+        @jax.jit
+        def run(key):
+            def one(g):
+                idx = kboot.draw_indices(key, g * draws, draws, 0, n)
+                if piece == "indices":
+                    return jnp.sum(idx, dtype=jnp.uint32).astype(jnp.int32)
+                counts = jax.lax.map(
+                    lambda i: jnp.zeros((n + 1,), jnp.int32).at[i].add(1, mode="promise_in_bounds"),
+                    idx,
+                )
+                return jnp.sum(counts, dtype=jnp.int32)
+
+            return jax.lax.map(one, jnp.arange(n_blocks, dtype=jnp.int64))
+
+        return lambda: run(key)
+
+    pieces = {
+        "random indices (threefry key per draw, hash words, multiply-shift)": blocks("indices"),
+        "indices + per-resample scatter into counts": blocks("counts"),
+        "whole kernel (indices, counts, both AUCs from the sorted layouts)": lambda: (
+            _bootstrap._resample_blocks(
+                key, jnp.int64(0), samples, layouts, "roc_auc_difference", True, draws, n_blocks
+            )
+        ),
+    }
+    print(
+        f"Resample kernel pieces, n={n}, {draws} draws a block, CPU us per resample (min of {reps})"
+    )
+    out = {}
+    for name, fn in pieces.items():
+        jax.block_until_ready(fn())
+        cpu = []
+        for _ in range(reps):
+            _timed(lambda fn=fn: jax.block_until_ready(fn()))
+            cpu.append(_CPU["last"])
+        best = min(cpu)
+        out[name] = best / (draws * n_blocks) * 1e6
+        print(f"  {out[name]:8.2f}  {name}")
+    _record(workload=f"bootstrap kernel pieces n={n}", us_per_resample_cpu=out)
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--smoke", action="store_true", help="small sizes (seconds)")
     ap.add_argument("--scipy-resamples", type=int, default=1000)
     ap.add_argument("--scipy-full", action="store_true")
+    ap.add_argument("--components", action="store_true", help="time the kernel's pieces only")
     args = ap.parse_args()
+    if args.components:
+        bench_components(1000 if args.smoke else 10_000)
+        return
     if args.smoke:
         ok = bench_bca(1000, 2000, 400, args.scipy_full) & bench_delong(10_000)
     else:

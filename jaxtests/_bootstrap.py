@@ -154,13 +154,53 @@ class BootstrapTestResult:
 # ----------------------------------------------------------------------------------------
 
 
+def _auc_layout(y, s):
+    """One score's layout for :func:`kboot.auc_parts`, on the host: ``(src_p, src_q, tie_src,
+    tie_pos, tie_group)``.
+
+    Sorted position ``p`` (ascending score, negatives first within a tie) sits at row
+    ``p mod K``, column ``p // K`` of ``K = AUC_ROWS`` rows of ``m = ceil(n / K)``;
+    ``src_p``/``src_q`` the observation of each slot, a positive/a negative (``n``, an
+    always-empty count, otherwise), and the instances in tie groups (observation, positive,
+    group number).
+    """
+    n = s.shape[0]
+    k = kboot.AUC_ROWS
+    m = -(-n // k)
+    positive = y > 0
+    order = np.lexsort((positive, s))
+    p = np.arange(n)
+    slot = (p % k) * m + p // k
+    src_p = np.full(k * m, n, np.int32)  # slot n of the counts: always 0
+    src_q = np.full(k * m, n, np.int32)
+    src_p[slot] = np.where(positive[order], order, n)
+    src_q[slot] = np.where(positive[order], n, order)
+    ss = s[order]
+    group = np.cumsum(np.r_[True, ss[1:] != ss[:-1]]) - 1
+    tied = np.bincount(group)[group] > 1
+    tie_group = np.unique(group[tied], return_inverse=True)[1].astype(np.int32)
+    return (
+        jnp.asarray(src_p.reshape(k, m)),
+        jnp.asarray(src_q.reshape(k, m)),
+        jnp.asarray(order[tied].astype(np.int32)),
+        jnp.asarray(positive[order][tied].astype(np.int32)),
+        jnp.asarray(tie_group.reshape(-1)),
+    )
+
+
+def _layouts(stat, samples):
+    """The AUC statistics' score layouts (host arrays in, device arrays out); None otherwise."""
+    if callable(stat) or not stat.startswith("roc_auc"):
+        return None
+    y = np.asarray(samples[0])
+    return tuple(_auc_layout(y, np.asarray(s)) for s in samples[1:])
+
+
 def _prepare(name, samples):
-    """Per-statistic constants computed once from the data: the slot of each observation."""
-    if name in ("mean", "mean_difference"):
+    """The measures' constants computed once from the data: the confusion cell of each instance."""
+    if name in ("mean", "mean_difference") or name.startswith("roc_auc"):
         return None
     y = samples[0]
-    if name.startswith("roc_auc"):
-        return tuple(kboot.auc_prep(y, s) for s in samples[1:])
     cells = [kboot.confusion_slots(y, s) for s in samples[1:]]
     if len(cells) == 2:  # the joint cell of A and B: one scatter for both measures
         return ((4 * cells[0] + cells[1], 16),)
@@ -182,9 +222,12 @@ def _measure(name, cc):
     return kmeasures.f_beta(c, 1.0)
 
 
-def _from_counts(name, counts, prep, dtype):
-    """The AUC of each prepared score from integer counts ``(R, n)`` of the observations."""
-    vals = [kboot.counts_auc(counts, p, dtype) for p in prep]
+def _auc_dtype(n):
+    """An integer type exact for twice the Mann-Whitney count of ``n`` draws (at most n^2 / 2)."""
+    return jnp.int32 if n * n // 2 < 2**31 else jnp.int64
+
+
+def _difference(vals):
     return vals[0] - vals[1] if len(vals) == 2 else vals[0]
 
 
@@ -198,7 +241,7 @@ def _from_slots(name, slot_counts, dtype):
     return _measure(base, c)
 
 
-def _from_weights(name, weights, samples, prep):
+def _from_weights(name, weights, samples, prep, layouts):
     """The built-in statistic of weighted observations (one ``(R, n_s)`` per sample)."""
     if name == "mean":
         return kboot.weighted_mean(weights[0], samples[0])
@@ -210,11 +253,15 @@ def _from_weights(name, weights, samples, prep):
         )
     dtype = samples[-1].dtype
     if name.startswith("roc_auc"):  # integer weights (the observed statistic's ones)
-        return _from_counts(name, weights[0].astype(jnp.int32), prep, dtype)
+        w = jnp.pad(weights[0][0].astype(jnp.int32), (0, 1))  # slot n: empty
+        n = weights[0].shape[-1]
+        dtype = _auc_dtype(n)
+        vals = [kboot.auc_finish(*kboot.auc_parts(w, lay, dtype), n, dtype) for lay in layouts]
+        return _difference(vals)[None]
     return _from_slots(name, [kboot.slot_weights(weights[0], sl, m) for sl, m in prep], dtype)
 
 
-def _resample_block(stat, key, start, samples, prep, paired, draws):
+def _resample_block(stat, key, start, samples, prep, layouts, paired, draws):
     """Statistics of draws ``start .. start + draws - 1``: ``(draws,)``."""
     sizes = [s.shape[0] for s in samples]
     if paired:
@@ -231,35 +278,36 @@ def _resample_block(stat, key, start, samples, prep, paired, draws):
         if paired:
             return jnp.mean((samples[0] - samples[1])[idx[0]], axis=-1)
         return jnp.mean(samples[0][idx[0]], axis=-1) - jnp.mean(samples[1][idx[1]], axis=-1)
-    # AUC: counts of each observation; measures: per confusion cell (exact integers)
+    # AUC: counts of each observation in each score's layout; measures: per confusion cell
+    # (exact integers)
     if stat.startswith("roc_auc"):
-        counts = kboot.slot_counts(idx[0], sizes[0])
-        return _from_counts(stat, counts, prep, samples[-1].dtype)
+        n = sizes[0]
+        return _difference(kboot.auc_resamples(idx[0], n, layouts, _auc_dtype(n)))
     counts = [kboot.slot_counts(sl[idx[0]], m) for sl, m in prep]
     return _from_slots(stat, counts, samples[-1].dtype)
 
 
 @functools.partial(jax.jit, static_argnames=("stat", "paired", "draws", "n_blocks"))
-def _resample_blocks(key, first, samples, stat, paired, draws, n_blocks):
+def _resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks):
     """``n_blocks`` blocks of ``draws`` resamples from draw ``first``: ``(n_blocks draws,)``."""
     prep = None if callable(stat) else _prepare(stat, samples)
 
     def one(b):
         start = first + b.astype(jnp.int64) * draws
-        return _resample_block(stat, key, start, samples, prep, paired, draws)
+        return _resample_block(stat, key, start, samples, prep, layouts, paired, draws)
 
     return lax.map(one, jnp.arange(n_blocks)).reshape(-1)
 
 
 @functools.partial(jax.jit, static_argnames=("stat", "paired"))
-def _observed(samples, stat, paired):
+def _observed(samples, layouts, stat, paired):
     if callable(stat):
         return stat(*samples)
     prep = _prepare(stat, samples)
     if stat == "mean_difference" and paired:
         return jnp.mean(samples[0] - samples[1])
     weights = [jnp.ones((1, s.shape[0]), samples[-1].dtype) for s in samples]
-    return _from_weights(stat, weights, samples, prep)[0]
+    return _from_weights(stat, weights, samples, prep, layouts)[0]
 
 
 @functools.partial(jax.jit, static_argnames=("stat", "which", "paired", "rows"))
@@ -456,7 +504,7 @@ def _block_draws(samples, paired):
     return r
 
 
-def _distribution(stat, key, samples, paired, n_resamples, batch_size):
+def _distribution(stat, key, samples, layouts, paired, n_resamples, batch_size):
     """The bootstrap distribution ``(n_resamples,)`` float64, computed in fixed blocks."""
     draws = _block_draws(samples, paired)
     # Blocks per dispatch, whatever n_resamples (one program per data size; surplus draws of
@@ -466,7 +514,9 @@ def _distribution(stat, key, samples, paired, n_resamples, batch_size):
     out = np.empty(n_resamples, np.float64)
     for b in range(0, n_blocks, per_call):
         first = jnp.asarray(b * draws, jnp.int64)
-        vals = np.asarray(_resample_blocks(key, first, samples, stat, paired, draws, per_call))
+        vals = np.asarray(
+            _resample_blocks(key, first, samples, layouts, stat, paired, draws, per_call)
+        )
         lo = b * draws
         hi = min(n_resamples, lo + vals.size)
         out[lo:hi] = vals[: hi - lo]
@@ -562,9 +612,10 @@ def _run(data, statistic, paired, axis, opts):
     rows = []
     for t in range(h):
         samples = tuple(jnp.asarray(a[t]) for a in flat)
-        theta_hat = float(_observed(samples, stat, bool(paired)))
+        layouts = _layouts(stat, [a[t] for a in flat])
+        theta_hat = float(_observed(samples, layouts, stat, bool(paired)))
         dist = _distribution(
-            stat, opts.key, samples, bool(paired), opts.n_resamples, opts.batch_size
+            stat, opts.key, samples, layouts, bool(paired), opts.n_resamples, opts.batch_size
         )
         _warn_undefined(dist)
         low, high, z0, a = _interval(dist, theta_hat, stat, samples, bool(paired), opts)

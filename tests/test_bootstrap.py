@@ -187,6 +187,47 @@ def test_coverage_of_a_zero_auc_difference():
 # ----------------------------------------------------------------------------------------
 
 
+def _np_weighted_auc(y, s, c):
+    """Mann-Whitney AUC of instances weighted by counts ``c``, ties 1/2: all pairs, O(n^2)."""
+    pos, neg = y > 0, y <= 0
+    diff = s[pos][:, None] - s[neg][None, :]
+    w = c[pos][:, None] * c[neg][None, :]
+    wins = np.sum(w * ((diff > 0) + 0.5 * (diff == 0)))
+    den = c[pos].sum() * c[neg].sum()
+    return wins / den if den > 0 else np.nan
+
+
+@pytest.mark.parametrize("n", [2, 7, 64, 65, 300, 5000])
+def test_layout_auc_equals_all_pairs(n):
+    """The sorted-layout AUC of resample counts (running vectors over 64 rows, recursive
+    column totals beyond 4096 instances, tie groups) against the all-pairs count."""
+    from jaxtests._bootstrap import _auc_dtype, _auc_layout
+    from jaxtests.kernels import bootstrap as kboot
+
+    rng = np.random.default_rng(n)
+    y = np.where(rng.random(n) < 0.4, 1, -1)
+    y[:2] = (1, -1)
+    for s in (rng.normal(size=n), np.round(rng.normal(size=n), 1), np.zeros(n)):
+        lay = _auc_layout(y, s)
+        for c in (rng.multinomial(n, np.full(n, 1 / n)), np.ones(n, int), (y > 0) * 2):
+            cj = jnp.asarray(np.r_[c, 0].astype(np.int32))
+            dtype = _auc_dtype(n)
+            got = float(kboot.auc_finish(*kboot.auc_parts(cj, lay, dtype), int(c.sum()), dtype))
+            np.testing.assert_allclose(got, _np_weighted_auc(y, s, c), rtol=1e-14, equal_nan=True)
+
+
+def test_ordered_pairs_equals_a_running_sum():
+    from jaxtests.kernels import bootstrap as kboot
+
+    rng = np.random.default_rng(1)
+    for n, k in ((40, 8), (4096, 64), (70_000, 64)):
+        p, q = rng.integers(0, 3, size=(2, n))
+        want = int(np.sum(p * (np.cumsum(q) - q)))
+        m = -(-n // k)
+        lay = [jnp.asarray(np.pad(x, (0, k * m - n)).reshape(m, k).T) for x in (p, q)]
+        assert int(kboot.ordered_pairs(*lay, jnp.int64)) == want
+
+
 def test_fused_auc_equals_callable_on_the_same_resamples(clf_data):
     """The counts path and the gather path read the same draws: the same AUCs to rounding."""
     y, a, b = clf_data

@@ -14,7 +14,7 @@ The built-in statistics read a resample as the counts of its draws: per
 confusion cell for the measures (:func:`slot_counts`), per observation for the
 ROC area (:func:`auc_resamples`), gathered into each score's sorted layout, where
 the Mann-Whitney count is one pass of vector adds (:func:`ordered_pairs`, O(n)
-per resample, no sort and no scan). Counts are integers, so these statistics are
+per resample, no sort and no scan over n). Counts are integers, so these statistics are
 exact and do not depend on how draws are vectorised. Weighted versions
 (:func:`slot_weights`, :func:`weighted_mean`) serve the observed statistic.
 Pure; no validation.

@@ -1,7 +1,8 @@
 """bootstrap and bootstrap_test against scipy.stats.bootstrap (scipy 1.17): the BCa jackknife
 acceleration to 1e-12 (scipy's private ``_bca_interval``), intervals within Monte Carlo error,
-the fused AUC/measure statistics against callables on the same resamples, batch invariance,
-degenerate data and every validation message."""
+the fused AUC/measure statistics against callables on the same resamples, the sorted-layout AUC
+kernel against an all-pairs count, batch invariance, degenerate data and every validation
+message."""
 
 import warnings
 
@@ -9,10 +10,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.stats
+from jaxtests.kernels import bootstrap as kboot
 from jaxtests.kernels import measures as kmeasures
 from scipy.stats._resampling import _bca_interval
 
-from jaxtests._bootstrap import bootstrap, bootstrap_test
+from jaxtests._bootstrap import _auc_dtype, _auc_layout, bootstrap, bootstrap_test
 
 N_MC = 4000  # resamples of the interval comparisons
 
@@ -201,9 +203,6 @@ def _np_weighted_auc(y, s, c):
 def test_layout_auc_equals_all_pairs(n):
     """The sorted-layout AUC of resample counts (running vectors over 64 rows, recursive
     column totals beyond 4096 instances, tie groups) against the all-pairs count."""
-    from jaxtests._bootstrap import _auc_dtype, _auc_layout
-    from jaxtests.kernels import bootstrap as kboot
-
     rng = np.random.default_rng(n)
     y = np.where(rng.random(n) < 0.4, 1, -1)
     y[:2] = (1, -1)
@@ -217,8 +216,6 @@ def test_layout_auc_equals_all_pairs(n):
 
 
 def test_ordered_pairs_equals_a_running_sum():
-    from jaxtests.kernels import bootstrap as kboot
-
     rng = np.random.default_rng(1)
     for n, k in ((40, 8), (4096, 64), (70_000, 64)):
         p, q = rng.integers(0, 3, size=(2, n))

@@ -111,7 +111,8 @@ class ScoreReport:
     effect_sizes: np.ndarray
     magnitudes: tuple
 
-    def _columns(self):
+    def table_rows(self):
+        """Column labels and the formatted cells of each learner (best first)."""
         center = "M" if self.center_name == "mean" else "MD"
         spread = "SD" if self.spread_name == "std" else "MAD"
         effect = "d" if self.effect_size_name == "cohen_d" else "gamma"
@@ -131,14 +132,14 @@ class ScoreReport:
 
     def markdown(self):
         """A Markdown table: mean rank, center, spread, effect size and its magnitude."""
-        head, rows = self._columns()
+        head, rows = self.table_rows()
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         return "\n".join(lines)
 
     def latex(self):
         """A LaTeX ``tabular`` of the same columns as :meth:`markdown` (booktabs rules)."""
-        head, rows = self._columns()
+        head, rows = self.table_rows()
         tex = {"MR": "MR", "gamma": r"$\gamma$", "d": "$d$"}
 
         def esc(s):

@@ -261,11 +261,57 @@ def read(args):
     return read_scores(args.file, score=score, higher_is_better=way)
 
 
+def _report(table, args):
+    """``--report``: :meth:`ScoreTable.report` as text, Markdown, LaTeX or JSON."""
+    from jaxtests._report import dumps, text_table
+
+    for option, value in (
+        ("--test", args.test),
+        ("--pair", args.pair),
+        ("--control", args.control),
+        ("--correction", args.correction),
+        ("--alternative", args.alternative),
+        ("--n-resamples", args.n_resamples),
+        ("--seed", args.seed),
+        ("--rope", args.rope),
+        ("--out", args.out),
+    ):
+        if value not in (None, False):
+            raise BadInput(f"{option} is not used by --report: it chooses its own tests.")
+    for name, option in _PER_FOLD_OPTIONS:
+        if getattr(args, name) not in (None, False):
+            raise BadInput(
+                f"{option} is not used on a many-data-set file (it has a 'dataset' column)."
+            )
+    try:
+        rep = table.report(alpha=args.alpha)
+    except ValueError as exc:
+        raise BadInput(f"{args.file}: --report: {exc}") from None
+    if args.json:
+        print(dumps({"file": str(args.file), "layout": "datasets", "report": rep}))
+    elif args.latex:
+        print(rep.latex())
+    elif args.markdown:
+        print(rep.text())
+        print()
+        print(rep.markdown())
+    else:
+        head, rows = rep.table_rows()
+        print(rep.text())
+        print()
+        print(text_table(rows, list(head)))
+    return 0
+
+
 def run(args):
     """``compare`` on a file with a ``dataset`` column."""
     from jaxtests._report import dumps, markdown_table, text_table
 
     table = read(args)
+    if args.report:
+        return _report(table, args)
+    if args.latex:
+        raise BadInput("--latex writes the table of --report; add --report.")
     tests = list(args.test or [])
     left_out = []
     if not tests:

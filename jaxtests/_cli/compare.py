@@ -104,6 +104,13 @@ def add_parser(subparsers):
     )
     d = c.add_argument_group("many-data-set file (a 'dataset' column)")
     d.add_argument("--control", help="friedman-posthoc: compare every learner with this one")
+    d.add_argument(
+        "--report",
+        action="store_true",
+        help="an automatic analysis as autorank makes one: checks normality and equal "
+        "variances, picks the tests (repeated-measures ANOVA and Tukey's HSD, or Friedman "
+        "and Nemenyi; t or Wilcoxon for two learners) and writes a summary and a table",
+    )
     c.add_argument(
         "--rope",
         type=NONNEGATIVE,
@@ -117,6 +124,7 @@ def add_parser(subparsers):
     fmt = c.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="machine-readable output")
     fmt.add_argument("--markdown", action="store_true", help="markdown table for papers")
+    fmt.add_argument("--latex", action="store_true", help="LaTeX table of --report for papers")
     c.set_defaults(func=run)
 
 
@@ -140,6 +148,7 @@ def _check_options(args, tests, data, task):
     for option, value in (
         ("--control", args.control),
         ("--out", args.out),
+        ("--report", args.report),
     ):
         if value not in (None, False):
             raise BadInput(
@@ -255,6 +264,8 @@ def _check_pooling(args, tests, table, per_instance):
 def run(args):
     if has_dataset_column(args.file):
         return _compare_datasets.run(args)
+    if args.latex:
+        raise BadInput("--latex writes the table of --report, on a many-data-set file only.")
     data = read_tidy(args.file)
     per_instance = isinstance(data, PerInstance)
     task = _task(data, args.file) if per_instance else None

@@ -1,4 +1,5 @@
-"""Issue 28: ``jaxtests compare FILE --report`` prints :meth:`ScoreTable.report` (in-process)."""
+"""Issue 28, the command line (in-process): ``compare FILE --report`` prints
+:meth:`ScoreTable.report`, and every result is printed once (28.9)."""
 
 import json
 
@@ -65,3 +66,29 @@ def test_report_options_refused(scores_csv, capsys, tmp_path):
     )
     status, _, err = cli(capsys, "compare", folds, "--report")
     assert status == 2 and "--report is used on a many-data-set file" in err
+
+
+def test_each_result_printed_once(scores_csv, capsys, tmp_path):
+    # Issue 28.9: the pairs were printed twice, as table rows and again as text after it.
+    rng = np.random.default_rng(3)
+    folds = tmp_path / "folds.csv"
+    folds.write_text(
+        "algorithm,fold,error\n"
+        + "".join(
+            f"{a},{k},{0.1 + s + 0.02 * rng.standard_normal():.4f}\n"
+            for a, s in (("svm", 0.0), ("knn", 0.03), ("lda", 0.01))
+            for k in range(10)
+        )
+    )
+    status, out, err = cli(capsys, "compare", folds, "--quiet")
+    assert status == 0, err
+    assert out.count("svm vs knn") == 1 and "p_adj" not in out
+    assert "Cliques: " in out and "Ordering, best first (lower is better):" in out
+    path, _ = scores_csv
+    status, out, err = cli(capsys, "compare", path, "--test", "friedman-posthoc")
+    assert status == 0, err
+    assert out.count("a vs c") == 1 and "a - c" not in out
+    status, out, err = cli(capsys, "compare", path, "--test", "bayes-signrank", "--pair", "a",
+                           "b", "--rope", "0.01", "--seed", "1")  # fmt: skip
+    assert status == 0, err
+    assert out.count("P(a better)") == 1 and "50000 posterior samples (seed 1)" in out

@@ -133,7 +133,7 @@ def _posthoc(table, args):
         if notes:
             row["notes"] = notes
         rows.append(row)
-    return rows, {"friedman-posthoc": res, "posthoc_text": res.text()}
+    return rows, {"friedman-posthoc": res}  # res.text() would repeat the table's rows
 
 
 def _wilcoxon(table, args):
@@ -156,10 +156,10 @@ def _bayes_signrank(table, args):
     regions = (f"{a} better", "equivalent", f"{b} better")
     row = _bayes_row("bayes-signrank", f"{a} vs {b}", table.measure, res, regions, notes=notes)
     probs = {k: row[k] for k in ("p_left", "p_rope", "p_right")}
+    # the probabilities are in the table's row: the text says how they were drawn
     text = (
-        f"bayes-signrank {a} vs {b}, rope {args.rope:g}, {res.n_samples} posterior samples "
-        f"(seed {res.seed}): P({a} better) = {probs['p_left']:.4f}, "
-        f"P(equivalent) = {probs['p_rope']:.4f}, P({b} better) = {probs['p_right']:.4f}"
+        f"bayes-signrank {a} vs {b}: rope {args.rope:g}, {res.n_samples} posterior samples "
+        f"(seed {res.seed})."
     )
     summary = {**probs, "rope": res.rope, "n_samples": res.n_samples, "seed": res.seed}
     return [row], {"bayes-signrank": summary, "bayes_text": text, "bayes_result": (res, (a, b))}
@@ -379,7 +379,10 @@ def run(args):
     if any(r["test"] == "nemenyi" for r in rows):
         print("nemenyi: statistic = difference of average ranks.")
     if any(r["test"].startswith("friedman-posthoc") for r in rows):
-        print("friedman-posthoc: statistic = z of the average ranks; adjusted p-values.")
+        print(
+            "friedman-posthoc: statistic = z of the average ranks; adjusted p-values (raw "
+            "ones with --json)."
+        )
     for key in ("bayes_text", "nemenyi_text", "posthoc_text"):
         if key in results:
             print()

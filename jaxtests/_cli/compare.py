@@ -1,5 +1,6 @@
 """``jaxtests compare``: tests on per-fold or per-instance results read from a file."""
 
+import argparse
 import sys
 
 import numpy as np
@@ -287,26 +288,47 @@ def run(args):
         raise BadInput(f"{args.file}: need at least 2 folds, got {table.values.shape[1]}.")
     _check_pooling(args, tests, table, per_instance)
     univariate = [t for t in tests if TESTS[t].per_measure is not None or t == "posthoc"]
-    if not per_instance and not args.measures and len(table.measures) > 1 and univariate:
-        first, rest = table.measures[0], list(table.measures[1:])
-        left_out.append(
-            f"{', '.join(univariate)} ran on {first!r} only, the first measure column; the file "
-            f"also has {rest}: choose with --measures (several get adjusted p-values)."
-        )
-    rows, results = [], {}
+    # Several measure columns and no --measures: each univariate test on every column, one
+    # block per measure (issue 28.7), as separate calls of R's t.test or scipy would; the
+    # multivariate tests (hotelling, manova) take all columns at once, in a block of their own.
+    every = not per_instance and not args.measures and len(table.measures) > 1 and univariate
+    if every:
+        blocks = [(m, univariate) for m in table.measures]
+        rest = [t for t in tests if t not in univariate]
+        if rest:
+            blocks.append((None, rest))
+    else:
+        blocks = [(None, tests)]
     # a bar only where something is drawn (not for a parametric test's compilation)
     drawn = any(TESTS[t].random for t in tests)
+    done = []  # (measure, rows, results) of each block
     with Progress("resamples", disable=args.quiet or not drawn) as bar:
-        inp = Inputs(table, data, args, bar)
-        for t in tests:
-            try:
-                r, res = run_test(t, inp)
-            except BadInput:
-                raise
-            except ValueError as exc:
-                raise BadInput(f"{args.file}: --test {t}: {exc}") from None
-            rows += r
-            results.update(res)
+        for measure, block in blocks:
+            block_args = argparse.Namespace(**vars(args))
+            if measure is not None:
+                block_args.measures = [measure]
+            inp = Inputs(table, data, block_args, bar)
+            block_rows, block_results = [], {}
+            for t in block:
+                try:
+                    r, res = run_test(t, inp)
+                except BadInput:
+                    raise
+                except ValueError as exc:
+                    raise BadInput(f"{args.file}: --test {t}: {exc}") from None
+                block_rows += r
+                block_results.update(res)
+            done.append((measure, block_rows, block_results))
+    rows = [r for _, block_rows, _ in done for r in block_rows]
+    if every:
+        results = {
+            m if m is not None else "all measures": {
+                k: v for k, v in res.items() if not k.endswith("_text")
+            }
+            for m, _, res in done
+        }
+    else:
+        results = done[0][2]
     notes = [f"{r['test']}, {r['measure']}: {n}" for r in rows for n in r.get("notes", ())]
     notes += left_out
     adjusted = sorted({r["test"] for r in rows if "measures)" in r["test"]})
@@ -334,7 +356,16 @@ def run(args):
         return 0
     columns += [c for c in ("difference", "effect", "posterior") if any(c in r for r in rows)]
     render = markdown_table if args.markdown else text_table
-    print(render(rows, columns))
+    for b, (measure, block_rows, block_results) in enumerate(done):
+        if every:
+            if b:
+                print()
+            print(f"{measure}:" if measure is not None else "all measures:")
+        print(render(block_rows, columns))
+        for key in ("bayes_text", "posthoc_text"):
+            if key in block_results:
+                print()
+                print(block_results[key])
     if any("difference" in r for r in rows):
         print(
             f"difference: mean of A - B (delong: AUC of A - AUC of B); intervals at "
@@ -343,10 +374,6 @@ def run(args):
         )
     for t in adjusted:
         print(f"{t}: p-values adjusted across the measures; raw p-values with --json.")
-    for key in ("bayes_text", "posthoc_text"):
-        if key in results:
-            print()
-            print(results[key])
     for n in dict.fromkeys(notes):
         print(f"jaxtests: note: {n}", file=sys.stderr)
     return 0

@@ -29,8 +29,11 @@ POSTHOC_NAMES = {"tukeyhsd": "Tukey's HSD", "nemenyi": "Nemenyi test"}
 
 
 def magnitude(effect_size):
-    """``"negligible"``, ``"small"``, ``"medium"`` or ``"large"`` for Cohen's d or gamma."""
+    """``"negligible"``, ``"small"``, ``"medium"`` or ``"large"`` for Cohen's d or gamma;
+    ``"undefined"`` for NaN (0/0: constant scores)."""
     size = abs(float(effect_size))
+    if np.isnan(size):
+        return "undefined"
     for bound, word in MAGNITUDES:
         if size < bound:
             return word
@@ -184,8 +187,11 @@ class ScoreReport:
                 f"{min(self.normality_pvalues):.3g})."
             )
         test = "Bartlett's" if self.homogeneity_test == "bartlett" else "Levene's"
-        equal = "equal" if self.homoscedastic else "unequal"
-        out.append(f"{test} test: variances {equal} (p = {self.homogeneity_pvalue:.3g}).")
+        if np.isnan(self.homogeneity_pvalue):  # constant scores: autorank's "unequal" too
+            out.append(f"{test} test: undefined (p = nan), variances not taken as equal.")
+        else:
+            equal = "equal" if self.homoscedastic else "unequal"
+            out.append(f"{test} test: variances {equal} (p = {self.homogeneity_pvalue:.3g}).")
         omnibus = OMNIBUS_NAMES[self.omnibus]
         why = {
             "anova": "all normal and homoscedastic",
@@ -278,10 +284,11 @@ def report(table, *, alpha=0.05):
     normality = np.array([float(stats.shapiro(x[:, j]).pvalue) for j in range(k)])
     all_normal = bool(np.all(normality >= alpha_normality))
     columns = [x[:, j] for j in range(k)]
-    if all_normal:
-        homogeneity_test, homogeneity_p = "bartlett", float(stats.bartlett(*columns).pvalue)
-    else:  # scipy's default center="median" (Brown-Forsythe), as autorank
-        homogeneity_test, homogeneity_p = "levene", float(stats.levene(*columns).pvalue)
+    with np.errstate(all="ignore"):  # a constant learner: log(0) inside; p says it
+        if all_normal:
+            homogeneity_test, homogeneity_p = "bartlett", float(stats.bartlett(*columns).pvalue)
+        else:  # scipy's default center="median" (Brown-Forsythe), as autorank
+            homogeneity_test, homogeneity_p = "levene", float(stats.levene(*columns).pvalue)
     homoscedastic = bool(homogeneity_p >= alpha)
     friedman = table.friedman(method="chi2")
     ranks = np.asarray(friedman.average_ranks, dtype=np.float64)

@@ -152,3 +152,12 @@ def test_bad_input():
         table.report(alpha=1.5)
     with pytest.raises(ValueError, match="at least 5 data sets"):
         _table(TABLES["normal"][:4]).report()
+
+
+def test_constant_scores_are_reported_not_misread():
+    # every score 0.5: Bartlett's p and the effect sizes are 0/0 (autorank: "unequal" too)
+    with pytest.warns(UserWarning, match="range zero"):  # scipy's Shapiro-Wilk says so
+        r = _table(np.full((6, 3), 0.5)).report()
+    assert np.isnan(r.homogeneity_pvalue) and not r.homoscedastic and not r.reject
+    assert r.magnitudes == ("negligible", "undefined", "undefined")
+    assert "Bartlett's test: undefined (p = nan)" in r.text()

@@ -51,7 +51,8 @@ def add_parser(subparsers):
         "--measures",
         nargs="+",
         help="measure column(s) to test; a univariate test runs on each, its p-values "
-        "adjusted with --correction",
+        "adjusted with --correction (default: every measure column of a per-fold file, one "
+        "block each, unadjusted)",
     )
     c.add_argument("--alpha", type=ALPHA, default=0.05, help="level in (0, 1)")
     c.add_argument("--alternative", default=None, choices=ALTERNATIVES, help="default two-sided")

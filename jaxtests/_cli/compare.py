@@ -321,15 +321,13 @@ def run(args):
                 block_results.update(res)
             done.append((measure, block_rows, block_results))
     rows = [r for _, block_rows, _ in done for r in block_rows]
-    if every:
-        results = {
-            m if m is not None else "all measures": {
-                k: v for k, v in res.items() if not k.endswith("_text")
-            }
-            for m, _, res in done
-        }
-    else:
-        results = done[0][2]
+    results = {}  # as with several --measures: {test: {measure: result}}
+    for measure, _, block_results in done:
+        for k, v in block_results.items():
+            if measure is None or k.endswith("_text"):
+                results[k] = v
+            else:
+                results.setdefault(k, {})[measure] = v
     notes = [f"{r['test']}, {r['measure']}: {n}" for r in rows for n in r.get("notes", ())]
     notes += left_out
     adjusted = sorted({r["test"] for r in rows if "measures)" in r["test"]})

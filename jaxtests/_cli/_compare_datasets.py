@@ -300,6 +300,10 @@ def _report(table, args):
         print(rep.text())
         print()
         print(text_table(rows, list(head)))
+    if table.n_folds is not None:
+        folds = "/".join(map(str, sorted(set(table.n_folds))))
+        print(f"jaxtests: note: each data set's score is the mean over its {folds} folds.",
+              file=sys.stderr)  # fmt: skip
     return 0
 
 

@@ -56,6 +56,7 @@ _WHERE = {
     **dict.fromkeys(("FriedmanPosthocResult", "friedman_posthoc"), "jaxtests._rank_posthoc"),
     **dict.fromkeys(("PermutationTestScoreResult", "permutation_test_score"), "jaxtests._sanity"),
     **dict.fromkeys(("ScoreTable", "read_scores"), "jaxtests._scores"),
+    "ScoreReport": "jaxtests._score_report",
     **dict.fromkeys(("WilcoxonResult", "wilcoxon"), "jaxtests._wilcoxon"),
 }
 

@@ -405,8 +405,11 @@ class PosthocResult:
     seed: object = static_field(default=None)
     permutation_method: str | None = static_field(default=None)
 
-    def text(self):
-        """A short report: adjusted p-value of every pair, cliques and the ordering."""
+    def text(self, *, pairs=True):
+        """A short report: adjusted p-value of every pair, cliques and the ordering.
+
+        ``pairs=False`` leaves out the pairs' lines (a table shows them already).
+        """
         n = self.pvalue.shape[0]
         names = self.names or tuple(str(i) for i in range(n))
         padj = np.asarray(self.pvalue_adjusted)
@@ -415,7 +418,7 @@ class PosthocResult:
         out = [
             f"Pairwise {self.test} tests{how}, {self.correction} correction, alpha = {self.alpha}"
         ]
-        for i in range(n):
+        for i in range(n if pairs else 0):
             for j in range(i + 1, n):
                 mark = " *" if rej[i, j] else ""
                 out.append(f"  {names[i]} vs {names[j]}: p_adj = {padj[i, j]:.4g}{mark}")

@@ -1,17 +1,46 @@
-"""Progress reporting shared by the long-running functions: one contract, three spellings.
+"""Progress reporting shared by the long-running functions: one contract, four spellings.
 
-``progress`` may be None or False (silent), True (a :mod:`tqdm.auto` bar, the
-notebook widget where one applies), a tqdm bar the caller owns (updated with
-the work done, never closed here) or a callable ``progress(done, total)``.
+``progress`` may be None (the default: a bar only in an interactive session, once the
+call has run for ``AUTO_DELAY`` seconds), False (silent), True (a :mod:`tqdm.auto` bar,
+the notebook widget where one applies), a tqdm bar the caller owns (updated with the
+work done, never closed here) or a callable ``progress(done, total)``.
 :func:`as_progress` turns each into None or a :class:`Reporter`, which is a
 ``progress(done, total)`` callable with ``close()``.
 """
 
+import contextlib
+import contextvars
 import os
 import sys
 import warnings
 
-__all__ = ["LongRunWarning", "Reporter", "as_progress"]
+__all__ = ["AUTO_DELAY", "LongRunWarning", "Reporter", "as_progress", "no_auto_bar"]
+
+# tqdm's ``delay``: a call shorter than this shows nothing, a longer one its bar (issue 28.9:
+# a 14-s call showed no progress).
+AUTO_DELAY = 3.0
+_AUTO = contextvars.ContextVar("jaxtests_auto_bar", default=True)
+
+
+@contextlib.contextmanager
+def no_auto_bar():
+    """No automatic bar inside (the command line draws its own, or none with ``--quiet``)."""
+    token = _AUTO.set(False)
+    try:
+        yield
+    finally:
+        _AUTO.reset(token)
+
+
+def interactive():
+    """Whether ``progress=None`` shows a bar: stderr is a terminal (tqdm's convention for
+    ``disable=None``), outside a pytest test and outside :func:`no_auto_bar`."""
+    if not _AUTO.get() or "PYTEST_CURRENT_TEST" in os.environ:
+        return False
+    try:
+        return bool(sys.stderr is not None and sys.stderr.isatty())
+    except (AttributeError, ValueError):  # a replaced or closed stderr
+        return False
 
 
 class LongRunWarning(UserWarning):
@@ -26,10 +55,10 @@ class Reporter:
     closed when ``done`` reaches ``total`` or by :meth:`close`.
     """
 
-    def __init__(self, fn=None, bar=None, *, desc="resamples", unit="draws"):
+    def __init__(self, fn=None, bar=None, *, desc="resamples", unit="draws", delay=0.0):
         self._fn, self._bar, self._owned = fn, bar, False
         self._create = fn is None and bar is None
-        self._desc, self._unit = desc, unit
+        self._desc, self._unit, self._delay = desc, unit, delay
         self._done = 0  # work reported so far by this run (a caller's bar gains it)
 
     def __call__(self, done, total):
@@ -40,7 +69,9 @@ class Reporter:
         if self._bar is None and self._create:
             from tqdm.auto import tqdm
 
-            self._bar = tqdm(total=total, desc=self._desc, unit=self._unit, unit_scale=True)
+            self._bar = tqdm(
+                total=total, desc=self._desc, unit=self._unit, unit_scale=True, delay=self._delay
+            )
             self._owned, self._done = True, 0
         bar = self._bar
         if bar is None:
@@ -73,12 +104,15 @@ def _is_tqdm(obj):
 def as_progress(progress, *, name="progress", desc="resamples", unit="draws"):
     """Validate ``progress`` and return None or a :class:`Reporter`.
 
-    None and False give None; True a new :mod:`tqdm.auto` bar (created at the
-    first report, with the total); a ``tqdm`` instance is updated by the work
-    done (its total is set when it has none); a callable is called as
-    ``progress(done, total)``. Anything else (``1``, a string) is a TypeError.
+    None gives a bar that shows once the call has run ``AUTO_DELAY`` seconds, in an
+    interactive session only (:func:`interactive`), else None; False gives None; True a
+    new :mod:`tqdm.auto` bar (created at the first report, with the total); a ``tqdm``
+    instance is updated by the work done (its total is set when it has none); a callable
+    is called as ``progress(done, total)``. Anything else (``1``, a string) is a TypeError.
     """
-    if progress is None or progress is False:
+    if progress is None:
+        return Reporter(desc=desc, unit=unit, delay=AUTO_DELAY) if interactive() else None
+    if progress is False:
         return None
     if isinstance(progress, Reporter):
         return progress

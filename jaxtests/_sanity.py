@@ -747,8 +747,10 @@ def permutation_test_score(
         granularity only): the permutations and the scores do not depend on it.
     n_jobs : int, optional
         joblib workers for scikit-learn estimators (refused for built-in models).
-    progress : bool, tqdm bar or callable, optional
-        True shows a :mod:`tqdm.auto` bar; a tqdm bar is advanced by the
+    progress : bool, tqdm bar, callable or None
+        None (the default) shows a bar once the call has run 3 s, in an interactive
+        session only (stderr a terminal; never under pytest); False none; True shows a
+        :mod:`tqdm.auto` bar; a tqdm bar is advanced by the
         permutations done; a callable is called as ``progress(done, total)``
         after each compiled call / permutation.
 

@@ -84,6 +84,72 @@ class ScoreTable:
             names=self.learners,
         )
 
+    def report(self, *, alpha=0.05):
+        """An automatic analysis of the table, as autorank makes one (Herbold 2020).
+
+        Parameters
+        ----------
+        alpha : float
+            Family-wise level of the tests.
+
+        Returns
+        -------
+        ScoreReport
+            The decisions and numbers (best learner first), with ``text()`` (prose),
+            ``markdown()`` and ``latex()`` (tables of mean rank, center, spread and
+            effect size against the best learner, with its magnitude).
+
+        Notes
+        -----
+        The decision rules are autorank's (``autorank.autorank``, frequentist approach):
+
+        1. Normality: Shapiro-Wilk on each learner's scores at ``alpha / k``
+           (Bonferroni); all normal when no p-value is below it.
+        2. Homoscedasticity: Bartlett's test when all are normal, else Levene's
+           (scipy's median-centred); equal variances when its p-value is at least
+           ``alpha``.
+        3. Two learners: the paired t test when both are normal, else the Wilcoxon
+           signed-rank test, one-sided, the learner with the better median against the
+           other. More: when all are normal and homoscedastic, the repeated-measures
+           ANOVA (:func:`jaxtests.anova` with data sets as blocks), then Tukey's HSD;
+           otherwise Friedman's chi-square test, then Nemenyi's (:meth:`friedman`,
+           :meth:`nemenyi`). One departure: autorank's Tukey HSD (statsmodels'
+           ``tukeyhsd``) takes the one-way error mean square, which keeps the data sets'
+           variation, so it can find no pair where the ANOVA rejects; here it takes the
+           ANOVA's residual mean square on ``(k - 1)(N - 1)`` degrees of freedom (the
+           randomized block design, Montgomery 2009, §4.1).
+        4. Reported: mean and standard deviation with Cohen's d (pooled SD) when all are
+           normal, else median and median absolute deviation with Akinshin's gamma (the
+           pooled MAD scaled by 1.4826); magnitudes negligible / small / medium / large
+           below 0.2 / 0.5 / 0.8 / above. Learners are ordered by mean rank (rank 1 = the
+           best score on a data set, ties averaged); ``higher_is_better`` sets the
+           direction of the ranks, of the effect sizes and of the one-sided test.
+
+        At least 5 data sets (autorank's minimum).
+
+        References
+        ----------
+        Herbold, S. (2020). Autorank: A Python package for automated ranking of
+        classifiers. JOSS 5(48), 2173. Demšar, J. (2006). JMLR 7, 1-30.
+
+        Examples
+        --------
+        >>> import numpy as np, jaxtests
+        >>> rng = np.random.default_rng(0)
+        >>> table = jaxtests.read_scores({
+        ...     "dataset": np.repeat(np.arange(12), 3).astype(str),
+        ...     "learner": ["svm", "knn", "lda"] * 12,
+        ...     "accuracy": (rng.uniform(0.6, 0.9, (12, 1)) + [0.05, 0.0, 0.01]
+        ...                  + 0.02 * rng.standard_normal((12, 3))).ravel(),
+        ... })
+        >>> r = table.report()
+        >>> r.omnibus, r.posthoc, r.learners
+        ('anova', 'tukeyhsd', ('svm', 'lda', 'knn'))
+        """
+        from jaxtests._score_report import report
+
+        return report(self, alpha=alpha)
+
     def wilcoxon(self, a, b, **kwargs):
         """:func:`jaxtests.wilcoxon` of learner ``a``'s scores against ``b``'s (``a - b``)."""
         from jaxtests._wilcoxon import wilcoxon

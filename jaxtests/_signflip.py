@@ -359,7 +359,9 @@ def signflip_test(
     return_null : bool
         Keep the statistic of every rearrangement.
     progress : bool, tqdm bar, callable or None
-        True shows a :mod:`tqdm.auto` bar; a tqdm bar is advanced by the draws
+        None (the default) shows a bar once the call has run 3 s, in an interactive
+        session only (stderr a terminal, as tqdm's ``disable=None``; never under pytest);
+        False none; True shows a :mod:`tqdm.auto` bar; a tqdm bar is advanced by the draws
         done; a callable is called as ``progress(done, total)`` from the host,
         at the start and after each chunk of draws (the first within a few
         seconds, then about every 0.5 s); the result does not depend on it.

@@ -70,7 +70,9 @@ def test_compare_t_json_matches_library(folds_csv):
     assert row["test"] == "t" and row["measure"] == "error"
     np.testing.assert_allclose(row["statistic"], float(t.statistic), rtol=1e-12)
     np.testing.assert_allclose(row["pvalue"], float(t.pvalue), rtol=1e-12)
-    np.testing.assert_allclose(out["results"]["t"]["df"], float(t.df), rtol=1e-12)
+    # every measure column tested (issue 28.7): results by test, then measure
+    assert [r["measure"] for r in out["rows"]] == ["error", "tpr", "fpr", "tpr, fpr"]
+    np.testing.assert_allclose(out["results"]["t"]["error"]["df"], float(t.df), rtol=1e-12)
     # Effect sizes at 1 - alpha: the library's intervals (themselves tested against
     # scipy and pingouin in test_effect_sizes.py).
     ci, dz = t.confidence_interval(0.95), t.effect_size_interval(0.95)
@@ -80,15 +82,15 @@ def test_compare_t_json_matches_library(folds_csv):
     np.testing.assert_allclose(row["effect_size_interval"], [dz.low, dz.high], rtol=1e-12)
     assert row["effect"].startswith("d_z ") and row["difference"].count("[") == 1
     h = hotelling_t2(vals["svm"][:, 1:], vals["knn"][:, 1:])
-    np.testing.assert_allclose(out["rows"][1]["statistic"], float(h.statistic), rtol=1e-12)
-    np.testing.assert_allclose(out["rows"][1]["pvalue"], float(h.pvalue), rtol=1e-12)
+    np.testing.assert_allclose(out["rows"][-1]["statistic"], float(h.statistic), rtol=1e-12)
+    np.testing.assert_allclose(out["rows"][-1]["pvalue"], float(h.pvalue), rtol=1e-12)
 
 
 def test_compare_default_three_algorithms_text_and_markdown(folds_csv):
     path, vals = folds_csv
     res = run("compare", path, "--markdown")
     assert res.returncode == 0, res.stderr
-    assert res.stdout.startswith("| test | comparison | measure |")
+    assert res.stdout.startswith("error:\n| test | comparison | measure |")  # one per measure
     a = anova(np.stack([vals[k][:, 0] for k in ("svm", "knn", "lda")]))
     assert f"{float(a.statistic):.4g}" in res.stdout
     assert "Cliques" in res.stdout or "clique" in res.stdout.lower()
@@ -100,7 +102,7 @@ def test_compare_signflip_exact_json(folds_csv):
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     ref = signflip_test(vals["svm"][:, 0] - vals["lda"][:, 0], n_resamples=100_000)
-    assert out["results"]["signflip"]["method"] == ref.method == "exact"
+    assert out["results"]["signflip"]["error"]["method"] == ref.method == "exact"
     np.testing.assert_allclose(out["rows"][0]["pvalue"], float(ref.pvalue), rtol=1e-12)
 
 

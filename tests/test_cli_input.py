@@ -55,15 +55,21 @@ def test_both_name_columns_refused(capsys, tmp_path):
     assert "both 'algorithm' and 'learner' columns" in err
 
 
-def test_the_untested_measure_columns_are_named(capsys, tmp_path):
+def test_every_measure_column_is_tested(capsys, tmp_path):
+    # Issue 28.7: with two measure columns and no --measures only the first was tested (a
+    # note named the other); now each column is tested, in a block of its own.
     path = _write(tmp_path / "f.csv", ",", extra=True)
     status, out, err = _cli(capsys, "compare", path, "--json")
     assert status == 0
-    assert json.loads(out)["notes"] == [
-        "t ran on 'error' only, the first measure column; the file also has ['tpr']: choose "
-        "with --measures (several get adjusted p-values)."
-    ]
-    assert "jaxtests: note: t ran on 'error' only" in err
+    payload = json.loads(out)
+    assert [r["measure"] for r in payload["rows"]] == ["error", "tpr"]
+    assert "notes" not in payload and "ran on 'error' only" not in err
+    assert payload["rows"][0]["pvalue"] == pytest.approx(
+        scipy.stats.ttest_rel(A, B).pvalue, rel=1e-10
+    )
+    assert set(payload["results"]["t"]) == {"error", "tpr"}  # as with several --measures
+    status, out, _ = _cli(capsys, "compare", path)
+    assert status == 0 and out.startswith("error:\n") and "\ntpr:\n" in out
 
 
 def test_version_and_help(capsys):

@@ -15,6 +15,7 @@ import warnings
 from contextlib import nullcontext
 
 from jaxtests._cli import _cluster, agreement, compare, demo, power, sanity, signflip, warmup
+from jaxtests._progress import no_auto_bar
 
 __all__ = ["main"]
 
@@ -56,7 +57,8 @@ def main(argv=None):
         # Library warnings as one line each, without Python's source path and line.
         warnings.simplefilter("default")
         try:
-            with run if run is not None else nullcontext():
+            # the commands draw their own bars (none with --quiet), never the API's automatic one
+            with run if run is not None else nullcontext(), no_auto_bar():
                 status = args.func(args)
         except KeyboardInterrupt:
             print("jaxtests: interrupted", file=sys.stderr)

@@ -133,7 +133,7 @@ def _posthoc(table, args):
         if notes:
             row["notes"] = notes
         rows.append(row)
-    return rows, {"friedman-posthoc": res, "posthoc_text": res.text()}
+    return rows, {"friedman-posthoc": res}  # res.text() would repeat the table's rows
 
 
 def _wilcoxon(table, args):
@@ -156,10 +156,10 @@ def _bayes_signrank(table, args):
     regions = (f"{a} better", "equivalent", f"{b} better")
     row = _bayes_row("bayes-signrank", f"{a} vs {b}", table.measure, res, regions, notes=notes)
     probs = {k: row[k] for k in ("p_left", "p_rope", "p_right")}
+    # the probabilities are in the table's row: the text says how they were drawn
     text = (
-        f"bayes-signrank {a} vs {b}, rope {args.rope:g}, {res.n_samples} posterior samples "
-        f"(seed {res.seed}): P({a} better) = {probs['p_left']:.4f}, "
-        f"P(equivalent) = {probs['p_rope']:.4f}, P({b} better) = {probs['p_right']:.4f}"
+        f"bayes-signrank {a} vs {b}: rope {args.rope:g}, {res.n_samples} posterior samples "
+        f"(seed {res.seed})."
     )
     summary = {**probs, "rope": res.rope, "n_samples": res.n_samples, "seed": res.seed}
     return [row], {"bayes-signrank": summary, "bayes_text": text, "bayes_result": (res, (a, b))}
@@ -261,11 +261,61 @@ def read(args):
     return read_scores(args.file, score=score, higher_is_better=way)
 
 
+def _report(table, args):
+    """``--report``: :meth:`ScoreTable.report` as text, Markdown, LaTeX or JSON."""
+    from jaxtests._report import dumps, text_table
+
+    for option, value in (
+        ("--test", args.test),
+        ("--pair", args.pair),
+        ("--control", args.control),
+        ("--correction", args.correction),
+        ("--alternative", args.alternative),
+        ("--n-resamples", args.n_resamples),
+        ("--seed", args.seed),
+        ("--rope", args.rope),
+        ("--out", args.out),
+    ):
+        if value not in (None, False):
+            raise BadInput(f"{option} is not used by --report: it chooses its own tests.")
+    for name, option in _PER_FOLD_OPTIONS:
+        if getattr(args, name) not in (None, False):
+            raise BadInput(
+                f"{option} is not used on a many-data-set file (it has a 'dataset' column)."
+            )
+    try:
+        rep = table.report(alpha=args.alpha)
+    except ValueError as exc:
+        raise BadInput(f"{args.file}: --report: {exc}") from None
+    if args.json:
+        print(dumps({"file": str(args.file), "layout": "datasets", "report": rep}))
+    elif args.latex:
+        print(rep.latex())
+    elif args.markdown:
+        print(rep.text())
+        print()
+        print(rep.markdown())
+    else:
+        head, rows = rep.table_rows()
+        print(rep.text())
+        print()
+        print(text_table(rows, list(head)))
+    if table.n_folds is not None:
+        folds = "/".join(map(str, sorted(set(table.n_folds))))
+        print(f"jaxtests: note: each data set's score is the mean over its {folds} folds.",
+              file=sys.stderr)  # fmt: skip
+    return 0
+
+
 def run(args):
     """``compare`` on a file with a ``dataset`` column."""
     from jaxtests._report import dumps, markdown_table, text_table
 
     table = read(args)
+    if args.report:
+        return _report(table, args)
+    if args.latex:
+        raise BadInput("--latex writes the table of --report; add --report.")
     tests = list(args.test or [])
     left_out = []
     if not tests:
@@ -333,7 +383,10 @@ def run(args):
     if any(r["test"] == "nemenyi" for r in rows):
         print("nemenyi: statistic = difference of average ranks.")
     if any(r["test"].startswith("friedman-posthoc") for r in rows):
-        print("friedman-posthoc: statistic = z of the average ranks; adjusted p-values.")
+        print(
+            "friedman-posthoc: statistic = z of the average ranks; adjusted p-values (raw "
+            "ones with --json)."
+        )
     for key in ("bayes_text", "nemenyi_text", "posthoc_text"):
         if key in results:
             print()

@@ -295,7 +295,8 @@ def _posthoc(inp):
             if notes:
                 row["notes"] = notes
             rows.append(row)
-    return rows, {"posthoc": res, "posthoc_text": res.text()}
+    # the pairs are the table's rows: after it, only the cliques and the ordering
+    return rows, {"posthoc": res, "posthoc_text": res.text(pairs=False)}
 
 
 def _swap(inp):

@@ -1,5 +1,6 @@
 """``jaxtests compare``: tests on per-fold or per-instance results read from a file."""
 
+import argparse
 import sys
 
 import numpy as np
@@ -50,7 +51,8 @@ def add_parser(subparsers):
         "--measures",
         nargs="+",
         help="measure column(s) to test; a univariate test runs on each, its p-values "
-        "adjusted with --correction",
+        "adjusted with --correction (default: every measure column of a per-fold file, one "
+        "block each, unadjusted)",
     )
     c.add_argument("--alpha", type=ALPHA, default=0.05, help="level in (0, 1)")
     c.add_argument("--alternative", default=None, choices=ALTERNATIVES, help="default two-sided")
@@ -104,6 +106,13 @@ def add_parser(subparsers):
     )
     d = c.add_argument_group("many-data-set file (a 'dataset' column)")
     d.add_argument("--control", help="friedman-posthoc: compare every learner with this one")
+    d.add_argument(
+        "--report",
+        action="store_true",
+        help="an automatic analysis as autorank makes one: checks normality and equal "
+        "variances, picks the tests (repeated-measures ANOVA and Tukey's HSD, or Friedman "
+        "and Nemenyi; t or Wilcoxon for two learners) and writes a summary and a table",
+    )
     c.add_argument(
         "--rope",
         type=NONNEGATIVE,
@@ -117,6 +126,7 @@ def add_parser(subparsers):
     fmt = c.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="machine-readable output")
     fmt.add_argument("--markdown", action="store_true", help="markdown table for papers")
+    fmt.add_argument("--latex", action="store_true", help="LaTeX table of --report for papers")
     c.set_defaults(func=run)
 
 
@@ -140,6 +150,7 @@ def _check_options(args, tests, data, task):
     for option, value in (
         ("--control", args.control),
         ("--out", args.out),
+        ("--report", args.report),
     ):
         if value not in (None, False):
             raise BadInput(
@@ -255,6 +266,8 @@ def _check_pooling(args, tests, table, per_instance):
 def run(args):
     if has_dataset_column(args.file):
         return _compare_datasets.run(args)
+    if args.latex:
+        raise BadInput("--latex writes the table of --report, on a many-data-set file only.")
     data = read_tidy(args.file)
     per_instance = isinstance(data, PerInstance)
     task = _task(data, args.file) if per_instance else None
@@ -276,26 +289,45 @@ def run(args):
         raise BadInput(f"{args.file}: need at least 2 folds, got {table.values.shape[1]}.")
     _check_pooling(args, tests, table, per_instance)
     univariate = [t for t in tests if TESTS[t].per_measure is not None or t == "posthoc"]
-    if not per_instance and not args.measures and len(table.measures) > 1 and univariate:
-        first, rest = table.measures[0], list(table.measures[1:])
-        left_out.append(
-            f"{', '.join(univariate)} ran on {first!r} only, the first measure column; the file "
-            f"also has {rest}: choose with --measures (several get adjusted p-values)."
-        )
-    rows, results = [], {}
+    # Several measure columns and no --measures: each univariate test on every column, one
+    # block per measure (issue 28.7), as separate calls of R's t.test or scipy would; the
+    # multivariate tests (hotelling, manova) take all columns at once, in a block of their own.
+    every = not per_instance and not args.measures and len(table.measures) > 1 and univariate
+    if every:
+        blocks = [(m, univariate) for m in table.measures]
+        rest = [t for t in tests if t not in univariate]
+        if rest:
+            blocks.append((None, rest))
+    else:
+        blocks = [(None, tests)]
     # a bar only where something is drawn (not for a parametric test's compilation)
     drawn = any(TESTS[t].random for t in tests)
+    done = []  # (measure, rows, results) of each block
     with Progress("resamples", disable=args.quiet or not drawn) as bar:
-        inp = Inputs(table, data, args, bar)
-        for t in tests:
-            try:
-                r, res = run_test(t, inp)
-            except BadInput:
-                raise
-            except ValueError as exc:
-                raise BadInput(f"{args.file}: --test {t}: {exc}") from None
-            rows += r
-            results.update(res)
+        for measure, block in blocks:
+            block_args = argparse.Namespace(**vars(args))
+            if measure is not None:
+                block_args.measures = [measure]
+            inp = Inputs(table, data, block_args, bar)
+            block_rows, block_results = [], {}
+            for t in block:
+                try:
+                    r, res = run_test(t, inp)
+                except BadInput:
+                    raise
+                except ValueError as exc:
+                    raise BadInput(f"{args.file}: --test {t}: {exc}") from None
+                block_rows += r
+                block_results.update(res)
+            done.append((measure, block_rows, block_results))
+    rows = [r for _, block_rows, _ in done for r in block_rows]
+    results = {}  # as with several --measures: {test: {measure: result}}
+    for measure, _, block_results in done:
+        for k, v in block_results.items():
+            if measure is None or k.endswith("_text"):
+                results[k] = v
+            else:
+                results.setdefault(k, {})[measure] = v
     notes = [f"{r['test']}, {r['measure']}: {n}" for r in rows for n in r.get("notes", ())]
     notes += left_out
     adjusted = sorted({r["test"] for r in rows if "measures)" in r["test"]})
@@ -323,7 +355,16 @@ def run(args):
         return 0
     columns += [c for c in ("difference", "effect", "posterior") if any(c in r for r in rows)]
     render = markdown_table if args.markdown else text_table
-    print(render(rows, columns))
+    for b, (measure, block_rows, block_results) in enumerate(done):
+        if every:
+            if b:
+                print()
+            print(f"{measure}:" if measure is not None else "all measures:")
+        print(render(block_rows, columns))
+        for key in ("bayes_text", "posthoc_text"):
+            if key in block_results:
+                print()
+                print(block_results[key])
     if any("difference" in r for r in rows):
         print(
             f"difference: mean of A - B (delong: AUC of A - AUC of B); intervals at "
@@ -332,10 +373,6 @@ def run(args):
         )
     for t in adjusted:
         print(f"{t}: p-values adjusted across the measures; raw p-values with --json.")
-    for key in ("bayes_text", "posthoc_text"):
-        if key in results:
-            print()
-            print(results[key])
     for n in dict.fromkeys(notes):
         print(f"jaxtests: note: {n}", file=sys.stderr)
     return 0

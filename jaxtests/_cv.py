@@ -40,15 +40,10 @@ __all__ = ["CVResult", "FiveByTwo", "KFold", "RandomSplits", "Splits", "cross_va
 
 _LOSSES = ("zero_one", "hinge", "square", "absolute", "epsilon_insensitive", "power")
 _CLF_LOSSES = ("zero_one", "hinge")
-_COUNT_MEASURES = ("tpr", "fpr", "precision", "specificity", "accuracy", "error", "f1")
-_RANK_MEASURES = ("roc_auc", "average_precision")
-_COUNTS = ("tp", "fn", "fp", "tn")
-_REG_MEASURES = ("rmse",)
-# from the (C x C) confusion matrix, binary (C = 2) or multiclass
-_MATRIX_MEASURES = ("balanced_accuracy", "precision_macro", "recall_macro", "f1_macro")
-_MEASURES = _LOSSES + _COUNTS + _COUNT_MEASURES + _RANK_MEASURES + _REG_MEASURES + _MATRIX_MEASURES
+# every measure of the table (jaxtests.kernels.measures.MEASURES) by name or alias
+_MEASURES = _LOSSES + kmeasures.measure_names(aliases=True)
 # the losses and measures defined for multiclass results
-_MULTICLASS_MEASURES = ("zero_one", "accuracy", "error", *_MATRIX_MEASURES)
+_MULTICLASS_MEASURES = ("zero_one", *kmeasures.measure_names(multiclass=True))
 
 
 # ---------------------------------------------------------------- splitters
@@ -505,22 +500,16 @@ def _fold_confusion(yt, f, valid, n_classes, binary):
     return jnp.einsum("rkmi,rkmj->rkij", T, P)
 
 
-_MATRIX_KERNELS = {
-    "balanced_accuracy": kmeasures.balanced_accuracy,
-    "precision_macro": kmeasures.macro_precision,
-    "recall_macro": kmeasures.macro_recall,
-    "f1_macro": kmeasures.macro_f1,
-}
+@functools.partial(jax.jit, static_argnames="measure")
+def _classes_measure(cm, measure):
+    """A multiclass measure of confusion matrices ``(..., C, C)`` (rows true class)."""
+    return kmeasures.MEASURES[measure].classes(kmeasures.class_counts(cm), jnp.nan, -1)
 
 
 @functools.partial(jax.jit, static_argnames="measure")
-def _matrix_measure(cm, measure):
-    """A measure of confusion matrices ``(..., C, C)``: accuracy, error or a macro average."""
-    if measure in ("accuracy", "error"):
-        total = jnp.sum(cm, axis=(-2, -1))
-        correct = jnp.trace(cm, axis1=-2, axis2=-1)
-        return (correct if measure == "accuracy" else total - correct) / total
-    return _MATRIX_KERNELS[measure](cm)
+def _binary_measure(c, measure):
+    """A measure of binary confusion counts (fields ``(...)``), 0/0 of a ratio NaN."""
+    return kmeasures.MEASURES[measure].of_binary(c, jnp.nan)
 
 
 # ---------------------------------------------------------------- result
@@ -839,16 +828,20 @@ class CVResult:
     def fold_scores(self, name, measure):
         """Per-fold value ``(R, K)`` of a measure or a mean loss.
 
-        ``measure``: a loss name (mean loss), a confusion count (``"tp"``...),
-        ``"tpr"``, ``"fpr"``, ``"precision"``, ``"specificity"``, ``"accuracy"``,
-        ``"error"``, ``"f1"``, ``"roc_auc"`` or ``"average_precision"``
-        (classification), or ``"rmse"`` (regression); from the confusion
-        matrix, ``"balanced_accuracy"`` (mean recall over the classes present
-        in the fold), ``"precision_macro"``, ``"recall_macro"`` and
-        ``"f1_macro"`` (scikit-learn's ``average="macro"``: unweighted mean over
-        the classes true or predicted in the fold, 0 for a zero division).
-        Multiclass results take ``"zero_one"``, ``"accuracy"``, ``"error"`` and
-        the four matrix measures; the binary ones are refused.
+        ``measure``: a loss name (mean loss) or a measure of the table
+        ``jaxtests.kernels.measures.MEASURES`` (by name or alias): a confusion
+        count (``"tp"``...), ``"tpr"``/``"recall"``, ``"fpr"``, ``"precision"``,
+        ``"specificity"``, ``"accuracy"``, ``"error"``, ``"f1"``, ``"roc_auc"``
+        or ``"average_precision"`` (classification), or ``"rmse"``
+        (regression); from the confusion matrix, ``"balanced_accuracy"`` (mean
+        recall over the classes present in the fold), ``"precision_macro"``,
+        ``"recall_macro"`` and ``"f1_macro"`` (scikit-learn's
+        ``average="macro"``: unweighted mean over the classes true or predicted
+        in the fold, 0 for a zero division) and ``"mcc"`` (Matthews correlation,
+        scikit-learn's ``matthews_corrcoef``: 0 where the fold's true or
+        predicted labels are all one class). Multiclass results take
+        ``"zero_one"``, ``"accuracy"``, ``"error"`` and the five matrix
+        measures; the binary ones are refused.
 
         Parameters
         ----------
@@ -887,36 +880,33 @@ class CVResult:
                 f"{type(measure).__name__}."
             )
         check_choice(measure, arg, _MEASURES)
-        if measure in _REG_MEASURES:
+        row = kmeasures.measure(measure)
+        if row.source == "targets":
             if self.task != "regression":
                 raise ValueError(f"`{arg}`={measure!r} needs a regression result.")
             return jnp.sqrt(self.fold_losses(name, "square"))
         self._need_clf(f"`{arg}`={measure!r}")
-        if measure not in _MULTICLASS_MEASURES:
+        if not row.multiclass:
             self._refuse_multiclass(
                 f"`{arg}`={measure!r}",
                 f"use one of {list(_MULTICLASS_MEASURES)} (e.g. measures=('recall_macro', "
                 "'precision_macro') for the multivariate tests).",
             )
-        if measure in _MATRIX_MEASURES or self.classes is not None:
-            return _matrix_measure(self.confusion_matrix(name), measure)
-        if measure in _RANK_MEASURES:
+        if self.classes is not None:
+            return _classes_measure(self.confusion_matrix(name), row.name)
+        if row.source == "scores":
             f = self.outputs[self._m(name)]
             # the per-fold computation uses only the valid entries (padding
             # would add negatives)
             out = np.empty(self.index.shape[:2])
-            fn = getattr(kmeasures, measure)
+            fn = getattr(kmeasures, row.name)
             for r in range(out.shape[0]):
                 for k in range(out.shape[1]):
                     v = np.asarray(self.valid[r, k])
                     out[r, k] = float(fn(self._targets()[r, k][v], f[r, k][v]))
             return jnp.asarray(out)
-        c = self.confusion(name)
-        if measure in _COUNTS:
-            return getattr(c, measure)
-        if measure == "f1":
-            return kmeasures.f_beta(c, 1.0)
-        return getattr(kmeasures, measure)(c)
+        # binary ratios of undefined 0/0 are NaN (jaxtests.measures' default)
+        return _binary_measure(self.confusion(name), row.name)
 
     def _losses_pair(self, a, b, loss, loss_kwargs):
         kw = loss_kwargs or {}

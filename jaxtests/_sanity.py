@@ -63,39 +63,10 @@ from jaxtests.kernels import measures as kmeasures
 
 __all__ = ["PermutationTestScoreResult", "permutation_test_score"]
 
-_CLF_SCORES = (
-    "accuracy",
-    "balanced_accuracy",
-    "error",
-    "recall",
-    "tpr",
-    "fpr",
-    "precision",
-    "specificity",
-    "f1",
-    "roc_auc",
-    "precision_macro",
-    "recall_macro",
-    "f1_macro",
-)
-# from the confusion matrix (any number of classes), scikit-learn's definitions
-_MATRIX_SCORES = {
-    "balanced_accuracy": kmeasures.balanced_accuracy,
-    "precision_macro": kmeasures.macro_precision,
-    "recall_macro": kmeasures.macro_recall,
-    "f1_macro": kmeasures.macro_f1,
-}
-_MULTICLASS_SCORES = ("accuracy", "error", *_MATRIX_SCORES)
-_BINARY_RATIOS = {
-    "accuracy": kmeasures.accuracy,
-    "error": kmeasures.error,
-    "recall": kmeasures.tpr,
-    "tpr": kmeasures.tpr,
-    "fpr": kmeasures.fpr,
-    "specificity": kmeasures.specificity,
-    "precision": kmeasures.precision,
-    "f1": lambda c, zero_division: kmeasures.f_beta(c, 1.0, zero_division),
-}
+# every measure of confusion counts in the table (jaxtests.kernels.measures.MEASURES), and
+# the ROC area, which fold_scores computes from the decision values
+_CLF_SCORES = (*kmeasures.measure_names("counts", aliases=True), "roc_auc", "auc")
+_MULTICLASS_SCORES = kmeasures.measure_names("counts", multiclass=True, aliases=True)
 _REG_SCORES = ("r2", "neg_mean_squared_error", "neg_mean_absolute_error")
 _BLOCK_BYTES = 2**23  # a block of permuted labels: about 8 MB as float64
 _CALL_BLOCKS = 16  # label blocks per call of the compiled ridge stream
@@ -115,39 +86,23 @@ def count_scores(tp, fn, fp, tn, scoring):
     """Mean over folds of count-based scores; counts ``(B, K)`` float -> ``(B, S)``.
 
     Pure; the observed score and every permuted score are computed by this
-    function, from confusion counts (the ratios of
-    :mod:`jaxtests.kernels.measures`, 0/0 scored 0), so equal counts give
-    equal scores.
+    function, from confusion counts (the rows of
+    :data:`jaxtests.kernels.measures.MEASURES`, a ratio's 0/0 scored 0), so
+    equal counts give equal scores.
     """
     c = kmeasures.ConfusionCounts(tp, fn, fp, tn)
-    out = []
-    for s in scoring:
-        if s in _BINARY_RATIOS:
-            val = _BINARY_RATIOS[s](c, 0.0)
-        elif s != "balanced_accuracy":  # a macro average over the classes -1, +1
-            cm = jnp.stack([jnp.stack([tn, fp], -1), jnp.stack([fn, tp], -1)], -2)
-            val = _MATRIX_SCORES[s](cm)
-        else:  # balanced_accuracy
-            val = (kmeasures.tpr(c, 0.0) + kmeasures.specificity(c, 0.0)) / 2
-        out.append(jnp.mean(val, axis=-1))
+    out = [jnp.mean(kmeasures.measure(s).of_binary(c, 0.0), axis=-1) for s in scoring]
     return jnp.stack(out, axis=-1)
 
 
 def matrix_scores(cm, scoring):
     """Mean over folds of confusion-matrix scores; ``cm : (B, K, C, C)`` -> ``(B, S)``.
 
-    Pure; rows are the true class. ``accuracy``/``error`` from the trace, the
-    others scikit-learn's (``balanced_accuracy_score``, ``average="macro"``).
+    Pure; rows are the true class; the multiclass rows of
+    :data:`jaxtests.kernels.measures.MEASURES` (scikit-learn's definitions).
     """
-    out = []
-    for s in scoring:
-        if s in ("accuracy", "error"):
-            total = jnp.sum(cm, axis=(-2, -1))
-            correct = jnp.trace(cm, axis1=-2, axis2=-1)
-            val = (correct if s == "accuracy" else total - correct) / total
-        else:
-            val = _MATRIX_SCORES[s](cm)
-        out.append(jnp.mean(val, axis=-1))
+    c = kmeasures.class_counts(cm)
+    out = [jnp.mean(kmeasures.measure(s).classes(c, 0.0, -1), axis=-1) for s in scoring]
     return jnp.stack(out, axis=-1)
 
 
@@ -174,7 +129,7 @@ def fold_scores(f, yt, valid, scoring, classification, n_classes=0):
         fp = jnp.sum(v & ~t & p, -1, dtype=f.dtype)
         tn = jnp.sum(v & ~t & ~p, -1, dtype=f.dtype)
         for s in scoring:
-            if s != "roc_auc":
+            if kmeasures.measure(s).source == "counts":
                 out.append(count_scores(tp, fn, fp, tn, (s,))[..., 0])
                 continue
             # Mann-Whitney with ties 1/2, masked pairwise
@@ -709,9 +664,10 @@ def permutation_test_score(
     scoring : str or sequence of str
         Classifiers: ``accuracy``, ``balanced_accuracy``, ``error``,
         ``recall``/``tpr``, ``fpr``, ``specificity``, ``precision``, ``f1``,
+        ``mcc`` (Matthews correlation, scikit-learn's ``matthews_corrcoef``),
         ``roc_auc``, ``precision_macro``, ``recall_macro``, ``f1_macro``
-        (multiclass: ``accuracy``, ``error``, ``balanced_accuracy`` and the
-        three macro averages, scikit-learn's ``average="macro"`` with
+        (multiclass: ``accuracy``, ``error``, ``balanced_accuracy``, ``mcc`` and
+        the three macro averages, scikit-learn's ``average="macro"`` with
         ``labels=None``: the mean over the classes true or predicted in the
         fold, 0 for a zero division; the binary ones are refused); regressors:
         ``r2``, ``neg_mean_squared_error``, ``neg_mean_absolute_error``.
@@ -911,7 +867,8 @@ def _builtin_scores(plan, progress):
     # runs a traced number of them, so no batch size triggers a compilation
     per_call = min(_CALL_BLOCKS, -(-(plan.batch_size or _CALL_BLOCKS * rows) // rows))
     model = plan.model
-    if split is not None and model.kind == "ridge_classifier" and "roc_auc" not in fit.scoring:
+    by_counts = all(kmeasures.measure(s).source == "counts" for s in fit.scoring)
+    if split is not None and model.kind == "ridge_classifier" and by_counts:
         sizes = split[1]
         h = model.hyper
         part = _ridge_partition(

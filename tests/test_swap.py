@@ -5,7 +5,7 @@ import itertools
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from sklearn.metrics import f1_score, roc_auc_score
+from sklearn.metrics import f1_score, matthews_corrcoef, roc_auc_score
 
 from jaxtests._permutation import swap_test
 
@@ -55,6 +55,16 @@ def test_macro_f1_and_auc_exact():
     np.testing.assert_allclose([r.statistic, r.pvalue], [obs, p], rtol=1e-12)
 
 
+def test_mcc_exact_equals_enumeration_with_sklearn():
+    # Reference: scikit-learn's matthews_corrcoef on every swap (_enumerate), binary labels
+    # and class indices; a swap where one model predicts one class scores 0 there (0/0).
+    for y, a, b in ((Y, A, B), MACRO_CASES[0]):
+        y, a, b = (np.asarray(v) for v in (y, a, b))
+        obs, p = _enumerate(y, a, b, matthews_corrcoef)
+        r = swap_test(y, a, b, measure="mcc", method="exact")
+        np.testing.assert_allclose([r.statistic, r.pvalue], [obs, p], rtol=1e-12, atol=1e-15)
+
+
 def test_monte_carlo_count_path_equals_generic_path_distribution():
     rng = np.random.default_rng(1)
     y = rng.integers(0, 2, 300)
@@ -86,7 +96,7 @@ def test_validation_messages():
     with pytest.raises(ValueError, match="`pred_b` must have the same shape"):
         swap_test(Y, A, B[:-1])
     with pytest.raises(ValueError, match="`measure` must be one of"):
-        swap_test(Y, A, B, measure="mcc")
+        swap_test(Y, A, B, measure="kappa")
     with pytest.raises(ValueError, match="`beta` must be a positive number"):
         swap_test(Y, A, B, measure="f_beta", beta=0)
     with pytest.raises(ValueError, match="binary labels"):

@@ -246,3 +246,25 @@ def test_auc_with_folds_calibration_under_null():
         r = swap_test(y, *s, measure="auc", folds=folds, n_resamples=199, key=i)
         rejected += float(r.pvalue) <= 0.05
     assert rejected / n_sets <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sets)
+
+
+def test_count_measures_bit_identical_to_before_the_measure_table():
+    # Issue 27: the measure table replaced the count path's if-chain. For a fixed key the
+    # statistic, p-value and null distribution (its sum) are bit for bit those of the code
+    # before it (main at 4871684, printed as float.hex).
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 200)
+    a = np.where(rng.random(200) < 0.75, y, 1 - y)
+    b = np.where(rng.random(200) < 0.7, y, 1 - y)
+    yc = rng.integers(0, 3, 60)
+    ac = np.where(rng.random(60) < 0.6, yc, rng.integers(0, 3, 60))
+    bc = np.where(rng.random(60) < 0.5, yc, rng.integers(0, 3, 60))
+    want = {
+        "f1": ("0x1.a60d077640b40p-5", "0x1.ffbe7f2b1d4c2p-3", "0x1.8c2ebbfc8e120p-3"),
+        "macro_f1": ("0x1.5807c88268000p-14", "0x1.feb87bd7927cap-1", "0x1.a8e27dde9bf84p+0"),
+    }
+    for measure, (t, p, n) in want.items():
+        data = (y, a, b) if measure == "f1" else (yc, ac, bc)
+        r = swap_test(*data, measure=measure, n_resamples=2000, key=4, return_null=True)
+        got = (float(r.statistic), float(r.pvalue), float(np.sum(r.null_distribution)))
+        assert [v.hex() for v in got] == [t, p, n], measure

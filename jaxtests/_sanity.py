@@ -7,7 +7,7 @@ once; scikit-learn estimators fall back to joblib.
 
 Binary labels permuted over all instances (the common case) are drawn sort-free
 and exactly uniformly in fixed blocks of :func:`block_rows` permutations
-(``jaxtests.kernels.learners.draw_binary_labels``), block ``j`` from the key
+(``jaxtests.kernels.labels.draw_binary_labels``), block ``j`` from the key
 ``fold_in(key, j)``, so the permutations do not depend on ``batch_size``; with
 folds stratified on the labels each fold keeps its number of positives. For the
 ridge classifier on k-fold splits a block's scores come from per-fold confusion
@@ -35,14 +35,10 @@ import numpy as np
 from jax import lax
 
 from jaxtests import _distributed, _learners
-from jaxtests._cv import (
-    KFold,
-    RandomSplits,
+from jaxtests._estimators import (
     _normalise_models,
     is_builtin,
-    make_splits,
     model_task,
-    padded_test_index,
     sklearn_outputs,
     sklearn_predictions,
 )
@@ -51,6 +47,7 @@ from jaxtests._progress import as_progress
 from jaxtests._pvalues import CI_LEVEL, clopper_pearson, tie_tol
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
+from jaxtests._splitters import KFold, RandomSplits, make_splits, padded_test_index
 from jaxtests._validation import (
     as_class_labels,
     as_float_array,
@@ -58,8 +55,10 @@ from jaxtests._validation import (
     as_label_array,
     check_choice,
 )
+from jaxtests.kernels import labels as klabels
 from jaxtests.kernels import learners as klearners
 from jaxtests.kernels import measures as kmeasures
+from jaxtests.kernels import ridge_partition as kridge_partition
 
 __all__ = ["PermutationTestScoreResult", "permutation_test_score"]
 
@@ -338,15 +337,15 @@ def _sorted_block(data, key, start, *, fit, mode, size):
 
 
 _ridge_partition = jax.jit(
-    klearners.ridge_partition, static_argnames=("sizes", "alpha", "standardize")
+    kridge_partition.ridge_partition, static_argnames=("sizes", "alpha", "standardize")
 )
 
 
 @functools.partial(jax.jit, static_argnames=("rows", "n_pos", "sizes"))
 def _binary_labels(key, block, inverse, *, rows, n_pos, sizes):
     """``(rows, n)`` ±1 label vectors of block ``block`` in instance order."""
-    words = klearners.draw_binary_labels(jax.random.fold_in(key, block), rows, n_pos, sizes)
-    pos = klearners.unpack_labels(words, jnp.float64)[inverse]  # slot order -> instance order
+    words = klabels.draw_binary_labels(jax.random.fold_in(key, block), rows, n_pos, sizes)
+    pos = klabels.unpack_labels(words, jnp.float64)[inverse]  # slot order -> instance order
     return (2 * pos - 1).T
 
 
@@ -374,21 +373,21 @@ def _ridge_binary_stream(part, key, start, n_blocks, *, stream):
     the loop body is the same code for any number of blocks.
     """
     sizes, rows, n_pos = stream.sizes, stream.rows, stream.n_pos
-    K, m = len(sizes), klearners.label_slots(sizes)
+    K, m = len(sizes), klabels.label_slots(sizes)
     used = min(m, 8 * -(-max(sizes) // 8))  # slots past every fold's size are padding
     size = jnp.asarray(sizes, jnp.float64)[:, None]
 
     def body(i, out):
-        words = klearners.draw_binary_labels(jax.random.fold_in(key, start + i), rows, n_pos, sizes)
+        words = klabels.draw_binary_labels(jax.random.fold_in(key, start + i), rows, n_pos, sizes)
         # a conditional on a traced (always true) predicate stores the labels
         # once: XLA would otherwise re-derive them inside each consumer
         labels = lax.cond(
             i >= 0,
-            lambda w: klearners.unpack_labels(w).reshape(K, m, rows)[:, :used],
+            lambda w: klabels.unpack_labels(w).reshape(K, m, rows)[:, :used],
             lambda w: jnp.zeros((K, used, rows), jnp.float32),
             words,
         )
-        tp, pp, p = klearners.ridge_partition_counts(part, labels)
+        tp, pp, p = kridge_partition.ridge_partition_counts(part, labels)
         tp, pp, p = (c.astype(jnp.float64) for c in (tp, pp, p))
         fn, fp = p - tp, pp - tp
         s = count_scores(tp.T, fn.T, fp.T, (size - p - fp).T, stream.scoring)
@@ -719,7 +718,7 @@ def permutation_test_score(
     With binary labels permuted over all instances (``permute="all"``, no
     ``groups``, no explicit ``permutations``) the permuted label vectors are
     drawn sort-free and exactly uniformly (see
-    ``jaxtests.kernels.learners.draw_binary_labels``) in blocks of
+    ``jaxtests.kernels.labels.draw_binary_labels``) in blocks of
     :func:`block_rows` permutations, block ``j`` from ``fold_in(key, j)``.
     Other modes, and multiclass labels, draw one sort-based permutation per
     key ``fold_in(key, b)``: a permutation keeps the class counts (per fold
@@ -890,7 +889,7 @@ def _builtin_scores(plan, progress):
 
     # instance order[offs[k] + j] sits in slot k m + j of the label draws
     sizes = split[1] if split is not None else (n,)
-    m = klearners.label_slots(sizes)
+    m = klabels.label_slots(sizes)
     slot = np.concatenate([k * m + np.arange(s) for k, s in enumerate(sizes)])
     inverse = jnp.asarray(slot[np.argsort(order)])
 

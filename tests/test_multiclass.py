@@ -17,9 +17,9 @@ from sklearn.preprocessing import StandardScaler
 
 import jaxtests
 from jaxtests import KFold, RandomSplits, cross_validate, models, permutation_test_score
-from jaxtests._cv import make_splits
 from jaxtests._learners import fit_predict, fold_predictions
 from jaxtests._sanity import _permutation_test_score_iv, _permute_within_strata
+from jaxtests._splitters import make_splits
 
 
 def _blobs(seed, n=160, n_classes=4, d=3, shift=0.9):

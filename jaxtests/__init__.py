@@ -33,9 +33,8 @@ _WHERE = {
     "models": "jaxtests.models",
     "plot": "jaxtests.plot",  # matplotlib loads at first use, not with jaxtests
     "study": "jaxtests.study",
-    **dict.fromkeys(
-        ("CVResult", "FiveByTwo", "KFold", "RandomSplits", "cross_validate"), "jaxtests._cv"
-    ),
+    **dict.fromkeys(("CVResult", "cross_validate"), "jaxtests._cv"),
+    **dict.fromkeys(("FiveByTwo", "KFold", "RandomSplits"), "jaxtests._splitters"),
     **dict.fromkeys(
         ("BootstrapResult", "BootstrapTestResult", "bootstrap", "bootstrap_test"),
         "jaxtests._bootstrap",

@@ -208,18 +208,9 @@ def _prepare(name, samples):
 
 
 def _measure(name, cc):
+    """A measure of the table from counts ``cc : (..., 4)`` (tp, fn, fp, tn), 0/0 NaN."""
     c = kmeasures.ConfusionCounts(cc[..., 0], cc[..., 1], cc[..., 2], cc[..., 3])
-    if name == "accuracy":
-        return kmeasures.accuracy(c)
-    if name == "error":
-        return kmeasures.error(c)
-    if name in ("tpr", "recall"):
-        return kmeasures.tpr(c)
-    if name == "fpr":
-        return kmeasures.fpr(c)
-    if name == "precision":
-        return kmeasures.precision(c)
-    return kmeasures.f_beta(c, 1.0)
+    return kmeasures.measure(name).of_binary(c, jnp.nan)
 
 
 def _auc_dtype(n):

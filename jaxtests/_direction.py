@@ -6,54 +6,19 @@ the same scorers). Orderings, post hoc text, plots, rank tests and the command l
 their direction from here unless told otherwise (issue 28.2).
 """
 
+from jaxtests.kernels import measures as kmeasures
+
 __all__ = ["HIGHER_IS_BETTER", "LOWER_IS_BETTER", "direction_words", "higher_is_better"]
 
-HIGHER_IS_BETTER = frozenset(
-    {
-        "accuracy",
-        "acc",
-        "auc",
-        "average_precision",
-        "balanced_accuracy",
-        "f1",
-        "f1_macro",
-        "f1_score",
-        "pr_auc",
-        "precision",
-        "precision_macro",
-        "r2",
-        "recall",
-        "recall_macro",
-        "roc_auc",
-        "sensitivity",
-        "specificity",
-        "tn",
-        "tnr",
-        "tp",
-        "tpr",
-    }
-)
+# the measure table's rows and aliases (jaxtests.kernels.measures.MEASURES), and other
+# spellings of measures that score files use
+_TABLE = {n: m.higher_is_better for m in kmeasures.MEASURES.values() for n in (m.name, *m.aliases)}
+HIGHER_IS_BETTER = frozenset({n for n, h in _TABLE.items() if h} | {"acc", "f1_score", "r2"})
+# ... and the losses (jaxtests.losses) with other spellings of error rates and losses
 LOWER_IS_BETTER = frozenset(
-    {
-        "absolute",
-        "epsilon_insensitive",
-        "err",
-        "error",
-        "error_rate",
-        "fn",
-        "fnr",
-        "fp",
-        "fpr",
-        "hinge",
-        "log_loss",
-        "loss",
-        "mae",
-        "mse",
-        "power",
-        "rmse",
-        "square",
-        "zero_one",
-    }
+    {n for n, h in _TABLE.items() if not h}
+    | {"absolute", "epsilon_insensitive", "hinge", "power", "square", "zero_one"}
+    | {"err", "error_rate", "fnr", "log_loss", "loss", "mae", "mse"}
 )
 
 

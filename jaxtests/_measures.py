@@ -27,6 +27,7 @@ __all__ = [
     "f1",
     "f_beta",
     "fpr",
+    "mcc",
     "pearson",
     "pr_auc",
     "pr_curve",
@@ -237,6 +238,25 @@ def class_counts(cm):
     return counts
 
 
+@functools.partial(jax.jit, static_argnames="names")
+def _binary_measures(y_true, y_pred, names):
+    c = kmeasures.confusion_counts(y_true, y_pred)
+    return jnp.stack([kmeasures.MEASURES[n].of_binary(c, jnp.nan) for n in names], axis=-1)
+
+
+@x64
+def binary_measures(y_true, y_pred, names):
+    """Measures ``names`` of the table from binary labels ``(..., n)``: ``(..., len(names))``.
+
+    One compiled program for all of them; a ratio's 0/0 is NaN. Internal (the
+    command line's per-fold table).
+    """
+    y_true = as_label_array(y_true, "y_true")
+    y_pred = as_label_array(y_pred, "y_pred")
+    check_same_shape(y_true, y_pred, "y_true", "y_pred")
+    return _binary_measures(y_true, y_pred, tuple(names))
+
+
 def _zero_division_iv(zero_division):
     if isinstance(zero_division, bool) or not isinstance(zero_division, numbers.Real):
         raise TypeError("`zero_division` must be a real number or nan.")
@@ -354,16 +374,12 @@ def specificity(counts, *, average=None, zero_division=np.nan):
     return _ratio_measure(kmeasures.specificity, counts, average, zero_division)
 
 
-def _overall(kernel, counts, zero_division):
+def _overall(name, counts, zero_division):
+    """A measure of the whole table (its row's kernels): binary counts or a confusion matrix."""
     c, is_matrix = _counts_iv(counts)
     z = _zero_division_iv(zero_division)
-    if is_matrix:  # multiclass accuracy: trace over total (the "Evaluation" notes' MAcc)
-        total = jnp.sum(c.tp + c.fn, axis=-1)
-        correct = jnp.sum(c.tp, axis=-1)
-        if kernel is kmeasures.error:
-            correct = total - correct
-        return kmeasures.ratio(correct, total, z)
-    return kernel(c, zero_division=z)
+    row = kmeasures.MEASURES[name]
+    return row.classes(c, z, -1) if is_matrix else row.of_binary(c, z)
 
 
 @x64
@@ -393,7 +409,7 @@ def accuracy(counts, *, zero_division=np.nan):
     >>> round(float(measures.accuracy(c)), 4)
     0.6
     """
-    return _overall(kmeasures.accuracy, counts, zero_division)
+    return _overall("accuracy", counts, zero_division)
 
 
 @x64
@@ -423,7 +439,7 @@ def error(counts, *, zero_division=np.nan):
     >>> round(float(measures.error(c)), 4)
     0.4
     """
-    return _overall(kmeasures.error, counts, zero_division)
+    return _overall("error", counts, zero_division)
 
 
 @x64
@@ -496,6 +512,53 @@ def f1(counts, *, average=None, zero_division=np.nan):
     0.6667
     """
     return f_beta(counts, 1.0, average=average, zero_division=zero_division)
+
+
+@x64
+def mcc(counts, *, zero_division=0.0):
+    """Matthews correlation coefficient, binary or multiclass (Gorodkin's R_K).
+
+    For two classes ``(tp tn - fp fn) / sqrt((tp + fp)(tp + fn)(tn + fp)(tn + fn))``;
+    for a confusion matrix with ``c`` correct of ``s`` instances, ``t_k`` true
+    and ``p_k`` predicted instances of class ``k``::
+
+        (c s - sum_k t_k p_k) / sqrt((s^2 - sum_k p_k^2) (s^2 - sum_k t_k^2))
+
+    which is the two-class formula for ``C = 2``; scikit-learn's
+    ``matthews_corrcoef``. It lies in ``[-1, 1]``: 1 for perfect predictions, 0
+    for predictions unrelated to the labels.
+
+    Parameters
+    ----------
+    counts : ConfusionCounts or array_like
+        Binary counts ``(tp, fn, fp, tn)`` or a multiclass confusion matrix
+        ``(..., C, C)`` (rows true class).
+    zero_division : float, default 0.0
+        Value where the true or the predicted labels are all one class (the
+        denominator is 0): scikit-learn's 0, no correlation; nan to mark it.
+
+    Returns
+    -------
+    value : jax.Array
+        MCC of the batch shape.
+
+    References
+    ----------
+    Matthews, B. W. (1975). Comparison of the predicted and observed secondary structure
+    of T4 phage lysozyme. Biochimica et Biophysica Acta 405(2), 442-451.
+    Gorodkin, J. (2004). Comparing two K-category assignments by a K-category correlation
+    coefficient. Computational Biology and Chemistry 28(5), 367-374.
+
+    Examples
+    --------
+    >>> from jaxtests import measures
+    >>> c = measures.confusion_counts([1, 1, 1, -1, -1], [1, 1, -1, 1, -1])
+    >>> round(float(measures.mcc(c)), 4)
+    0.1667
+    """
+    c, is_matrix = _counts_iv(counts)
+    z = _zero_division_iv(zero_division)
+    return kmeasures.mcc(c if is_matrix else kmeasures.two_classes(c), z)
 
 
 # ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@ once; scikit-learn estimators fall back to joblib.
 
 Binary labels permuted over all instances (the common case) are drawn sort-free
 and exactly uniformly in fixed blocks of :func:`block_rows` permutations
-(``jaxtests.kernels.learners.draw_binary_labels``), block ``j`` from the key
+(``jaxtests.kernels.labels.draw_binary_labels``), block ``j`` from the key
 ``fold_in(key, j)``, so the permutations do not depend on ``batch_size``; with
 folds stratified on the labels each fold keeps its number of positives. For the
 ridge classifier on k-fold splits a block's scores come from per-fold confusion
@@ -35,14 +35,10 @@ import numpy as np
 from jax import lax
 
 from jaxtests import _distributed, _learners
-from jaxtests._cv import (
-    KFold,
-    RandomSplits,
+from jaxtests._estimators import (
     _normalise_models,
     is_builtin,
-    make_splits,
     model_task,
-    padded_test_index,
     sklearn_outputs,
     sklearn_predictions,
 )
@@ -51,6 +47,7 @@ from jaxtests._progress import as_progress
 from jaxtests._pvalues import CI_LEVEL, clopper_pearson, tie_tol
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
+from jaxtests._splitters import KFold, RandomSplits, make_splits, padded_test_index
 from jaxtests._validation import (
     as_class_labels,
     as_float_array,
@@ -58,44 +55,17 @@ from jaxtests._validation import (
     as_label_array,
     check_choice,
 )
+from jaxtests.kernels import labels as klabels
 from jaxtests.kernels import learners as klearners
 from jaxtests.kernels import measures as kmeasures
+from jaxtests.kernels import ridge_partition as kridge_partition
 
 __all__ = ["PermutationTestScoreResult", "permutation_test_score"]
 
-_CLF_SCORES = (
-    "accuracy",
-    "balanced_accuracy",
-    "error",
-    "recall",
-    "tpr",
-    "fpr",
-    "precision",
-    "specificity",
-    "f1",
-    "roc_auc",
-    "precision_macro",
-    "recall_macro",
-    "f1_macro",
-)
-# from the confusion matrix (any number of classes), scikit-learn's definitions
-_MATRIX_SCORES = {
-    "balanced_accuracy": kmeasures.balanced_accuracy,
-    "precision_macro": kmeasures.macro_precision,
-    "recall_macro": kmeasures.macro_recall,
-    "f1_macro": kmeasures.macro_f1,
-}
-_MULTICLASS_SCORES = ("accuracy", "error", *_MATRIX_SCORES)
-_BINARY_RATIOS = {
-    "accuracy": kmeasures.accuracy,
-    "error": kmeasures.error,
-    "recall": kmeasures.tpr,
-    "tpr": kmeasures.tpr,
-    "fpr": kmeasures.fpr,
-    "specificity": kmeasures.specificity,
-    "precision": kmeasures.precision,
-    "f1": lambda c, zero_division: kmeasures.f_beta(c, 1.0, zero_division),
-}
+# every measure of confusion counts in the table (jaxtests.kernels.measures.MEASURES), and
+# the ROC area, which fold_scores computes from the decision values
+_CLF_SCORES = (*kmeasures.measure_names("counts", aliases=True), "roc_auc", "auc")
+_MULTICLASS_SCORES = kmeasures.measure_names("counts", multiclass=True, aliases=True)
 _REG_SCORES = ("r2", "neg_mean_squared_error", "neg_mean_absolute_error")
 _BLOCK_BYTES = 2**23  # a block of permuted labels: about 8 MB as float64
 _CALL_BLOCKS = 16  # label blocks per call of the compiled ridge stream
@@ -115,39 +85,23 @@ def count_scores(tp, fn, fp, tn, scoring):
     """Mean over folds of count-based scores; counts ``(B, K)`` float -> ``(B, S)``.
 
     Pure; the observed score and every permuted score are computed by this
-    function, from confusion counts (the ratios of
-    :mod:`jaxtests.kernels.measures`, 0/0 scored 0), so equal counts give
-    equal scores.
+    function, from confusion counts (the rows of
+    :data:`jaxtests.kernels.measures.MEASURES`, a ratio's 0/0 scored 0), so
+    equal counts give equal scores.
     """
     c = kmeasures.ConfusionCounts(tp, fn, fp, tn)
-    out = []
-    for s in scoring:
-        if s in _BINARY_RATIOS:
-            val = _BINARY_RATIOS[s](c, 0.0)
-        elif s != "balanced_accuracy":  # a macro average over the classes -1, +1
-            cm = jnp.stack([jnp.stack([tn, fp], -1), jnp.stack([fn, tp], -1)], -2)
-            val = _MATRIX_SCORES[s](cm)
-        else:  # balanced_accuracy
-            val = (kmeasures.tpr(c, 0.0) + kmeasures.specificity(c, 0.0)) / 2
-        out.append(jnp.mean(val, axis=-1))
+    out = [jnp.mean(kmeasures.measure(s).of_binary(c, 0.0), axis=-1) for s in scoring]
     return jnp.stack(out, axis=-1)
 
 
 def matrix_scores(cm, scoring):
     """Mean over folds of confusion-matrix scores; ``cm : (B, K, C, C)`` -> ``(B, S)``.
 
-    Pure; rows are the true class. ``accuracy``/``error`` from the trace, the
-    others scikit-learn's (``balanced_accuracy_score``, ``average="macro"``).
+    Pure; rows are the true class; the multiclass rows of
+    :data:`jaxtests.kernels.measures.MEASURES` (scikit-learn's definitions).
     """
-    out = []
-    for s in scoring:
-        if s in ("accuracy", "error"):
-            total = jnp.sum(cm, axis=(-2, -1))
-            correct = jnp.trace(cm, axis1=-2, axis2=-1)
-            val = (correct if s == "accuracy" else total - correct) / total
-        else:
-            val = _MATRIX_SCORES[s](cm)
-        out.append(jnp.mean(val, axis=-1))
+    c = kmeasures.class_counts(cm)
+    out = [jnp.mean(kmeasures.measure(s).classes(c, 0.0, -1), axis=-1) for s in scoring]
     return jnp.stack(out, axis=-1)
 
 
@@ -174,7 +128,7 @@ def fold_scores(f, yt, valid, scoring, classification, n_classes=0):
         fp = jnp.sum(v & ~t & p, -1, dtype=f.dtype)
         tn = jnp.sum(v & ~t & ~p, -1, dtype=f.dtype)
         for s in scoring:
-            if s != "roc_auc":
+            if kmeasures.measure(s).source == "counts":
                 out.append(count_scores(tp, fn, fp, tn, (s,))[..., 0])
                 continue
             # Mann-Whitney with ties 1/2, masked pairwise
@@ -383,15 +337,15 @@ def _sorted_block(data, key, start, *, fit, mode, size):
 
 
 _ridge_partition = jax.jit(
-    klearners.ridge_partition, static_argnames=("sizes", "alpha", "standardize")
+    kridge_partition.ridge_partition, static_argnames=("sizes", "alpha", "standardize")
 )
 
 
 @functools.partial(jax.jit, static_argnames=("rows", "n_pos", "sizes"))
 def _binary_labels(key, block, inverse, *, rows, n_pos, sizes):
     """``(rows, n)`` ±1 label vectors of block ``block`` in instance order."""
-    words = klearners.draw_binary_labels(jax.random.fold_in(key, block), rows, n_pos, sizes)
-    pos = klearners.unpack_labels(words, jnp.float64)[inverse]  # slot order -> instance order
+    words = klabels.draw_binary_labels(jax.random.fold_in(key, block), rows, n_pos, sizes)
+    pos = klabels.unpack_labels(words, jnp.float64)[inverse]  # slot order -> instance order
     return (2 * pos - 1).T
 
 
@@ -419,21 +373,21 @@ def _ridge_binary_stream(part, key, start, n_blocks, *, stream):
     the loop body is the same code for any number of blocks.
     """
     sizes, rows, n_pos = stream.sizes, stream.rows, stream.n_pos
-    K, m = len(sizes), klearners.label_slots(sizes)
+    K, m = len(sizes), klabels.label_slots(sizes)
     used = min(m, 8 * -(-max(sizes) // 8))  # slots past every fold's size are padding
     size = jnp.asarray(sizes, jnp.float64)[:, None]
 
     def body(i, out):
-        words = klearners.draw_binary_labels(jax.random.fold_in(key, start + i), rows, n_pos, sizes)
+        words = klabels.draw_binary_labels(jax.random.fold_in(key, start + i), rows, n_pos, sizes)
         # a conditional on a traced (always true) predicate stores the labels
         # once: XLA would otherwise re-derive them inside each consumer
         labels = lax.cond(
             i >= 0,
-            lambda w: klearners.unpack_labels(w).reshape(K, m, rows)[:, :used],
+            lambda w: klabels.unpack_labels(w).reshape(K, m, rows)[:, :used],
             lambda w: jnp.zeros((K, used, rows), jnp.float32),
             words,
         )
-        tp, pp, p = klearners.ridge_partition_counts(part, labels)
+        tp, pp, p = kridge_partition.ridge_partition_counts(part, labels)
         tp, pp, p = (c.astype(jnp.float64) for c in (tp, pp, p))
         fn, fp = p - tp, pp - tp
         s = count_scores(tp.T, fn.T, fp.T, (size - p - fp).T, stream.scoring)
@@ -709,9 +663,10 @@ def permutation_test_score(
     scoring : str or sequence of str
         Classifiers: ``accuracy``, ``balanced_accuracy``, ``error``,
         ``recall``/``tpr``, ``fpr``, ``specificity``, ``precision``, ``f1``,
+        ``mcc`` (Matthews correlation, scikit-learn's ``matthews_corrcoef``),
         ``roc_auc``, ``precision_macro``, ``recall_macro``, ``f1_macro``
-        (multiclass: ``accuracy``, ``error``, ``balanced_accuracy`` and the
-        three macro averages, scikit-learn's ``average="macro"`` with
+        (multiclass: ``accuracy``, ``error``, ``balanced_accuracy``, ``mcc`` and
+        the three macro averages, scikit-learn's ``average="macro"`` with
         ``labels=None``: the mean over the classes true or predicted in the
         fold, 0 for a zero division; the binary ones are refused); regressors:
         ``r2``, ``neg_mean_squared_error``, ``neg_mean_absolute_error``.
@@ -765,7 +720,7 @@ def permutation_test_score(
     With binary labels permuted over all instances (``permute="all"``, no
     ``groups``, no explicit ``permutations``) the permuted label vectors are
     drawn sort-free and exactly uniformly (see
-    ``jaxtests.kernels.learners.draw_binary_labels``) in blocks of
+    ``jaxtests.kernels.labels.draw_binary_labels``) in blocks of
     :func:`block_rows` permutations, block ``j`` from ``fold_in(key, j)``.
     Other modes, and multiclass labels, draw one sort-based permutation per
     key ``fold_in(key, b)``: a permutation keeps the class counts (per fold
@@ -913,7 +868,8 @@ def _builtin_scores(plan, progress):
     # runs a traced number of them, so no batch size triggers a compilation
     per_call = min(_CALL_BLOCKS, -(-(plan.batch_size or _CALL_BLOCKS * rows) // rows))
     model = plan.model
-    if split is not None and model.kind == "ridge_classifier" and "roc_auc" not in fit.scoring:
+    by_counts = all(kmeasures.measure(s).source == "counts" for s in fit.scoring)
+    if split is not None and model.kind == "ridge_classifier" and by_counts:
         sizes = split[1]
         h = model.hyper
         part = _ridge_partition(
@@ -935,7 +891,7 @@ def _builtin_scores(plan, progress):
 
     # instance order[offs[k] + j] sits in slot k m + j of the label draws
     sizes = split[1] if split is not None else (n,)
-    m = klearners.label_slots(sizes)
+    m = klabels.label_slots(sizes)
     slot = np.concatenate([k * m + np.arange(s) for k, s in enumerate(sizes)])
     inverse = jnp.asarray(slot[np.argsort(order)])
 

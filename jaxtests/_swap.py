@@ -27,16 +27,23 @@ from jaxtests.kernels import measures as kmeasures
 
 __all__ = ["swap_test"]
 
-_COUNT_MEASURES = ("f1", "f_beta", "precision", "recall", "accuracy", "macro_f1")
-_MEASURES = (*_COUNT_MEASURES, "auc")
+# every measure of confusion counts (the table's rows), F-beta with its weight, and AUC
+_COUNT_MEASURES = (*kmeasures.measure_names("counts", aliases=True), "f_beta")
+_MEASURES = (*_COUNT_MEASURES, "auc", "roc_auc")
 
 
-def _as_class_labels(a, name):
+def _binary_coded(*labels):
+    """Whether all label vectors together are coded -1/+1 or 0/1 (binary measures' coding)."""
+    vals = np.unique(np.concatenate([np.unique(np.asarray(a)) for a in labels]))
+    return bool(np.all(np.isin(vals, (-1, 1))) or np.all(np.isin(vals, (0, 1))))
+
+
+def _as_class_labels(a, name, measure):
     arr = np.asarray(a)
     if arr.dtype.kind not in "biu" and not (
         arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))
     ):
-        raise ValueError(f"`{name}` must hold integer class labels 0..C-1 for measure='macro_f1'.")
+        raise ValueError(f"`{name}` must hold integer class labels 0..C-1 for measure={measure!r}.")
     arr = arr.astype(np.int64)
     if arr.size and arr.min() < 0:
         raise ValueError(f"`{name}` must hold class labels 0..C-1; found {arr.min()}.")
@@ -140,14 +147,23 @@ def swap_test(
     Parameters
     ----------
     y_true : array_like, (n,)
-        Binary labels in {0, 1} or {-1, +1}; class indices 0..C-1 for "macro_f1".
+        Binary labels in {0, 1} or {-1, +1}; class indices 0..C-1 (with the
+        predictions: any other coding) for the multiclass measures.
     pred_a, pred_b : array_like, (n,)
         Predicted labels of the two models (scores for "auc").
-    measure : {"f1", "f_beta", "precision", "recall", "accuracy", "macro_f1", "auc"} or callable
+    measure : str or callable
+        "f1" (default), "f_beta", "auc" (alias "roc_auc") or any measure of
+        confusion counts in ``jaxtests.kernels.measures.MEASURES``: "precision",
+        "recall", "tpr", "fpr", "specificity", "accuracy", "error", "mcc"
+        (Matthews correlation), "balanced_accuracy", "precision_macro",
+        "recall_macro", "f1_macro" (alias "macro_f1"). The multiclass ones
+        ("accuracy", "error", "mcc", "balanced_accuracy" and the macro averages)
+        take class indices 0..C-1; labels coded -1/+1 or 0/1 are the two classes.
         Count measures are recomputed from confusion counts, which are linear in
         the swap bits (fast table path); "auc" and callables
         ``fn(y_true, pred) -> scalar`` are recomputed from the swapped outputs.
-        Undefined ratios (0/0) count as 0. "macro_f1" is scikit-learn's
+        Undefined ratios (0/0) count as 0 (MCC: 0, as scikit-learn's
+        ``matthews_corrcoef``). "macro_f1" is scikit-learn's
         ``f1_score(average="macro")`` with ``labels=None``: the unweighted mean
         of per-class F1 over the classes that occur in ``y_true`` or in the
         predictions scored (a class absent from both is left out, not scored
@@ -203,6 +219,7 @@ def swap_test(
         progress=progress,
     )
     yt, pa, pb = _swap_test_iv(y_true, pred_a, pred_b, measure, beta, opts)
+    measure = "auc" if isinstance(measure, str) and measure == "roc_auc" else measure
     fold_index = _folds_iv(folds, y_true, measure, yt.shape[0])
     if measure in _COUNT_MEASURES:
         return _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts)
@@ -214,10 +231,11 @@ def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
     n = pa.shape[0]
     diff = np.flatnonzero(np.asarray(pa) != np.asarray(pb))
     m_eff = int(diff.size)
-    if measure == "macro_f1":
-        yi = _as_class_labels(y_true, "y_true")
-        ai = _as_class_labels(pred_a, "pred_a")
-        bi = _as_class_labels(pred_b, "pred_b")
+    row = kmeasures.measure(measure)
+    if row is not None and row.multiclass and not _binary_coded(y_true, pred_a, pred_b):
+        yi = _as_class_labels(y_true, "y_true", measure)
+        ai = _as_class_labels(pred_a, "pred_a", measure)
+        bi = _as_class_labels(pred_b, "pred_b", measure)
         # At least two classes: the macro path (classes that never occur are left out).
         n_classes = max(2, int(max(yi.max(), ai.max(), bi.max())) + 1)
     else:
@@ -237,12 +255,13 @@ def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
     m_eff = max(m_eff, 1)
     keep = diff if diff.size else np.array([0])
     dk = delta[:, keep]  # numpy: jnp.asarray without a dtype compiles per shape (jax 0.10)
-    meas = "f1" if measure in ("f1", "macro_f1") else measure
+    meas = "f_beta" if row is None else row.name
     beta_v = float(beta) if measure == "f_beta" else 1.0
     counts_a = ra.sum(axis=1)
     counts_b = rb.sum(axis=1)
     nn = np.float64(n)
-    obs, tol = _counts_observed(counts_a, counts_b, nn, meas, n_classes, beta_v)
+    magnitude = 1.0 if row is None else row.magnitude
+    obs, tol = _counts_observed(counts_a, counts_b, nn, meas, n_classes, beta_v, magnitude)
     n_patterns = 2 ** dk.shape[1]
     exact = choose_method(opts.method, n_patterns, opts.n_resamples) == "exact"
     if exact:
@@ -278,13 +297,16 @@ def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
     return wrap(obs, (), res, opts.alternative, None)
 
 
-@functools.partial(jax.jit, static_argnames=("measure", "n_classes", "beta"))
-def _counts_observed(counts_a, counts_b, n, measure, n_classes, beta):
-    """Observed ``measure(A) - measure(B)`` from confusion counts, and its tie tolerance."""
+@functools.partial(jax.jit, static_argnames=("measure", "n_classes", "beta", "magnitude"))
+def _counts_observed(counts_a, counts_b, n, measure, n_classes, beta, magnitude):
+    """Observed ``measure(A) - measure(B)`` from confusion counts, and its tie tolerance.
+
+    ``magnitude``: the measure's largest absolute value (1 for ratios and MCC).
+    """
     fa = kevaluators.count_measure(counts_a[:, None], n, measure, n_classes, beta)
     fb = kevaluators.count_measure(counts_b[:, None], n, measure, n_classes, beta)
     obs = jnp.reshape(fa - fb, (1,))
-    return obs, kexceedance.tie_tol(obs, 1.0)  # every count measure lies in [0, 1]
+    return obs, kexceedance.tie_tol(obs, magnitude)
 
 
 def _materialised(y_true, yt, pa, pb, measure, opts, fold_index=None):

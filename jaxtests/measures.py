@@ -15,12 +15,16 @@ A ratio whose denominator is zero (precision with no positive prediction,
 recall with no positive instance, ...) is ``zero_division``, NaN by default.
 NaN is never silently turned into a number: pass ``zero_division=0.0`` to
 get scikit-learn's default value. Macro and weighted averages skip NaN
-classes, as scikit-learn does with ``zero_division=np.nan``.
+classes, as scikit-learn does with ``zero_division=np.nan``. The Matthews
+correlation (:func:`mcc`) is 0 where the true or predicted labels are all one
+class, as scikit-learn's ``matthews_corrcoef`` (no correlation, not an
+undefined ratio); ``zero_division=np.nan`` marks those instead.
 
 References
 ----------
 Lecture notes, "Evaluation": confusion matrix, accuracy, precision, recall, F-beta,
 PR curve and its area, multiclass measures, RMSE, Pearson.
+Matthews, B. W. (1975), and Gorodkin, J. (2004): the (multiclass) correlation coefficient.
 """
 
 from jaxtests._measures import ConfusionCounts as ConfusionCounts
@@ -32,6 +36,7 @@ from jaxtests._measures import error as error
 from jaxtests._measures import f1 as f1
 from jaxtests._measures import f_beta as f_beta
 from jaxtests._measures import fpr as fpr
+from jaxtests._measures import mcc as mcc
 from jaxtests._measures import pearson as pearson
 from jaxtests._measures import pr_auc as pr_auc
 from jaxtests._measures import pr_curve as pr_curve
@@ -53,6 +58,7 @@ __all__ = [
     "f1",
     "f_beta",
     "fpr",
+    "mcc",
     "pearson",
     "pr_auc",
     "pr_curve",

@@ -503,18 +503,17 @@ def _expand(p, ndim):
 def count_measure(c, n, measure, n_classes, beta):
     """Measure from stacked counts ``c : (3 C, R)`` rows (tp, fp, fn) per class, 0/0 scored 0.
 
-    ``n_classes > 1``: the macro average of :func:`jaxtests.kernels.measures.macro_mean`
-    over the classes that occur in each draw's counts (scikit-learn's ``labels=None``).
+    ``measure``: a row of :data:`jaxtests.kernels.measures.MEASURES`, or
+    ``"f_beta"`` (weight ``beta``). ``n_classes == 1``: the rows are the positive
+    class's (binary); ``n_classes > 1``: every class's, on axis 0 (a multiclass
+    measure: macro averages over the classes that occur in each draw's counts,
+    scikit-learn's ``labels=None``).
     """
     tp, fp, fn = c[0::3], c[1::3], c[2::3]
-    tn = n - tp - fp - fn
-    cc = kmeasures.ConfusionCounts(tp, fn, fp, tn)
-    if measure == "precision":
-        val = kmeasures.precision(cc, 0.0)
-    elif measure == "recall":
-        val = kmeasures.tpr(cc, 0.0)
-    elif measure == "accuracy":
-        val = kmeasures.accuracy(cc, 0.0)
-    else:
-        val = kmeasures.f_beta(cc, beta, 0.0)
-    return kmeasures.macro_mean(cc, val, axis=0) if n_classes > 1 else val[0]
+    cc = kmeasures.ConfusionCounts(tp, fn, fp, n - tp - fp - fn)
+    if measure == "f_beta":  # the one measure with a parameter: binary, from its kernel
+        return kmeasures.f_beta(cc, beta, 0.0)[0]
+    row = kmeasures.MEASURES[measure]
+    if n_classes > 1:
+        return row.classes(cc, 0.0, 0)
+    return row.of_binary(kmeasures.ConfusionCounts(*(x[0] for x in cc)), 0.0)

@@ -14,11 +14,9 @@ Multiclass fits (section "multiclass") take class indices ``y`` in ``0 .. C -
 1`` with a static ``C`` and give class scores ``(m, C)`` whose argmax is the
 prediction.
 
-The last sections serve the label-permutation test: ``draw_binary_labels``
-(exactly uniform permuted ±1 label vectors without
-sorting, packed 32 to a word) and ``ridge_partition_counts`` (ridge classifier
-confusion counts for a block of label vectors on k-fold splits, products in the
-cheap order).
+The label-permutation test's samplers and ridge fast path live beside them:
+``jaxtests.kernels.labels`` (permuted binary label vectors) and
+``jaxtests.kernels.ridge_partition``.
 """
 
 from typing import NamedTuple
@@ -27,20 +25,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jaxtests.kernels import random as krandom
 
 __all__ = [
     "KernelMachine",
     "LinearModel",
-    "RidgePartition",
     "class_weights",
-    "draw_binary_labels",
     "gram",
     "knn_decision",
     "knn_fit",
     "knn_votes",
-    "label_key_bits",
-    "label_slots",
     "lda_fit",
     "lda_multiclass_fit",
     "linear_decision",
@@ -55,12 +48,9 @@ __all__ = [
     "qda_fit",
     "qda_multiclass_fit",
     "qda_scores",
-    "radix_select",
     "ridge_fit",
     "ridge_fold_decisions",
     "ridge_ovr_fit",
-    "ridge_partition",
-    "ridge_partition_counts",
     "smo_finish",
     "smo_init",
     "smo_running",
@@ -74,7 +64,6 @@ __all__ = [
     "svr_fit",
     "svr_machine",
     "svr_problem",
-    "unpack_labels",
 ]
 
 
@@ -727,378 +716,3 @@ def ovo_votes(decisions, n_classes):
     return win.T @ jnp.asarray(to_a, decisions.dtype) + (1 - win).T @ jnp.asarray(
         to_b, decisions.dtype
     )
-
-
-# ---------------------------------------------------------------- permuted binary labels
-
-_U32 = jnp.uint32
-# True float32 products wherever a bound or an integer count assumes them: recent GPUs compute
-# float32 dots in TF32 (10-bit mantissas) unless told otherwise.
-_F32 = lax.Precision.HIGHEST
-
-
-def _popcount(x):
-    # SWAR popcount: vectorises (x86 has no vector popcnt before AVX512-VPOPCNTDQ)
-    x = x - ((x >> _U32(1)) & _U32(0x55555555))
-    x = (x & _U32(0x33333333)) + ((x >> _U32(2)) & _U32(0x33333333))
-    x = (x + (x >> _U32(4))) & _U32(0x0F0F0F0F)
-    return (x * _U32(0x01010101)) >> _U32(24)
-
-
-def _select_bit(e, rank):
-    """Position of the ``rank``-th (0-based) set bit of each uint32 ``e``."""
-    pos = jnp.zeros_like(e)
-    for h in (16, 8, 4, 2, 1):
-        c = _popcount((e >> pos) & _U32((1 << h) - 1))
-        go = rank >= c
-        rank = jnp.where(go, rank - c, rank)
-        pos = jnp.where(go, pos + _U32(h), pos)
-    return pos
-
-
-def label_key_bits(n):
-    """Bits per position key used by :func:`draw_binary_labels` for pools of ``n`` positions.
-
-    ``2^b >= 64 n``: the key at a pool's cut is shared with another position
-    with probability below ``n / 2^b <= 1/64``, so few rows need the tie loop
-    (about 3% of the rows for five pools of 200, in simulation). Ties cost far
-    more than a plane.
-    """
-    return int(n).bit_length() + 6
-
-
-def radix_select(planes, valid, n_pos):
-    """Split each segment's positions by bit-sliced keys at its ``n_pos``-th smallest key.
-
-    ``planes : (b, S, w, R)`` uint32: ``S`` segments of ``w`` words; bit ``i`` of
-    word ``v`` of segment ``s`` in plane ``j`` is bit ``b - 1 - j`` (most
-    significant first) of the key of position ``32 v + i`` of that segment;
-    ``valid : (S, w)`` uint32 masks of the positions in use; ``n_pos : (S,)``.
-    Returns ``(below, n_below, tie)``: the packed sets ``{key < v}`` ``(S, w,
-    R)``, their sizes ``(S, R)`` and the tie groups ``{key = v}``, where ``v``
-    is the key with ``n_below < n_pos <= n_below + |tie|``. One loop iteration
-    per plane, most significant first, keeps XLA from re-deriving the chain of
-    masks inside every reduction. Pure; no validation.
-    """
-    b, S, w, R = planes.shape
-    n_pos = jnp.asarray(n_pos, _U32)[:, None]
-
-    def level(j, st):
-        below, n_below, tie = st
-        zero = tie & ~lax.dynamic_index_in_dim(planes, j, keepdims=False)
-        c0 = jnp.sum(_popcount(zero), axis=1, dtype=_U32)
-        low = n_below + c0 >= n_pos
-        below = jnp.where(low[:, None], below, below | zero)
-        n_below = jnp.where(low, n_below, n_below + c0)
-        tie = jnp.where(low[:, None], zero, tie & ~zero)
-        return below, n_below, tie
-
-    init = (
-        jnp.zeros((S, w, R), _U32),
-        jnp.zeros((S, R), _U32),
-        jnp.broadcast_to(jnp.asarray(valid, _U32)[:, :, None], (S, w, R)),
-    )
-    return lax.fori_loop(0, b, level, init)
-
-
-def label_slots(sizes):
-    """Slots per group in :func:`draw_binary_labels`: ``max(sizes)`` rounded up to 32."""
-    return 32 * -(-max(sizes) // 32)
-
-
-def draw_binary_labels(key, n_rows, n_pos, sizes):
-    """Uniformly random label vectors with ``n_pos`` positives, without sorting.
-
-    The ``n = sum(sizes)`` positions sit in ``K = len(sizes)`` groups (folds) of
-    ``m = label_slots(sizes)`` slots (a multiple of 32); group ``k`` uses its
-    first ``sizes[k]`` slots and the others stay 0, so the unpacked labels
-    reshape to ``(K, m, n_rows)``. ``n_pos`` is an int (``n_pos`` positives
-    anywhere among the ``n`` positions) or a tuple of ``K`` counts (each group
-    keeps its own number of positives: permutations within groups). Returns
-    packed bits ``(K m / 32, n_rows)`` uint32; bit ``i`` of word ``w`` of a
-    column is slot ``32 w + i``.
-
-    Each position gets an iid uniform key of ``b = label_key_bits(pool)`` bits,
-    drawn as ``b`` bit planes (counter-based words ``keyed_words`` of
-    ``jaxtests.kernels.resampling`` under the key words ``bits(fold_in(key,
-    0))``: about 14 integer operations per word, against about 100 for
-    threefry). A radix select (:func:`radix_select`), one pass per plane from the
-    most significant, finds per pool the key ``v`` with ``#{key < v} < n_pos
-    <= #{key <= v}``; the pool's positives are ``{key < v}`` and ``s = n_pos -
-    #{key < v}`` members of the tie group ``{key = v}``, drawn one at a time
-    uniformly without replacement (a uniform rank among the remaining
-    members, by rejection from ``bit_length(n)``-bit chunks of the words
-    ``keyed_words`` under ``bits(fold_in(key, 1))`` with counter ``(step S +
-    pool) n_rows + row``; the ``g - s`` members left out are drawn instead
-    when that is fewer).
-
-    Exactness: iid keys, with ties broken in a uniformly random order, give a
-    uniformly random order of a pool's positions (the law of the keys and the
-    tie-breaks is invariant under any permutation of the positions, and the
-    order is an equivariant function of them). The positives are the first
-    ``n_pos`` positions of that order (the keys below ``v``, then the first
-    ``s`` members of the tie group in its random order), so every
-    ``n_pos``-subset of the pool has probability ``1 / C(size, n_pos)``: each
-    row has the law of ``y[permutation]`` for a uniform permutation (within
-    groups, for per-group counts) of a label vector with those counts. The
-    rows with ties to break (a minority: keys take ``2^b >= 64 n`` values) are
-    gathered a sixteenth of a block at a time; a row's rank draws depend only
-    on its own index, so its result does not depend on the block's other
-    rows. Pure; no
-    validation; ``0 <= n_pos <= pool size``.
-    """
-    K, m = len(sizes), label_slots(sizes)
-    n = sum(sizes)
-    slots = np.zeros((K, m), bool)
-    for k, size in enumerate(sizes):
-        slots[k, :size] = True
-    slots = slots.reshape(-1, 32)
-    W = slots.shape[0]
-    valid = (slots.astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(1).astype(np.uint32)
-    if isinstance(n_pos, tuple):  # one pool per group
-        S, pool = K, np.asarray(n_pos)
-    else:
-        S, pool = 1, np.asarray([n_pos])
-    w = W // S
-    b = label_key_bits(int(np.max(sizes)) if S > 1 else n)
-    k0, k1 = jax.random.bits(jax.random.fold_in(key, 0), (2,), _U32)
-    planes = krandom.keyed_words(k0, k1, lax.iota(_U32, b * W * n_rows)).reshape(b, S, w, n_rows)
-    below, n_below, tie = radix_select(planes, valid.reshape(S, w), pool)
-
-    counts = _popcount(tie)  # (S, w, R)
-    # inclusive prefix counts over words by a triangular float32 product (exact:
-    # counts <= 32 w < 2^24); a cumsum would be re-derived inside every consumer
-    tri = jnp.asarray(np.tril(np.ones((w, w), np.float32)))
-    cum = jnp.einsum(
-        "vu,sur->svr", tri, counts.astype(jnp.int32).astype(jnp.float32), precision=_F32
-    )
-    cum = cum.astype(jnp.int32).astype(_U32)
-    g = cum[:, -1]  # (S, R)
-    s = jnp.asarray(pool, _U32)[:, None] - n_below
-    include = s <= g - s
-    todo = jnp.where(include, s, g - s)
-    L = max(1, int(n).bit_length())  # rank draws of L bits cover [0, g) since g <= n
-    per = 32 // L
-    t0, t1 = jax.random.bits(jax.random.fold_in(key, 1), (2,), _U32)
-    pools = jnp.arange(S, dtype=_U32)[:, None]
-
-    # Rows with picks to make are resolved a chunk of `chunk` rows at a time
-    # (most rows have none); a row's rank draws are indexed by its row, so the
-    # grouping does not change them.
-    chunk = max(1, min(n_rows, -(-n_rows // 16)))
-    busy = jnp.any(todo > 0, axis=0)
-    order = jnp.cumsum(busy, dtype=jnp.int32) - 1
-
-    def pick(st, cols):
-        tie, counts, cum, todo, t = st
-        remaining = cum[:, -1]
-        step = t.astype(_U32) * _U32(S) + pools
-        word = krandom.keyed_words(t0, t1, step * _U32(n_rows) + cols.astype(_U32)[None, :])
-        mask = jnp.maximum(remaining, _U32(1)) - _U32(1)
-        for sh in (1, 2, 4, 8, 16):
-            mask = mask | (mask >> _U32(sh))  # next power of two minus one
-        rank = jnp.zeros(remaining.shape, _U32)
-        ok = jnp.zeros(remaining.shape, bool)
-        for c in range(per):
-            cand = (word >> _U32(L * c)) & mask
-            take = ~ok & (cand < remaining)  # rejection: exactly uniform on [0, remaining)
-            rank = jnp.where(take, cand, rank)
-            ok = ok | take
-        act = (todo > 0) & ok
-        after = (cum > rank[:, None]) & act[:, None]  # words from the one holding the pick on
-        sel = after & (cum - counts <= rank[:, None])
-        e = jnp.sum(jnp.where(sel, tie, _U32(0)), axis=1, dtype=_U32)
-        within = rank - jnp.sum(jnp.where(sel, cum - counts, _U32(0)), axis=1, dtype=_U32)
-        bit = _U32(1) << _select_bit(e, within)
-        tie = tie ^ jnp.where(sel, bit[:, None], _U32(0))
-        counts = counts - sel.astype(_U32)
-        return tie, counts, cum - after.astype(_U32), todo - act.astype(_U32), t + 1
-
-    def more_chunks(st):
-        return st[0] * chunk < jnp.sum(busy, dtype=jnp.int32)
-
-    def resolve(st):
-        i, left = st
-        (idx,) = jnp.nonzero(busy & (order // chunk == i), size=chunk, fill_value=n_rows)
-        cols = jnp.minimum(idx, n_rows - 1)
-        sub = (tie[:, :, cols], counts[:, :, cols], cum[:, :, cols])
-        sub_todo = jnp.where(idx < n_rows, todo[:, cols], _U32(0))
-        done, *_ = lax.while_loop(
-            lambda s: jnp.any(s[3] > 0),
-            lambda s: pick(s, cols),
-            (*sub, sub_todo, jnp.zeros((), jnp.int32)),
-        )
-        return i + 1, left.at[:, :, idx].set(done, mode="drop")
-
-    _, left = lax.while_loop(more_chunks, resolve, (jnp.zeros((), jnp.int32), tie))
-    # include: the picked members (tie minus what is left); else the members left
-    out = below | jnp.where(include[:, None], tie & ~left, left)
-    return out.reshape(W, n_rows)
-
-
-def unpack_labels(words, dtype=jnp.float32):
-    """Packed bits ``(W, R)`` -> ``(32 W, R)`` 0/1 values, row ``i`` = slot ``i``."""
-    W, R = words.shape
-    shifts = jnp.arange(32, dtype=_U32)[None, :, None]
-    # via int32: x86 converts signed (not unsigned) integers to floats in vector registers
-    bits = ((words[:, None, :] >> shifts) & _U32(1)).astype(jnp.int32)
-    return bits.astype(dtype).reshape(W * 32, R)
-
-
-# ---------------------------------------------------------------- ridge on permuted binary labels
-
-
-class RidgePartition(NamedTuple):
-    """Per-fold ridge systems for folds whose test sets partition the instances.
-
-    Fold ``k`` holds ``sizes[k]`` rows padded with zero rows to ``m =
-    label_slots(sizes)``. ``XT : (K, 2 d + 1, m)`` float32: the rows (centred on
-    the mean of all rows) split as ``x = hi + lo`` with ``hi`` on a grid coarse
-    enough that any sum of at most ``m`` of them is exact in float32, then
-    ``lo``, then a row of ones (zero on padding), transposed; ``err : (K,)``
-    bounds the float32 error of the label sums that ``XT`` gives, carried to
-    the decisions. ``xbar : (K, d)`` training means (training set ``k``: every
-    row outside fold ``k``); ``M : (K, m, d)`` ``= 2 (X_k - xbar_k) A_k^-1``
-    with ``A_k = Xc' Xc + alpha I`` over training set ``k``, so that a fold's
-    test decisions are ``M_k T + ybar``; ``M32`` the same in float32 and
-    ``norm1 : (K,)`` the largest L1 norm of its rows; ``n_train : (K,)``.
-    """
-
-    XT: jax.Array
-    err: jax.Array
-    xbar: jax.Array
-    M: jax.Array
-    M32: jax.Array
-    norm1: jax.Array
-    n_train: jax.Array
-
-
-def ridge_partition(X, sizes, alpha, standardize=False):
-    """:class:`RidgePartition` for ``X : (n, d)`` in fold order with fold sizes ``sizes``.
-
-    ``standardize``: ridge on features standardised on each training fold
-    (:func:`_ridge_penalty`). Pure; no validation.
-    """
-    n, d = X.shape
-    K, m = len(sizes), label_slots(sizes)
-    X = X - jnp.mean(X, axis=0)[None, :]
-    fold = np.repeat(np.arange(K), sizes)
-    offs = np.cumsum([0, *sizes])
-    index = np.full((K, m), n)
-    for k in range(K):
-        index[k, : sizes[k]] = np.arange(offs[k], offs[k + 1])
-    valid = jnp.asarray(index < n)
-    W = jnp.asarray(fold[None, :] != np.arange(K)[:, None], X.dtype)  # (K, n)
-
-    def one(w):
-        xbar, sw = _weighted_center(X, w)
-        Xc = X - xbar[None, :]
-        A = (Xc * w[:, None]).T @ Xc + _ridge_penalty(X, w, alpha, standardize)
-        return xbar, jnp.linalg.inv(A), sw
-
-    xbar, Ainv, n_train = jax.vmap(one)(W)
-    Xp = jnp.concatenate([X, jnp.zeros((1, d), X.dtype)])[jnp.asarray(index)]  # (K, m, d)
-    # hi on the grid 2^(e - h), |x| <= 2^e: a sum of m such values is an integer
-    # multiple of the grid below 2^24 grid steps, exact in float32
-    h = 24 - int(m).bit_length()
-    e = jnp.ceil(jnp.log2(jnp.maximum(jnp.max(jnp.abs(Xp), axis=(0, 1)), 1e-300)))
-    q = jnp.exp2(e - h)[None, None, :]
-    hi = jnp.round(Xp / q) * q
-    lo = (Xp - hi).astype(jnp.float32)
-    rest = Xp - hi - lo.astype(X.dtype)
-    gamma = m * 2.0**-24 / (1 - m * 2.0**-24)
-    # Higham's gamma_m for the float32 sum of lo, plus the part float32 lo drops
-    e_sum = gamma * jnp.sum(jnp.abs(lo.astype(X.dtype)), axis=1) + jnp.sum(jnp.abs(rest), axis=1)
-    e_T = jnp.sum(e_sum, axis=0)[None, :] + e_sum  # (K, d): T_k = sum_all - S_k
-    Xa = jnp.concatenate([hi, lo.astype(X.dtype), valid[:, :, None].astype(X.dtype)], axis=-1)
-    Xc = jnp.where(valid[:, :, None], Xp - xbar[:, None, :], 0.0)
-    M = 2 * jnp.einsum("kmd,kde->kme", Xc, Ainv)
-    err = 1.01 * jnp.max(jnp.abs(M) @ e_T[:, :, None], axis=(1, 2))
-    # float32 M with a column for ybar: the product then adds the intercept too
-    M32 = jnp.concatenate([M, valid[:, :, None].astype(X.dtype)], axis=-1).astype(jnp.float32)
-    norm1 = jnp.max(jnp.sum(jnp.abs(M32[:, :, :d].astype(X.dtype)), axis=-1), axis=-1)
-    XT = jnp.swapaxes(Xa, 1, 2).astype(jnp.float32)
-    return RidgePartition(XT, err, xbar, M, M32, norm1, n_train)
-
-
-def ridge_partition_counts(part, positive, repair_rows=8):
-    """Per-fold confusion counts of the ridge classifier for many permuted label vectors.
-
-    ``positive : (K, m, R)`` float32 0/1 labels in fold-slot order (1 = +1,
-    padding 0; ``m = label_slots(sizes)``, or fewer slots when the rest are
-    padding in every fold); returns ``(tp,
-    predicted_positive, positive)``, each ``(K, R)`` int32, on each fold's
-    test set (prediction +1 iff the decision value is > 0, as scikit-learn's
-    ``RidgeClassifier``). With 0/1 labels ``b`` and ``y = 2 b - 1``: ``Xc' W
-    y = 2 (X_tr' b - xbar 1' b_tr)`` and ``ybar = 2 1' b_tr / n_tr - 1``, so
-    one product ``[X_k 1]' b_k`` per fold (``d n`` operations per label vector
-    in all) gives every fold's ``T = X_tr' b - xbar 1' b_tr`` and ``ybar``;
-    the test decisions ``f = M_k T + ybar`` cost ``d n`` again. Both products
-    are float32. The label sums are exact up to ``err_k`` (``x = hi + lo``,
-    the ``hi`` sums exact, see :class:`RidgePartition`); the float32 decision
-    differs from the float64 ``M_k T + ybar`` by at most ``(d + 4) u (|M_k|_1
-    |T|_inf + |ybar|)`` with ``u = 2^-24`` (rounding of the inputs plus
-    Higham's ``gamma_{d+1}`` for a dot product in any summation order), so its
-    sign can differ from the sign of the decision of exact sums only when
-    ``|f|`` is within that bound plus ``err_k``. A label vector with such a
-    decision is recomputed with float64 decisions (``repair_rows`` vectors at
-    a time): the counts are those of float64 arithmetic. Counts are summed by
-    a float32 product with ones, exact for integers below ``2^24``. Pure; no
-    validation.
-    """
-    dt = part.M.dtype
-    d = part.M.shape[-1]
-    mp, R = positive.shape[1:]
-    if mp < part.M.shape[1]:  # trailing slots that are padding in every fold
-        part = part._replace(XT=part.XT[:, :, :mp], M=part.M[:, :mp], M32=part.M32[:, :mp])
-    S32 = jnp.einsum("kdm,kmr->kdr", part.XT, positive, precision=_F32)  # (K, 2 d + 1, R)
-    S = S32[:, :d].astype(dt) + S32[:, d:-1].astype(dt)
-    S1 = S32[:, -1].astype(dt)  # positives per test fold (exact integers)
-    # sums over folds as explicit adds: XLA:CPU runs small float64 reductions slowly
-    total, total1 = S[0], S1[0]
-    for k in range(1, S.shape[0]):
-        total, total1 = total + S[k], total1 + S1[k]
-    T1 = total1[None, :] - S1  # positives per training set
-    T = total[None] - S - part.xbar[:, :, None] * T1[:, None, :]
-    c = 2 * T1 / part.n_train[:, None] - 1  # (K, R)
-    Tc = jnp.concatenate([T, c[:, None, :]], axis=1).astype(jnp.float32)
-    f = jnp.einsum("kmd,kdr->kmr", part.M32, Tc, precision=_F32)  # M_k T + ybar, float32
-    # |T|_inf as a chain of maxima: XLA:CPU runs small float64 reductions slowly
-    t_inf = jnp.abs(T[:, 0])
-    for j in range(1, d):
-        t_inf = jnp.maximum(t_inf, jnp.abs(T[:, j]))
-    gamma = (d + 4) * 2.0**-24 * 1.01
-    bound = gamma * (part.norm1[:, None] * t_inf + jnp.abs(c)) + part.err[:, None]
-    # rounded up, and stored once: fused into its consumer, XLA would re-derive
-    # it (a dozen float64 operations) for every decision (XLA drops barriers)
-    bound = (bound * (1 + 2.0**-20)).astype(jnp.float32)
-    bound = lax.cond(S1[0, 0] >= 0, lambda b: b, jnp.zeros_like, bound)
-    # one float32 sum per fold: predicted positives + 1024 true positives
-    # + 2^19 per decision within the bound (only its presence is used)
-    one, big, zero = jnp.float32(1), jnp.float32(2.0**19), jnp.float32(0)
-    code = jnp.where(f > zero, one + jnp.float32(1024) * positive, zero)
-    code = code + jnp.where(jnp.abs(f) <= bound[:, None, :], big, zero)
-    valid = part.XT[:, -1]  # (K, m) 1 on real slots
-    tot = jnp.einsum("km,kmr->kr", valid, code, precision=_F32)
-    unsure = jnp.any(tot >= 2.0**19, axis=0)  # (R,)
-    tot = tot.astype(jnp.int32)
-    tp, pp = tot // 1024, tot % 1024
-    rank = jnp.cumsum(unsure, dtype=jnp.int32) - 1
-
-    def more(st):
-        return st[0] * repair_rows < jnp.sum(unsure, dtype=jnp.int32)
-
-    def repair(st):
-        i, tp, pp = st
-        (idx,) = jnp.nonzero(unsure & (rank // repair_rows == i), size=repair_rows, fill_value=R)
-        take = jnp.minimum(idx, R - 1)
-        f64 = jnp.einsum("kmd,kdr->kmr", part.M, T[:, :, take]) + c[:, take][:, None, :]
-        p64 = (f64 > 0) & (valid[:, :, None] > 0)
-        tp = tp.at[:, idx].set(
-            jnp.sum(p64 & (positive[:, :, take] > 0), axis=1, dtype=jnp.int32), mode="drop"
-        )
-        pp = pp.at[:, idx].set(jnp.sum(p64, axis=1, dtype=jnp.int32), mode="drop")
-        return i + 1, tp, pp
-
-    _, tp, pp = lax.while_loop(more, repair, (jnp.zeros((), jnp.int32), tp, pp))
-    return tp, pp, S1.astype(jnp.int32)

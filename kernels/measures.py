@@ -9,13 +9,17 @@ Counts are floats of the input dtype so they feed the test statistics
 directly.
 """
 
+import dataclasses
+from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 
 __all__ = [
+    "MEASURES",
     "ConfusionCounts",
+    "Measure",
     "accuracy",
     "average_precision",
     "balanced_accuracy",
@@ -26,10 +30,12 @@ __all__ = [
     "error",
     "f_beta",
     "fpr",
-    "macro_f1",
     "macro_mean",
-    "macro_precision",
-    "macro_recall",
+    "mcc",
+    "measure",
+    "measure_names",
+    "overall_accuracy",
+    "overall_error",
     "pearson",
     "precision",
     "ratio",
@@ -38,6 +44,7 @@ __all__ = [
     "roc_auc_grouped",
     "specificity",
     "tpr",
+    "two_classes",
 ]
 
 
@@ -142,18 +149,61 @@ def f_beta(c, beta=1.0, zero_division=jnp.nan):
     return ratio((1 + b2) * c.tp, (1 + b2) * c.tp + b2 * c.fn + c.fp, zero_division)
 
 
-def balanced_accuracy(cm):
-    """Mean recall over the classes present in the true labels; ``cm : (..., C, C)`` -> ``(...)``.
+def two_classes(c):
+    """One-vs-rest counts of the classes (-1, +1) from binary counts; fields ``(..., 2)``.
+
+    Class 0 (-1) has ``(tp, fn, fp, tn) = (tn, fp, fn, tp)`` of the positive class:
+    the counts of the 2 x 2 confusion matrix that :func:`class_counts` reads.
+    """
+    return ConfusionCounts(
+        jnp.stack([c.tn, c.tp], -1),
+        jnp.stack([c.fp, c.fn], -1),
+        jnp.stack([c.fn, c.fp], -1),
+        jnp.stack([c.tp, c.tn], -1),
+    )
+
+
+def overall_accuracy(c, zero_division=jnp.nan, axis=-1):
+    """Accuracy from the one-vs-rest counts of all classes (on ``axis``): trace over total."""
+    return ratio(jnp.sum(c.tp, axis=axis), jnp.sum(c.tp + c.fn, axis=axis), zero_division)
+
+
+def overall_error(c, zero_division=jnp.nan, axis=-1):
+    """Error from the one-vs-rest counts of all classes (on ``axis``): ``1 - trace / total``."""
+    total = jnp.sum(c.tp + c.fn, axis=axis)
+    return ratio(total - jnp.sum(c.tp, axis=axis), total, zero_division)
+
+
+def balanced_accuracy(c, zero_division=jnp.nan, axis=-1):
+    """Mean recall over the classes present in the true labels (one-vs-rest counts on ``axis``).
 
     scikit-learn's ``balanced_accuracy_score``: a class with no true instance
-    (row of zeros) is left out of the mean.
+    is left out of the mean; ``zero_division`` when no class is present.
     """
-    tp = jnp.diagonal(cm, axis1=-2, axis2=-1)
-    support = jnp.sum(cm, axis=-1)
+    support = c.tp + c.fn
     present = support > 0
-    recall = ratio(tp, support, 0.0)
-    n_present = jnp.sum(present, axis=-1, dtype=cm.dtype)
-    return ratio(jnp.sum(jnp.where(present, recall, 0.0), axis=-1), n_present, jnp.nan)
+    recall = ratio(c.tp, support, 0.0)
+    n_present = jnp.sum(present, axis=axis, dtype=c.tp.dtype)
+    total = jnp.sum(jnp.where(present, recall, 0.0), axis=axis)
+    return ratio(total, n_present, zero_division)
+
+
+def mcc(c, zero_division=0.0, axis=-1):
+    """Matthews correlation coefficient from the one-vs-rest counts of all classes (on ``axis``).
+
+    Gorodkin's (2004) multiclass form, scikit-learn's ``matthews_corrcoef``:
+    ``(s c - sum_k t_k p_k) / sqrt((s^2 - sum_k p_k^2) (s^2 - sum_k t_k^2))`` with
+    ``c`` correct, ``s`` instances, ``t_k`` true and ``p_k`` predicted instances of
+    class ``k``; for two classes ``(tp tn - fp fn) / sqrt((tp + fp)(tp + fn)(tn + fp)(tn + fn))``.
+    ``zero_division`` where a marginal is constant (scikit-learn: 0, no correlation).
+    """
+    t = c.tp + c.fn
+    p = c.tp + c.fp
+    s = jnp.sum(t, axis=axis)
+    cov_tp = jnp.sum(c.tp, axis=axis) * s - jnp.sum(t * p, axis=axis)
+    cov_pp = s * s - jnp.sum(p * p, axis=axis)
+    cov_tt = s * s - jnp.sum(t * t, axis=axis)
+    return ratio(cov_tp, jnp.sqrt(cov_tt * cov_pp), zero_division)
 
 
 def macro_mean(c, val, axis=-1):
@@ -171,34 +221,115 @@ def macro_mean(c, val, axis=-1):
     return ratio(total, jnp.sum(keep, axis=axis, dtype=val.dtype), jnp.nan)
 
 
-def _macro(cm, part):
-    """:func:`macro_mean` of a per-class ratio of ``cm : (..., C, C)``, 0/0 scored 0.
+# ---------------------------------------------------------------- the measure table
 
-    scikit-learn's default ``zero_division`` (``"warn"``, scored 0).
+
+@dataclasses.dataclass(frozen=True)
+class Measure:
+    """One performance measure by name: the one row every consumer reads.
+
+    ``binary(c, zero_division)``: the value from the positive class's counts
+    ``c`` (fields ``(...)``); None: ``classes`` of :func:`two_classes`.
+    ``classes(c, zero_division, axis)``: from the one-vs-rest counts of all
+    classes (class axis ``axis``); None: binary only. ``zero_division`` is the
+    value of a ratio with a zero denominator where the measure's definition
+    leaves it open (a positive-class ratio, accuracy); macro averages score a
+    class's 0/0 as 0 (scikit-learn's default) and MCC its own (0, scikit-learn).
+    ``source``: "counts" (confusion counts), "count" (one of them), "scores"
+    (ranking measures of decision values) or "targets" (regression).
+    ``low, high``: the range, whose magnitude scales the tie tolerance of
+    differences. ``aliases``: other names that mean this row.
     """
-    c = class_counts(cm)
-    if part == "precision":
-        val = precision(c, 0.0)
-    elif part == "recall":
-        val = tpr(c, 0.0)
-    else:
-        val = f_beta(c, 1.0, 0.0)
-    return macro_mean(c, val)
+
+    name: str
+    higher_is_better: bool
+    binary: Callable | None = None
+    classes: Callable | None = None
+    source: str = "counts"
+    low: float = 0.0
+    high: float = 1.0
+    aliases: tuple = ()
+
+    @property
+    def multiclass(self):
+        """Whether multiclass results take this measure."""
+        return self.classes is not None
+
+    @property
+    def magnitude(self):
+        """Largest absolute value: the scale of a difference's rounding (tie tolerance)."""
+        return max(abs(self.low), abs(self.high))
+
+    def of_binary(self, c, zero_division):
+        """The value from binary counts ``c`` (fields ``(...)``)."""
+        if self.binary is not None:
+            return self.binary(c, zero_division)
+        return self.classes(two_classes(c), zero_division, -1)
 
 
-def macro_precision(cm):
-    """Macro-averaged precision from ``cm : (..., C, C)`` (scikit-learn's ``average="macro"``)."""
-    return _macro(cm, "precision")
+def _count(field):
+    return lambda c, zero_division: getattr(c, field)
 
 
-def macro_recall(cm):
-    """Macro-averaged recall from ``cm : (..., C, C)`` (scikit-learn's ``average="macro"``)."""
-    return _macro(cm, "recall")
+def _macro(per_class):
+    """scikit-learn's ``average="macro"`` of a per-class ratio, a class's 0/0 scored 0."""
+    return lambda c, zero_division, axis=-1: macro_mean(c, per_class(c, 0.0), axis)
 
 
-def macro_f1(cm):
-    """Macro-averaged F1 from ``cm : (..., C, C)`` (scikit-learn's ``average="macro"``)."""
-    return _macro(cm, "f1")
+def _f1(c, zero_division=jnp.nan):
+    return f_beta(c, 1.0, zero_division)
+
+
+def _mcc(c, zero_division, axis=-1):
+    return mcc(c, 0.0, axis)  # scikit-learn's value of 0/0, whatever the consumer's
+
+
+_INF = float("inf")
+
+MEASURES = {
+    m.name: m
+    for m in (
+        Measure("tp", True, _count("tp"), source="count", high=_INF),
+        Measure("fn", False, _count("fn"), source="count", high=_INF),
+        Measure("fp", False, _count("fp"), source="count", high=_INF),
+        Measure("tn", True, _count("tn"), source="count", high=_INF),
+        Measure("tpr", True, tpr, aliases=("sensitivity",)),
+        Measure("recall", True, tpr),
+        Measure("fpr", False, fpr),
+        Measure("precision", True, precision),
+        Measure("specificity", True, specificity, aliases=("tnr",)),
+        Measure("f1", True, _f1),
+        Measure("accuracy", True, accuracy, overall_accuracy),
+        Measure("error", False, error, overall_error),
+        Measure("balanced_accuracy", True, None, balanced_accuracy),
+        Measure("precision_macro", True, None, _macro(precision)),
+        Measure("recall_macro", True, None, _macro(tpr)),
+        Measure("f1_macro", True, None, _macro(_f1), aliases=("macro_f1",)),
+        Measure("mcc", True, None, _mcc, low=-1.0),
+        Measure("roc_auc", True, source="scores", aliases=("auc",)),
+        Measure("average_precision", True, source="scores", aliases=("pr_auc",)),
+        Measure("rmse", False, source="targets", high=_INF),
+    )
+}
+_BY_ALIAS = {a: m for m in MEASURES.values() for a in (m.name, *m.aliases)}
+
+
+def measure(name):
+    """The row of a measure name or alias; None for a name the table does not hold."""
+    return _BY_ALIAS.get(name) if isinstance(name, str) else None
+
+
+def measure_names(*sources, multiclass=False, aliases=False):
+    """Names of the rows from ``sources`` (all when none), in table order.
+
+    ``multiclass``: only those multiclass results take; ``aliases``: each row's
+    aliases after its name.
+    """
+    out = []
+    for m in MEASURES.values():
+        if (not sources or m.source in sources) and (m.multiclass or not multiclass):
+            out += [m.name, *m.aliases] if aliases else [m.name]
+    return tuple(out)
 
 
 def _auc_1d(y, s):

@@ -111,6 +111,30 @@ def test_swap_auc_on_folds_is_the_mean_per_fold_auc(files, capsys):
     assert abs(pooled - ref) > 1e-3  # the fixture tells the two apart
 
 
+def test_mcc_is_a_swap_measure_and_a_per_fold_measure(files, capsys):
+    # Issue 27: "mcc" is named everywhere measures are. Reference: scikit-learn's
+    # matthews_corrcoef of the predictions (score > 0), pooled (swap) and per fold.
+    from sklearn.metrics import matthews_corrcoef
+
+    d, y, scores, _, _ = files
+    pred = {a: np.where(s > 0, 1, -1) for a, s in scores.items()}
+    status, out, _ = cli(
+        capsys, "compare", d / "inst.csv", "--test", "swap", "--test", "t", "--swap-measure", "mcc",
+        "--measures", "mcc", "--n-resamples", 99, "--seed", 0, "--quiet", "--json",
+    )  # fmt: skip
+    assert status == 0, out
+    rows = {r["test"]: r for r in json.loads(out)["rows"]}
+    ref = matthews_corrcoef(y, pred["a"]) - matthews_corrcoef(y, pred["b"])
+    np.testing.assert_allclose(rows["swap"]["statistic"], ref, rtol=1e-12)
+    fold = np.arange(y.size) % 5
+    per_fold = [
+        matthews_corrcoef(y[fold == k], pred["a"][fold == k])
+        - matthews_corrcoef(y[fold == k], pred["b"][fold == k])
+        for k in range(5)
+    ]
+    np.testing.assert_allclose(rows["t"]["mean_difference"], np.mean(per_fold), rtol=1e-12)
+
+
 def test_all_pairs_of_more_than_100_algorithms_refused(tmp_path, capsys):
     # Reliability audit (issue 29): 1000 learners made 499,500 posthoc rows, 7.4 GB and a
     # stdout cut at 2 GiB with exit 0. Beyond 100 algorithms (4,950 pairs) an all-pairs test

@@ -12,7 +12,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from jaxtests import datasets, models
-from jaxtests._cv import FiveByTwo, KFold, RandomSplits, cross_validate
+from jaxtests._cv import cross_validate
+from jaxtests._splitters import FiveByTwo, KFold, RandomSplits
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +39,7 @@ def test_kfold_assignment_statistics(pima):
     _, y = pima
     import jax
 
-    from jaxtests._cv import make_splits
+    from jaxtests._splitters import make_splits
 
     s = make_splits(KFold(5, repeats=2), y, jax.random.key(0), True)
     assert s.shape == (2, 5)

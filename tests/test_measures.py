@@ -76,6 +76,25 @@ def test_multiclass_match_sklearn(rng, average):
     np.testing.assert_allclose(M.error(cm), 1 - skm.accuracy_score(yt, yp), rtol=RTOL)
 
 
+def test_mcc_matches_sklearn_binary_multiclass_and_degenerate(rng):
+    # Reference: scikit-learn's matthews_corrcoef, binary counts and confusion matrices
+    # (batched), and the 0/0 cases (one true or one predicted class), where it returns 0.
+    y = rng.choice([-1, 1], size=(4, 30))
+    p = np.where(rng.random((4, 30)) < 0.7, y, -y)
+    p[3] = 1  # every prediction positive: 0/0
+    got = np.asarray(M.mcc(M.confusion_counts(y, p)))
+    np.testing.assert_allclose(got, [skm.matthews_corrcoef(a, b) for a, b in zip(y, p)], rtol=RTOL)
+    assert got[3] == 0.0
+    assert np.isnan(M.mcc(M.confusion_counts(y[3], p[3]), zero_division=np.nan))
+    yt = rng.integers(0, 4, (3, 80))
+    yp = np.where(rng.random((3, 80)) < 0.5, yt, rng.integers(0, 4, (3, 80)))
+    yp[2] = 1
+    cm = M.confusion_matrix(yt, yp, 4)
+    want = [skm.matthews_corrcoef(a, b) for a, b in zip(yt, yp)]
+    np.testing.assert_allclose(M.mcc(cm), want, rtol=RTOL, atol=1e-15)
+    assert want[2] == 0.0
+
+
 def test_confusion_matrix_batched_matches_sklearn(rng):
     # scatter-add kernel: every batch row equals scikit-learn's matrix, and a label
     # outside [0, n_classes) counts nowhere (as a zero one-hot row did)

@@ -17,9 +17,9 @@ from sklearn.preprocessing import StandardScaler
 
 import jaxtests
 from jaxtests import KFold, RandomSplits, cross_validate, models, permutation_test_score
-from jaxtests._cv import make_splits
 from jaxtests._learners import fit_predict, fold_predictions
 from jaxtests._sanity import _permutation_test_score_iv, _permute_within_strata
+from jaxtests._splitters import make_splits
 
 
 def _blobs(seed, n=160, n_classes=4, d=3, shift=0.9):
@@ -223,6 +223,7 @@ _SK_MEASURES = {
     "precision_macro": lambda t, p: metrics.precision_score(t, p, average="macro", zero_division=0),
     "recall_macro": lambda t, p: metrics.recall_score(t, p, average="macro", zero_division=0),
     "f1_macro": lambda t, p: metrics.f1_score(t, p, average="macro", zero_division=0),
+    "mcc": metrics.matthews_corrcoef,  # the dummy's folds: 0/0, scikit-learn's 0
 }
 
 
@@ -252,15 +253,10 @@ def test_matrix_kernels_with_absent_classes():
     t = np.array([0, 0, 0, 1, 1, 0])
     p = np.array([0, 2, 1, 0, 0, 0])
     cm = jnp.asarray(metrics.confusion_matrix(t, p, labels=range(4)), jnp.float64)
-    assert float(kmeasures.balanced_accuracy(cm)) == pytest.approx(
-        metrics.balanced_accuracy_score(t, p)
-    )
-    for kernel, avg in (
-        (kmeasures.macro_precision, metrics.precision_score),
-        (kmeasures.macro_recall, metrics.recall_score),
-        (kmeasures.macro_f1, metrics.f1_score),
-    ):
-        assert float(kernel(cm)) == pytest.approx(avg(t, p, average="macro", zero_division=0))
+    c = kmeasures.class_counts(cm)
+    for name, ref in _SK_MEASURES.items():
+        got = float(kmeasures.MEASURES[name].classes(c, jnp.nan, -1))
+        assert got == pytest.approx(ref(t, p)), name
 
 
 def test_binary_results_take_the_macro_measures_too(data):
@@ -354,10 +350,13 @@ def test_multiclass_refusals(data, folds, cv_all):
 # ---------------------------------------------------------------- permutation_test_score
 
 
+_SK_SCORER = {"mcc": "matthews_corrcoef"}  # scikit-learn's scorer names
+
+
 @pytest.fixture(scope="module")
 def ptest(data, folds):
     X, y = data
-    scoring = ("accuracy", "balanced_accuracy", "f1_macro")
+    scoring = ("accuracy", "balanced_accuracy", "f1_macro", "mcc")
     return permutation_test_score(
         models.lda(), X, y, cv=folds, n_permutations=40, scoring=scoring, key=5
     )
@@ -367,6 +366,7 @@ def test_permutation_score_equals_sklearn(data, folds, ptest):
     X, y = data
     est = da.LinearDiscriminantAnalysis(solver="lsqr")
     for j, s in enumerate(ptest.scoring):
+        s = _SK_SCORER.get(s, s)
         score, _, _ = sk_permutation_test_score(est, X, y, cv=folds, n_permutations=2, scoring=s)
         assert float(ptest.statistic[j]) == pytest.approx(score, abs=1e-12)
     # scikit-learn's p-value: (1 + #{permuted >= observed}) / (1 + n_permutations)
@@ -472,12 +472,13 @@ def test_binary_macro_scorers_equal_sklearn(data):
     X, y = data
     yb = np.where(y > 1, 1, -1)
     bfolds = list(StratifiedKFold(4, shuffle=True, random_state=1).split(X, yb))
-    scoring = ("f1_macro", "precision_macro", "recall_macro", "accuracy")
+    scoring = ("f1_macro", "precision_macro", "recall_macro", "accuracy", "mcc")
     r = permutation_test_score(
         models.lda(), X, yb, cv=bfolds, n_permutations=4, scoring=scoring, key=0
     )
     assert r.classes is None
     est = da.LinearDiscriminantAnalysis(solver="lsqr")
     for j, s in enumerate(scoring):
+        s = _SK_SCORER.get(s, s)
         score, _, _ = sk_permutation_test_score(est, X, yb, cv=bfolds, n_permutations=1, scoring=s)
         assert float(r.statistic[j]) == pytest.approx(score, abs=1e-12)

@@ -17,7 +17,7 @@ import pytest
 import scipy.stats
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jaxtests.kernels import learners as klearners
+from jaxtests.kernels import labels as klabels
 from sklearn.linear_model import RidgeClassifier
 from sklearn.model_selection import StratifiedKFold
 from sklearn.model_selection import permutation_test_score as sk_pts
@@ -25,8 +25,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from jaxtests import _sanity, datasets, models
-from jaxtests._cv import KFold, make_splits, padded_test_index
 from jaxtests._sanity import permutation_test_score
+from jaxtests._splitters import KFold, make_splits, padded_test_index
 
 SCORING = ("accuracy", "f1")  # shared by the tests that go through the ridge stream
 
@@ -89,7 +89,7 @@ def test_radix_select_is_exact_by_enumeration(n_pos):
     # Exact integer arithmetic: scale by lcm of the C(g, s) (12 for g <= 4).
     n, b = 4, 4  # radix_select is exact for any key width; 4 bits keep 2^16 cases
     planes, keys = _planes_of_all_keys(n, b)
-    below, n_below, tie = jax.jit(klearners.radix_select)(
+    below, n_below, tie = jax.jit(klabels.radix_select)(
         jnp.asarray(planes), np.array([[2**n - 1]], np.uint32), np.array([n_pos])
     )
     below, n_below, tie = (
@@ -115,11 +115,11 @@ def test_label_draws_uniform_with_ties_and_padding():
     # 12,288 draws (6 / 2^9) have a tie at the cut, so the tie loop runs. Every 2-subset should have
     # probability 1/15; chi-square over 15 cells. Failure budget 1e-4 per chi-square.
     sizes, n_pos, R = (3, 3), 2, 4096
-    draw = jax.jit(lambda k: klearners.draw_binary_labels(k, R, n_pos, sizes))
+    draw = jax.jit(lambda k: klabels.draw_binary_labels(k, R, n_pos, sizes))
     counts = np.zeros(15, int)
     cells = {c: i for i, c in enumerate(itertools.combinations([0, 1, 2, 32, 33, 34], 2))}
     for j in range(3):
-        Y = np.asarray(klearners.unpack_labels(draw(jax.random.fold_in(jax.random.key(11), j)))) > 0
+        Y = np.asarray(klabels.unpack_labels(draw(jax.random.fold_in(jax.random.key(11), j)))) > 0
         assert np.all(Y.sum(0) == n_pos)
         assert not Y[np.r_[3:32, 35:64]].any()  # padding slots stay 0
         for col in Y.T:
@@ -129,8 +129,8 @@ def test_label_draws_uniform_with_ties_and_padding():
     # 9 equally likely cells
     Y = (
         np.asarray(
-            klearners.unpack_labels(
-                jax.jit(lambda k: klearners.draw_binary_labels(k, R, (1, 2), sizes))(
+            klabels.unpack_labels(
+                jax.jit(lambda k: klabels.draw_binary_labels(k, R, (1, 2), sizes))(
                     jax.random.key(12)
                 )
             )
@@ -151,7 +151,7 @@ def _generic_scores(model, X, y, key, cv, B, scoring):
     sp = make_splits(KFold(cv), y, split_key, True)
     train, test = sp.train.reshape(cv, -1), sp.test.reshape(cv, -1)
     order, sizes = _sanity._partition(train, test)
-    m = klearners.label_slots(sizes)
+    m = klabels.label_slots(sizes)
     slot = np.concatenate([k * m + np.arange(s) for k, s in enumerate(sizes)])
     rows = _sanity.block_rows(len(y))
     Y = _sanity._binary_labels(

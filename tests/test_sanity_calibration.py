@@ -33,9 +33,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from jaxtests import _sanity, models
-from jaxtests._cv import KFold
 from jaxtests._random import resolve_key
 from jaxtests._sanity import permutation_test_score
+from jaxtests._splitters import KFold
 
 ALPHAS = (0.05, 0.1, 0.25, 0.5)
 SCORING = ("accuracy", "roc_auc")  # roc_auc: finer steps, fewer ties

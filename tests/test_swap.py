@@ -5,7 +5,7 @@ import itertools
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from sklearn.metrics import f1_score, roc_auc_score
+from sklearn.metrics import f1_score, matthews_corrcoef, roc_auc_score
 
 from jaxtests._permutation import swap_test
 
@@ -55,6 +55,16 @@ def test_macro_f1_and_auc_exact():
     np.testing.assert_allclose([r.statistic, r.pvalue], [obs, p], rtol=1e-12)
 
 
+def test_mcc_exact_equals_enumeration_with_sklearn():
+    # Reference: scikit-learn's matthews_corrcoef on every swap (_enumerate), binary labels
+    # and class indices; a swap where one model predicts one class scores 0 there (0/0).
+    for y, a, b in ((Y, A, B), MACRO_CASES[0]):
+        y, a, b = (np.asarray(v) for v in (y, a, b))
+        obs, p = _enumerate(y, a, b, matthews_corrcoef)
+        r = swap_test(y, a, b, measure="mcc", method="exact")
+        np.testing.assert_allclose([r.statistic, r.pvalue], [obs, p], rtol=1e-12, atol=1e-15)
+
+
 def test_monte_carlo_count_path_equals_generic_path_distribution():
     rng = np.random.default_rng(1)
     y = rng.integers(0, 2, 300)
@@ -86,7 +96,7 @@ def test_validation_messages():
     with pytest.raises(ValueError, match="`pred_b` must have the same shape"):
         swap_test(Y, A, B[:-1])
     with pytest.raises(ValueError, match="`measure` must be one of"):
-        swap_test(Y, A, B, measure="mcc")
+        swap_test(Y, A, B, measure="kappa")
     with pytest.raises(ValueError, match="`beta` must be a positive number"):
         swap_test(Y, A, B, measure="f_beta", beta=0)
     with pytest.raises(ValueError, match="binary labels"):
@@ -236,3 +246,25 @@ def test_auc_with_folds_calibration_under_null():
         r = swap_test(y, *s, measure="auc", folds=folds, n_resamples=199, key=i)
         rejected += float(r.pvalue) <= 0.05
     assert rejected / n_sets <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / n_sets)
+
+
+def test_count_measures_bit_identical_to_before_the_measure_table():
+    # Issue 27: the measure table replaced the count path's if-chain. For a fixed key the
+    # statistic, p-value and null distribution (its sum) are bit for bit those of the code
+    # before it (main at 4871684, printed as float.hex).
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 200)
+    a = np.where(rng.random(200) < 0.75, y, 1 - y)
+    b = np.where(rng.random(200) < 0.7, y, 1 - y)
+    yc = rng.integers(0, 3, 60)
+    ac = np.where(rng.random(60) < 0.6, yc, rng.integers(0, 3, 60))
+    bc = np.where(rng.random(60) < 0.5, yc, rng.integers(0, 3, 60))
+    want = {
+        "f1": ("0x1.a60d077640b40p-5", "0x1.ffbe7f2b1d4c2p-3", "0x1.8c2ebbfc8e120p-3"),
+        "macro_f1": ("0x1.5807c88268000p-14", "0x1.feb87bd7927cap-1", "0x1.a8e27dde9bf84p+0"),
+    }
+    for measure, (t, p, n) in want.items():
+        data = (y, a, b) if measure == "f1" else (yc, ac, bc)
+        r = swap_test(*data, measure=measure, n_resamples=2000, key=4, return_null=True)
+        got = (float(r.statistic), float(r.pvalue), float(np.sum(r.null_distribution)))
+        assert [v.hex() for v in got] == [t, p, n], measure

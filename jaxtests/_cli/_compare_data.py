@@ -4,16 +4,22 @@ import numpy as np
 
 from jaxtests import losses, measures
 from jaxtests._cli._common import BadInput
+from jaxtests._measures import binary_measures
 from jaxtests._tidy import PerFold, PerInstance
+from jaxtests.kernels import measures as kmeasures
 
 CLF_LOSSES = ("zero_one", "hinge")
 REG_LOSSES = ("square", "absolute", "epsilon_insensitive", "power")
-CLF_MEASURES = ("error", "accuracy", "tpr", "fpr", "precision", "recall", "f1", "roc_auc")
+# the per-fold measures of per-instance classifier outputs: every measure of confusion
+# counts in the table (jaxtests.kernels.measures.MEASURES), then the ROC area
+COUNT_MEASURES = kmeasures.measure_names("counts")
+CLF_MEASURES = (*COUNT_MEASURES, "roc_auc")
 # Why a per-fold measure computed from instances can be undefined (0/0).
 UNDEFINED = {
     "tpr": "the fold has no positive instance",
     "recall": "the fold has no positive instance",
     "fpr": "the fold has no negative instance",
+    "specificity": "the fold has no negative instance",
     "precision": "the algorithm predicts no positive in the fold",
     "f1": "the fold has no positive instance and the algorithm predicts none",
     "roc_auc": "the fold has instances of one class only",
@@ -79,9 +85,7 @@ def _fold_measures(data, args, task):
         col = [x[:, sel].mean(-1) for x in inst]
         if clf:
             pred = np.where(s > 0, 1.0, -1.0)
-            c = measures.confusion_counts(yb, pred)
-            for name in CLF_MEASURES[:-1]:
-                col.append(np.asarray(getattr(measures, name)(c)))
+            col += list(np.moveaxis(np.asarray(binary_measures(yb, pred, COUNT_MEASURES)), -1, 0))
             col.append(np.asarray(measures.roc_auc(yb, s)))
         else:
             col.append(np.asarray(measures.rmse(yb, s)))

@@ -22,8 +22,10 @@ from jaxtests._cli._compare_datasets import DATASET_TESTS
 from jaxtests._cli._compare_tests import TESTS, Inputs, run_test
 from jaxtests._report import Progress, dumps, markdown_table, text_table
 from jaxtests._tidy import PerInstance, has_dataset_column, read_tidy
+from jaxtests.kernels import measures as kmeasures
 
-SWAP_MEASURES = ("f1", "precision", "recall", "accuracy", "auc", "roc_auc")
+# swap_test's measures: every measure of confusion counts in the table, and the ROC area
+SWAP_MEASURES = (*kmeasures.measure_names("counts", aliases=True), "auc", "roc_auc")
 CORRECTIONS = ("holm", "bonferroni", "hochberg", "hommel", "bh", "by", "shaffer", "bergmann")
 RANK_CORRECTIONS = ("shaffer", "bergmann")  # friedman-posthoc of all pairs only
 

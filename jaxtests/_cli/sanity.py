@@ -7,6 +7,7 @@ from jaxtests._cli._common import POSITIVE_INT, SEED, BadInput, _given_twice
 from jaxtests._learners import cli_models
 from jaxtests._report import Progress, dumps, result_summary
 from jaxtests.datasets import load_csv
+from jaxtests.kernels import measures as kmeasures
 
 
 def add_parser(subparsers):
@@ -41,8 +42,9 @@ def add_parser(subparsers):
         default=1000,
         help="label permutations (default 1000); the p-value is at least 1/(n + 1)",
     )
+    scores = (*kmeasures.measure_names("counts"), "roc_auc")  # permutation_test_score's
     s.add_argument(
-        "--scoring", default="accuracy", help="score per fold: accuracy (default), f1, roc_auc..."
+        "--scoring", default="accuracy", help=f"score per fold: {', '.join(scores)} (accuracy)"
     )
     s.add_argument("--seed", type=SEED, default=None, help="seed of folds and permutations")
     s.add_argument("--json", action="store_true", help="machine-readable output")

@@ -1,4 +1,9 @@
-"""Same key, same counts: across 1 vs 4 (forced host) devices, with programs compiled or loaded."""
+"""Same key, same counts: across 1 vs 4 (forced host) devices, with programs compiled or loaded.
+
+One harness for every device-identity case: the 1-device reference runs in this process, the
+4-device runs in two subprocesses (the first compiles and stores its sharded programs, the
+second loads them), each computing every case once.
+"""
 
 import json
 import os
@@ -6,6 +11,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 COMPUTE = r"""
 def compute():
@@ -22,6 +28,30 @@ def compute():
             "pa": np.asarray(a.pvalue).tolist(),
             "adj": np.asarray(a.pvalue_adjusted).tolist(),
             "b": int(b.n_extreme), "pb": float(b.pvalue)}
+
+
+def null_buffers():
+    # Each device fills its own part of a chunk's null buffer; the host stitches the parts.
+    # Two buffer sizes: one buffer per chunk, or one step per buffer.
+    import numpy as np
+
+    from jaxtests import _engine
+    from jaxtests import permutation_test, signflip_test
+
+    d = np.random.default_rng(3).normal(0.05, 1, (2, 40))
+    out, before = {}, _engine._NULL_BYTES
+    try:
+        for null_bytes in (2**26, 1):
+            _engine._NULL_BYTES = null_bytes
+            r = signflip_test(d, key=7, n_resamples=300_001, correction="maxT", return_null=True)
+            s = permutation_test(d[0, :20], d[1], key=8, n_resamples=20_001,
+                                 statistic=lambda a, b: a.mean() - b.mean(), return_null=True)
+            out[str(null_bytes)] = [np.asarray(r.null_distribution).tolist(),
+                                    np.asarray(r.pvalue_adjusted).tolist(),
+                                    np.asarray(s.null_distribution).tolist()]
+    finally:
+        _engine._NULL_BYTES = before
+    return out
 """
 
 
@@ -35,36 +65,56 @@ jax.monitoring.register_event_listener(
 """
 
 
-def _run(n_dev, cache=""):
+def _run(n_dev, cache, *, buffers):
     env = dict(os.environ)
     env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={n_dev}"
     env["JAX_PLATFORMS"] = "cpu"
     env["JAXTESTS_CACHE_DIR"] = cache
     env.pop("JAX_COMPILATION_CACHE_DIR", None)
-    script = COUNT_LOADED + COMPUTE
-    script += "\nimport json\nprint(json.dumps({**compute(), 'loaded': len(loaded)}))\n"
+    script = COUNT_LOADED + COMPUTE + "\nimport json\nout = {**compute(), 'loaded': len(loaded)}\n"
+    if buffers:  # after compute(): `loaded` counts the compute() programs only
+        script += "out['buffers'] = null_buffers()\n"
+    script += "print(json.dumps(out))\n"
     out = subprocess.run(
         [sys.executable, "-c", script],
         env=env,
         capture_output=True,
         text=True,
         check=True,
-        timeout=300,
+        timeout=600,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_one_and_four_devices_bit_identical(tmp_path):
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
     # The device count is fixed at start-up: 4 devices run in subprocesses, the 1-device
-    # reference in this (one-device) test process. The first 4-device process stores its
-    # sharded programs (keyed by the devices and processes they span), the second loads them.
+    # reference in this (one-device) test process.
     namespace = {}
     exec(COMPUTE, namespace)
-    one = namespace["compute"]()
-    cache = str(tmp_path / "jax")
-    four, again = _run(4, cache), _run(4, cache)
+    one = {**namespace["compute"](), "buffers": namespace["null_buffers"]()}
+    cache = str(tmp_path_factory.mktemp("reproducibility") / "jax")
+    four = _run(4, cache, buffers=True)
+    again = _run(4, cache, buffers=False)
+    return one, four, again
+
+
+def test_one_and_four_devices_bit_identical(runs):
+    # The first 4-device process stores its sharded programs (keyed by the devices and
+    # processes they span), the second loads them.
+    one, four, again = runs
     assert one["n"] == 1 and four["n"] == again["n"] == 4
     assert four["loaded"] == 0 and again["loaded"] >= 2  # both tests' draw programs, at least
     for k in ("a", "pa", "adj", "b", "pb"):
         np.testing.assert_array_equal(np.asarray(one[k]), np.asarray(four[k]))
         np.testing.assert_array_equal(np.asarray(one[k]), np.asarray(again[k]))
+
+
+def test_null_and_counts_identical_on_four_devices(runs):
+    one, four, _ = runs
+    assert one["buffers"].keys() == four["buffers"].keys() == {"1", str(2**26)}
+    for size in one["buffers"]:
+        for a, b in zip(one["buffers"][size], four["buffers"][size], strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    for a, b in zip(one["buffers"]["1"], one["buffers"][str(2**26)], strict=True):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

@@ -211,19 +211,31 @@ def test_signrank_kernel_is_baycomp_given_the_same_weights(kernel, data, rope, p
     np.testing.assert_array_equal(np.asarray(padded), got)
 
 
-def test_signrank_samples_are_the_kernel_of_its_dirichlet_weights():
+def test_signrank_samples_follow_baycomps_definition_for_its_weights():
+    # Each posterior sample, recomputed in numpy from baycomp's definition (SignedRankTest:
+    # sums of w_i w_j over all pairs, i == j included, whose Walsh sum d_i + d_j lies below
+    # -2 rope, within, above 2 rope; heaviside(0) = 1/2) with the pseudo-observation 0 first,
+    # for the Dirichlet weights the function drew (their law: the test below).
     a, b = RNG.normal(0.8, 0.05, 9), RNG.normal(0.8, 0.05, 9)
-    r = bayesian.signrank(a, b, rope=0.02, n_samples=300, key=5, return_samples=True)
-    full, mask = _bayesian._pseudo_data(b - a, "rope")  # baycomp's y - x for x, y = a, b
+    rope, n = 0.02, 300
+    r = bayesian.signrank(a, b, rope=rope, n_samples=n, key=5, return_samples=True)
+    d = np.concatenate([[0.0], b - a])  # baycomp's y - x for x, y = a, b
+    _, mask = _bayesian._pseudo_data(b - a, "rope")
     with jax.enable_x64(True):
-        index = jnp.arange(300, dtype=jnp.uint32)
         w = jax.vmap(
             lambda i: _bayesian._dirichlet_weights(
                 jax.random.key(5), jnp.asarray(mask), jnp.float64(0.5), i
             )
-        )(index)
-        want = kstatistics.signrank_posterior(jnp.asarray(full), w, 0.02)
-    np.testing.assert_allclose(r.samples, np.asarray(want), rtol=0, atol=1e-14)
+        )(jnp.arange(n, dtype=jnp.uint32))
+    w = np.asarray(w)
+    assert np.all(w[:, d.size :] == 0)  # the shape bucket's padding carries no weight
+    w = w[:, : d.size]
+    s = d[:, None] + d[None, :]
+    above, below = (np.heaviside(x - 2 * rope, 0.5) for x in (s, -s))
+    want = np.stack(
+        [np.einsum("ki,ij,kj->k", w, m, w) for m in (below, 1 - above - below, above)], axis=1
+    )
+    np.testing.assert_allclose(r.samples, want, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("s", [0.5, 2.0, 0.0])

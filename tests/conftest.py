@@ -3,6 +3,7 @@ drawn with matplotlib's Agg backend (no display)."""
 
 import gc
 import os
+import shutil
 import tempfile
 
 import jax
@@ -16,12 +17,24 @@ jax.config.update("jax_enable_x64", True)
 jax.config.update("jax_numpy_rank_promotion", "raise")
 jax.config.update("jax_numpy_dtype_promotion", "strict")
 
-# No persistent compilation cache for the suite (the CLI's subprocesses inherit this): tests
-# never write into the user's ~/.cache, and every run compiles as a first run does.
-# tests/test_cache.py sets its own environment for the cache.
-os.environ["JAXTESTS_CACHE_DIR"] = ""
-# Tests that turn the cache on keep its signing key (jaxtests._cache.user_key) out of ~/.config.
-os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="jaxtests-tests-config-")
+# This process compiles as a first run does: no persistent compilation cache here (JAX's
+# setting, which subprocesses do not inherit), so compile and trace counts stay exact.
+# Subprocesses (the CLI, README blocks, bench smoke runs) share one compilation cache for
+# the session, in a private temporary folder that the controller of a pytest-xdist run
+# creates and its workers inherit, with one signing key for the cache
+# (jaxtests._cache.user_key, under XDG_CONFIG_HOME): a program compiled by one subprocess
+# is loaded by the next. Tests of the cache itself set their own environment.
+jax.config.update("jax_enable_compilation_cache", False)
+if "JAXTESTS_TESTS_SESSION" not in os.environ:  # the controller; its workers inherit it
+    os.environ["JAXTESTS_TESTS_SESSION"] = tempfile.mkdtemp(prefix="jaxtests-tests-")
+_SESSION = os.environ["JAXTESTS_TESTS_SESSION"]
+os.environ["JAXTESTS_CACHE_DIR"] = os.path.join(_SESSION, "cache", "jax")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_SESSION, "config")
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput"):  # the controller (or a run without workers)
+        shutil.rmtree(_SESSION, ignore_errors=True)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -131,7 +131,12 @@ def test_unwritable_folder_is_skipped_silently(tmp_path, monkeypatch):
     before = jax.config.jax_compilation_cache_dir
     monkeypatch.setenv("JAXTESTS_CACHE_DIR", str(blocker / "jax"))
     monkeypatch.setattr(_cache, "_done", False)
-    assert _cache.ensure() is None
+    enabled = jax.config.jax_enable_compilation_cache  # off in the suite's processes (conftest)
+    jax.config.update("jax_enable_compilation_cache", True)  # as in a user's process
+    try:
+        assert _cache.ensure() is None
+    finally:
+        jax.config.update("jax_enable_compilation_cache", enabled)
     assert jax.config.jax_compilation_cache_dir == before
 
 

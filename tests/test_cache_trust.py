@@ -203,11 +203,14 @@ def _ensure_with(cache):
     """``_cache.ensure()`` as a fresh process would run it, leaving this process' JAX setting."""
     before = jax.config.jax_compilation_cache_dir
     saved = os.environ.get("JAXTESTS_CACHE_DIR")
+    enabled = jax.config.jax_enable_compilation_cache  # off in the suite's processes (conftest)
     done, _cache._done = _cache._done, False
     os.environ["JAXTESTS_CACHE_DIR"] = str(cache)
+    jax.config.update("jax_enable_compilation_cache", True)
     try:
         return _cache.ensure()
     finally:
+        jax.config.update("jax_enable_compilation_cache", enabled)
         _cache._done = done
         os.environ["JAXTESTS_CACHE_DIR"] = saved if saved is not None else ""
         assert jax.config.jax_compilation_cache_dir == before

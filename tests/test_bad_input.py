@@ -333,7 +333,11 @@ ERRORS = {
         ValueError,
         "`statistic`",
     ),
-    "swap-measure": (lambda: jt.swap_test(Y12, PA12, PB12, measure="kappa"), ValueError, "`measure`"),
+    "swap-measure": (
+        lambda: jt.swap_test(Y12, PA12, PB12, measure="kappa"),
+        ValueError,
+        "`measure`",
+    ),
     "swap-labels": (lambda: jt.swap_test(Y12 + 2, PA12, PB12), ValueError, "`y_true`"),
     "generator-df2": (lambda: study.generator("t", df=2), ValueError, "`df` must be finite, > 2"),
     "generator-df1": (lambda: study.generator("t", df=1.0), ValueError, "`df` must be finite, > 2"),

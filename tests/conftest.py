@@ -81,3 +81,16 @@ def _statsmodels_mv_test(x):
 def statsmodels_mv_test():
     """statsmodels' one-way MANOVA table of ``x : (groups, k, p)`` (Wilks, Pillai, ... rows)."""
     return _statsmodels_mv_test
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _freeze_survivors():
+    """After each file: collect its garbage, then move what survives out of later collections.
+
+    A worker's heap grows with every compiled program (gigabytes of JAX objects), and each
+    full collection walks all of it: late in a run a numpy-only test spent most of its time
+    in the collector. Frozen objects (``gc.freeze``) are never walked again.
+    """
+    yield
+    gc.collect()
+    gc.freeze()

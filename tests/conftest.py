@@ -4,6 +4,7 @@ drawn with matplotlib's Agg backend (no display)."""
 import gc
 import os
 import shutil
+import sys
 import tempfile
 
 import jax
@@ -11,6 +12,7 @@ import matplotlib
 import numpy as np
 import pytest
 
+sys.path.insert(0, os.path.dirname(__file__))  # tests/_helpers.py (importlib mode adds none)
 matplotlib.use("Agg")  # before any test module imports pyplot
 
 jax.config.update("jax_enable_x64", True)
@@ -37,6 +39,11 @@ def pytest_unconfigure(config):
         shutil.rmtree(_SESSION, ignore_errors=True)
 
 
+def _collect_and_freeze():
+    gc.collect()
+    gc.freeze()  # the survivors leave every later collection
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session):
     """Collect the garbage now and freeze what is left, so the session's end is quick.
@@ -50,8 +57,7 @@ def pytest_sessionfinish(session):
     28.10). Collected here, with pytest's hook still reporting anything unraisable, and
     frozen (``gc.freeze``), the later collections skip the surviving objects.
     """
-    gc.collect()
-    gc.freeze()
+    _collect_and_freeze()
 
 
 @pytest.fixture
@@ -92,5 +98,4 @@ def _freeze_survivors():
     in the collector. Frozen objects (``gc.freeze``) are never walked again.
     """
     yield
-    gc.collect()
-    gc.freeze()
+    _collect_and_freeze()

@@ -14,17 +14,7 @@ import time
 import numpy as np
 import pytest
 import scipy.stats
-
-from jaxtests._cli import main
-
-
-def cli(capsys, *args):
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as exc:  # argparse usage errors
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
+from _helpers import cli
 
 
 def refused(capsys, pattern, *args):

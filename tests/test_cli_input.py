@@ -9,21 +9,12 @@ import json
 import numpy as np
 import pytest
 import scipy.stats
+from _helpers import cli as _cli
 
 import jaxtests
-from jaxtests._cli import main
 
 A = [0.10, 0.12, 0.11, 0.13, 0.09]
 B = [0.14, 0.15, 0.12, 0.16, 0.13]
-
-
-def _cli(capsys, *args):
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as exc:
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def _write(path, sep, name="algorithm", extra=False):

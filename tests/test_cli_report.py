@@ -5,18 +5,8 @@ import json
 
 import numpy as np
 import pytest
+from _helpers import cli
 from scipy import stats
-
-from jaxtests._cli import main
-
-
-def cli(capsys, *args):
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as exc:  # argparse usage errors
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.fixture(scope="module")

@@ -11,10 +11,10 @@ import matplotlib
 import numpy as np
 import pytest
 import scipy.stats
+from _helpers import cli as _cli
 
 import jaxtests
 from jaxtests import cross_validate, models, plot
-from jaxtests._cli import main
 from jaxtests._direction import higher_is_better
 
 matplotlib.use("Agg")
@@ -112,15 +112,6 @@ def test_read_scores_takes_the_direction_from_the_column():
     np.testing.assert_allclose(acc.nemenyi().average_ranks, 4 - ref)
     assert jaxtests.read_scores(_table("error"), higher_is_better=True).higher_is_better
     assert jaxtests.read_scores(_table("whatever")).higher_is_better  # unknown: as before
-
-
-def _cli(capsys, *args):
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as exc:
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_cli_directions(capsys, tmp_path):

@@ -7,6 +7,8 @@ import subprocess
 import sys
 import time
 
+from _helpers import cli as _cli
+
 from jaxtests._report import Progress
 
 
@@ -40,16 +42,6 @@ def test_quick_demo_lists_the_pairs_that_differ(tmp_path):
     assert "post hoc t on error (Holm): " in out and " of 3 pairs differ at alpha = 0.05" in out
     assert "Ordering, best first (lower is better):" in out
     assert all(len(line) < 300 for line in out.splitlines())  # no paragraph-long lines
-
-
-def _cli(capsys, *args):
-    from jaxtests._cli import main
-
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as exc:
-        status = exc.code
-    return (status, *capsys.readouterr())
 
 
 def test_bayes_rows_show_their_probabilities_and_parametric_tests_no_bar(capsys, tmp_path):

@@ -12,9 +12,9 @@ import re
 import numpy as np
 import pytest
 import scipy.stats
+from _helpers import cli
 
 import jaxtests
-from jaxtests._cli import main
 
 # AUC-like scores of four learners on 14 data sets, with tied scores and a constant row.
 SCORES = np.array(
@@ -190,15 +190,6 @@ def test_bad_arguments_are_refused(tmp_path):
 
 
 # ------------------------------------------------------------------------ the CLI
-
-
-def cli(capsys, *args):
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as exc:
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ message."""
 
 import warnings
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from jaxtests.kernels import bootstrap as kboot
 from jaxtests.kernels import measures as kmeasures
 from scipy.stats._resampling import _bca_interval
 
+from jaxtests import _bootstrap
 from jaxtests._bootstrap import _auc_dtype, _auc_layout, bootstrap, bootstrap_test
 
 N_MC = 4000  # resamples of the interval comparisons
@@ -251,24 +253,74 @@ def test_fused_measures_equal_callables(name, clf_data):
     np.testing.assert_allclose(fused, called, rtol=1e-14, equal_nan=True)
 
 
-def test_same_key_same_result_for_any_batch_size(clf_data):
+def test_same_key_same_result_for_any_batch_size_and_threads(clf_data, monkeypatch):
     y, a, b = clf_data
-    runs = [
-        bootstrap(
-            (y, a, b),
-            "roc_auc_difference",
-            n_resamples=700,
-            key=9,
-            batch_size=bs,
-            return_distribution=True,
+    runs = []
+    for bs, threads in ((None, 2), (1, 1), (1, 3), (300, 2)):
+        monkeypatch.setattr(_bootstrap, "_host_threads", lambda stat, samples, t=threads: t)
+        runs.append(
+            bootstrap(
+                (y, a, b),
+                "roc_auc_difference",
+                n_resamples=700,
+                key=9,
+                batch_size=bs,
+                return_distribution=True,
+            )
         )
-        for bs in (None, 1, 300)
-    ]
     for r in runs[1:]:
         np.testing.assert_array_equal(r.bootstrap_distribution, runs[0].bootstrap_distribution)
         assert r.confidence_interval == runs[0].confidence_interval
     other = bootstrap((y, a, b), "roc_auc_difference", n_resamples=700, key=10)
     assert other.confidence_interval != runs[0].confidence_interval
+
+
+def test_threads_compute_in_float64_when_the_callers_jax_is_float32(clf_data, monkeypatch):
+    # The suite runs with x64 on; a user's process has it off, and a worker thread does not
+    # inherit the scoped float64 of the calling thread (a float32 trace gave NaN AUCs).
+    y, a, b = clf_data
+    kw = dict(n_resamples=700, key=9, batch_size=1, return_distribution=True)
+    monkeypatch.setattr(_bootstrap, "_host_threads", lambda stat, samples: 1)
+    one = bootstrap((y, a, b), "roc_auc_difference", **kw).bootstrap_distribution
+    monkeypatch.setattr(_bootstrap, "_host_threads", lambda stat, samples: 2)
+    jax.config.update("jax_enable_x64", False)
+    try:
+        two = bootstrap((y, a, b), "roc_auc_difference", **kw).bootstrap_distribution
+    finally:
+        jax.config.update("jax_enable_x64", True)
+    np.testing.assert_array_equal(two, one)
+
+
+def test_host_threads_only_for_built_in_statistics_and_capped_by_the_environment(monkeypatch):
+    x = (jnp.arange(4.0),)
+    monkeypatch.setattr(_bootstrap.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    monkeypatch.delenv("JAXTESTS_HOST_THREADS", raising=False)
+    assert _bootstrap._host_threads("mean", x) == 3
+    assert _bootstrap._host_threads(jnp.mean, x) == 1  # a callable may be any program
+    monkeypatch.setenv("JAXTESTS_HOST_THREADS", "2")
+    assert _bootstrap._host_threads("mean", x) == 2
+    monkeypatch.setenv("JAXTESTS_HOST_THREADS", "0")
+    with pytest.raises(ValueError, match="JAXTESTS_HOST_THREADS='0'"):
+        _bootstrap._host_threads("mean", x)
+
+
+def test_an_error_in_a_threaded_dispatch_is_raised_and_stops_the_rest(monkeypatch):
+    real = _bootstrap._resample_blocks
+    calls = []
+
+    def failing(key, first, *args):
+        calls.append(int(first))
+        if len(calls) == 3:
+            raise FloatingPointError("dispatch 3")
+        return real(key, first, *args)
+
+    monkeypatch.setattr(_bootstrap, "_host_threads", lambda stat, samples: 2)
+    monkeypatch.setattr(_bootstrap, "_resample_blocks", failing)
+    x = np.arange(10.0)
+    with pytest.raises(FloatingPointError, match="dispatch 3"):
+        bootstrap((x,), "mean", n_resamples=10_000, batch_size=1, key=0, method="percentile")
+    # 40 dispatches of 256 draws; at most four are queued at a time
+    assert len(calls) < 10
 
 
 def test_batched_data_equals_looped():

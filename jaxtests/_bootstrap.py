@@ -86,6 +86,9 @@ def _builtin_specs():
 
 
 STATISTICS = _builtin_specs()
+# Measures whose paired difference is built in (``f"{m}_difference"``), for callers that name
+# a measure (CVResult.bootstrap, the CLI)
+DIFFERENCE_MEASURES = ("roc_auc", *_MEASURES)
 
 
 @result

@@ -7,6 +7,7 @@ test, Cochran's Q.
 
 import numpy as np
 
+from jaxtests import _bootstrap
 from jaxtests._cv_docs import cv_doc
 from jaxtests._precision import x64
 from jaxtests._validation import (
@@ -170,16 +171,7 @@ class InstanceTests:
         outs = [np.asarray(self.outputs[self._m(n)]).reshape(-1)[valid][order] for n in names]
         return y, outs
 
-    _BOOTSTRAP_MEASURES = (
-        "roc_auc",
-        "accuracy",
-        "error",
-        "tpr",
-        "recall",
-        "fpr",
-        "precision",
-        "f1",
-    )
+    _BOOTSTRAP_MEASURES = _bootstrap.DIFFERENCE_MEASURES
 
     def _bootstrap_data(self, a, b, measure, loss, loss_kwargs, pool_folds):
         if measure is None:

@@ -6,12 +6,10 @@ References: statsmodels' ``mcnemar(exact=True)`` on the 2x2 table of scikit-lear
 """
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from _helpers import cli
 from sklearn import discriminant_analysis as da
 from sklearn import neighbors
 from sklearn.model_selection import StratifiedKFold
@@ -113,18 +111,7 @@ def test_two_labels_of_any_values_encoded_as_sklearn(data, folds, cv, labels):
     assert cv.binary_classes == (-1, 1)
 
 
-def _cli(*args):
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
-    return subprocess.run(
-        [sys.executable, "-m", "jaxtests._cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-
-
-def test_cli_mcnemar_and_string_labels(tmp_path, data, folds, cv):
+def test_cli_mcnemar_and_string_labels(tmp_path, capsys, data, folds, cv):
     X, y = data
     # per-instance file of the cross-validation above: McNemar as the library's
     rows = ["algorithm,fold,instance,y_true,score"]
@@ -135,17 +122,17 @@ def test_cli_mcnemar_and_string_labels(tmp_path, data, folds, cv):
                 rows.append(f"{name},{k},{i},{int(y[i])},{float(f)!r}")
     p = tmp_path / "inst.csv"
     p.write_text("\n".join(rows) + "\n")
-    res = _cli("compare", p, "--test", "mcnemar", "--json")
-    assert res.returncode == 0, res.stderr
-    row = json.loads(res.stdout)["rows"][0]
+    status, out, err = cli(capsys, "compare", p, "--test", "mcnemar", "--json")
+    assert status == 0, err
+    row = json.loads(out)["rows"][0]
     ref = cv.mcnemar("lda", "nc")
     assert row["pvalue"] == pytest.approx(float(ref.pvalue), rel=1e-12)
     assert row["test"] == "mcnemar (exact)"
     folds_csv = tmp_path / "folds.csv"
     folds_csv.write_text("algorithm,fold,error\na,1,0.1\na,2,0.2\nb,1,0.3\nb,2,0.25\n")
-    bad = _cli("compare", folds_csv, "--test", "mcnemar")
-    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
-    assert "--test mcnemar needs a per-instance file" in bad.stderr
+    status, _, err = cli(capsys, "compare", folds_csv, "--test", "mcnemar")
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "--test mcnemar needs a per-instance file" in err
     # sanity on a label column of class names: the library's result with ±1 labels
     xy = tmp_path / "xy.csv"
     names = np.where(y > 0, "malignant", "benign")
@@ -153,8 +140,8 @@ def test_cli_mcnemar_and_string_labels(tmp_path, data, folds, cv):
         "a,b,c,diagnosis\n"
         + "".join(f"{r[0]!r},{r[1]!r},{r[2]!r},{t}\n" for r, t in zip(X[:, :3].tolist(), names))
     )
-    res = _cli("sanity", xy, "--label", "diagnosis", "--n-permutations", "9", "--seed", "2",
-               "--json")  # fmt: skip
-    assert res.returncode == 0, res.stderr
+    status, out, err = cli(capsys, "sanity", xy, "--label", "diagnosis", "--n-permutations", "9",
+                           "--seed", "2", "--json")  # fmt: skip
+    assert status == 0, err
     lib = permutation_test_score(models.ridge_classifier(), X[:, :3], y, n_permutations=9, key=2)
-    assert json.loads(res.stdout)["result"]["statistic"] == pytest.approx(float(lib.statistic))
+    assert json.loads(out)["result"]["statistic"] == pytest.approx(float(lib.statistic))

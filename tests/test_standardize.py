@@ -7,6 +7,7 @@ nothing leaks from the test fold.
 
 import numpy as np
 import pytest
+from _helpers import cli
 from sklearn import discriminant_analysis as da
 from sklearn import linear_model as lm
 from sklearn import neighbors
@@ -164,13 +165,10 @@ def test_standardize_validation():
         models.ridge(standardize="yes")
 
 
-def test_cli_sanity_standardizes_unless_told_not(tmp_path, raw):
+def test_cli_sanity_standardizes_unless_told_not(tmp_path, capsys, raw):
     # `jaxtests sanity` fits the same model as the library: standardised by default,
     # raw with --no-standardize; the JSON says which, and the scores equal the library's
     import json
-    import os
-    import subprocess
-    import sys
 
     X, y = raw
     X, y = X[:60, :3] * np.array([1.0, 1e-2, 1e3]), y[:60]
@@ -180,28 +178,12 @@ def test_cli_sanity_standardizes_unless_told_not(tmp_path, raw):
         + "\n".join(",".join([*(repr(float(v)) for v in r), str(int(t))]) for r, t in zip(X, y))
         + "\n"
     )
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
     scores = {}
     for flag, standardize in (([], True), (["--no-standardize"], False)):
         args = ["sanity", p, "--label", "label", "--model", "knn", "--n-permutations", "9"]
-        res = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "jaxtests._cli",
-                *map(str, args),
-                "--seed",
-                "3",
-                "--json",
-                *flag,
-            ],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=600,
-        )
-        assert res.returncode == 0, res.stderr
-        out = json.loads(res.stdout)
+        status, stdout, err = cli(capsys, *args, "--seed", "3", "--json", *flag)
+        assert status == 0, err
+        out = json.loads(stdout)
         assert out["standardize"] is standardize
         lib = permutation_test_score(
             models.knn(standardize=standardize), X, y, cv=5, n_permutations=9, key=3

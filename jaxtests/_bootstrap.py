@@ -506,7 +506,7 @@ def _host_threads(stat, samples):
     """Dispatches in flight at once: one per usable core for a built-in statistic on the CPU.
 
     XLA:CPU runs one program's ``lax.map`` of blocks on one thread, so two dispatches of
-    different blocks from two threads run on two cores (1.7-1.9x with 2 cores). Each
+    different blocks from two threads run on two cores (1.9-2.5x measured with 2 cores). Each
     dispatch writes its own slice of the distribution: the result does not depend on the
     number of threads. Only the built-in statistics' programs, which were stress-tested
     from two threads (24,000 dispatches each of the AUC and accuracy differences, no

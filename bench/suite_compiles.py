@@ -2,9 +2,9 @@
 
 The suite's time is mostly compilation (2026-11-26, 2-core VM: 1,490 of 2,730 worker-seconds
 were backend compiles, plus ~290 s of tracing and lowering; another, slower run counted 3,627
-compiles taking 1,720 s). This plugin
-records, for every test, its wall time and each backend compile with the jitted function's
-name, so a change to the suite can be aimed at the programs that cost most.
+compiles taking 1,720 s). This plugin records, for every test, its wall time and each
+backend compile with the jitted function's name, so a change to the suite can be aimed at the
+programs that cost most.
 
 Usage (from the repository root)::
 

@@ -553,13 +553,14 @@ def _distribution(stat, key, samples, layouts, paired, n_resamples, batch_size):
         for b in starts[1:]:
             dispatch(b)
         return out
-    # JAX's precision is thread-local (jaxtests computes inside a scoped enable_x64): a
-    # worker thread starts from the global setting, where the same call would be traced
-    # again in float32.
+    # JAX's precision and default device are thread-local (jaxtests computes inside a
+    # scoped enable_x64): a worker thread starts from the global settings, where the same
+    # call would be traced again in float32, or run on another device.
     x64_on = bool(jax.config.jax_enable_x64)
+    device = samples[0].devices().pop()
 
     def in_caller_precision(b):
-        with jax.enable_x64(x64_on):
+        with jax.enable_x64(x64_on), jax.default_device(device):
             dispatch(b)
 
     pool = futures.ThreadPoolExecutor(threads, thread_name_prefix="jaxtests-bootstrap")

@@ -171,18 +171,16 @@ class InstanceTests:
         outs = [np.asarray(self.outputs[self._m(n)]).reshape(-1)[valid][order] for n in names]
         return y, outs
 
-    _BOOTSTRAP_MEASURES = _bootstrap.DIFFERENCE_MEASURES
-
     def _bootstrap_data(self, a, b, measure, loss, loss_kwargs, pool_folds):
         if measure is None:
             d = self.instance_differences(a, b, loss, **(loss_kwargs or {}))
             return (d, np.zeros_like(d)), "mean_difference"
         if loss is not None or loss_kwargs:
             raise ValueError("pass either `measure` or `loss` (and `loss_kwargs`), not both.")
-        if measure not in self._BOOTSTRAP_MEASURES:
+        if measure not in _bootstrap.DIFFERENCE_MEASURES:
             raise ValueError(
-                f"`measure` must be one of {list(self._BOOTSTRAP_MEASURES)} or None (per-instance "
-                f"losses); got {measure!r}."
+                f"`measure` must be one of {list(_bootstrap.DIFFERENCE_MEASURES)} or None "
+                f"(per-instance losses); got {measure!r}."
             )
         self._need_clf(f"`measure`={measure!r}")
         self._refuse_multiclass(f"`measure`={measure!r}", "use a per-instance loss.")

@@ -13,7 +13,9 @@ bit-identical counts and p-values with either, on any device.
 The family is chosen once per call from the platform of the devices
 :func:`jaxtests._engine.drive` uses: "words" on the CPU, "dense" elsewhere.
 ``JAXTESTS_EVALUATORS=dense`` or ``=words`` overrides it (so both run, and are
-tested, on any backend).
+tested, on any backend). A family's host-side choices are its entry in
+:data:`SCHEDULES`; its traced sums are in :mod:`jaxtests.kernels.families`;
+:mod:`jaxtests._planner` reads both.
 """
 
 import dataclasses
@@ -24,9 +26,8 @@ import jax
 from jaxtests._buckets import bucket, capacity_words
 from jaxtests.kernels import evaluators as kevaluators
 
-__all__ = ["FAMILIES", "Profile", "current"]
+__all__ = ["FAMILIES", "SCHEDULES", "Profile", "Schedule", "current"]
 
-FAMILIES = ("words", "dense")
 ENV = "JAXTESTS_EVALUATORS"
 
 # Lanes x padded words x hypotheses of one dense block (its words take 4 bytes each) and its
@@ -44,6 +45,61 @@ _GENERIC_BUDGET_ACCELERATOR = (2**24, 8192)
 
 
 @dataclasses.dataclass(frozen=True)
+class Schedule:
+    """A family's host-side choices: what the planner needs beside its traced sums.
+
+    ``pad_words(n, n_h)``: words (of 32 instances) the data of ``n`` instances
+    and ``n_h`` hypotheses is padded to; ``fused_draws(n, n_h, n_total,
+    sequential, platform)``: draws per block of the fused sums; ``chunk``: lanes
+    of a two-sample correction tier run in lockstep, given the block's draws;
+    ``mitm_group``: upper half sums matched per step of the exact count.
+    """
+
+    pad_words: object
+    fused_draws: object
+    chunk: object
+    mitm_group: int
+
+
+def _dense_words(n, n_h=1):
+    return bucket(-(-int(n) // 32))
+
+
+def _dense_draws(n, n_h, n_total, sequential, platform):
+    one, several, lanes = _DENSE_BUDGET.get(platform, _DENSE_BUDGET_ACCELERATOR)
+    budget = one if n_h == 1 else several
+    w = _dense_words(n)
+    return kevaluators.block_draws_dense(w, n_h, n_total, sequential, budget, lanes)
+
+
+# One entry per evaluator family of :data:`jaxtests.kernels.families.FAMILIES`.
+SCHEDULES = {
+    # A capacity: the word loops stop at the live words, so one program serves every size
+    # below it; blocks of about 2^17 lanes amortise the loop; chunks of 4,096 lanes keep the
+    # correction's bucket bits in a CPU's cache, one query per exact step its binary searches.
+    "words": Schedule(
+        pad_words=capacity_words,
+        fused_draws=lambda n, n_h, n_total, seq, platform: kevaluators.block_draws_fused(
+            -(-n // 32), n_h, n_total, seq
+        ),
+        chunk=lambda draws: 4096,
+        mitm_group=1,
+    ),
+    # A dense block's work grows with the padding: the ladder bucket of the words (at most
+    # 1.5x; a new bucket compiles a new program). An accelerator runs every lane of a block's
+    # correction tier at once (each trial is a kernel there: fewer, wider steps) and matches
+    # 64 half sums per exact step (64 steps instead of 4,096 at m = 48).
+    "dense": Schedule(
+        pad_words=_dense_words,
+        fused_draws=_dense_draws,
+        chunk=lambda draws: max(4096, draws),
+        mitm_group=64,
+    ),
+}
+FAMILIES = tuple(sorted(SCHEDULES))
+
+
+@dataclasses.dataclass(frozen=True)
 class Profile:
     """A backend's schedule of the Monte Carlo engine: evaluator family, padding, block sizes."""
 
@@ -52,30 +108,15 @@ class Profile:
 
     @property
     def schedule(self):
-        """The evaluators' ``schedule`` field."""
-        return self.family
+        return SCHEDULES[self.family]
 
     def pad_words(self, n, n_h=1):
-        """Words (of 32 instances) the data of ``n`` instances and ``n_h`` hypotheses is padded to.
-
-        "words": a capacity (:func:`jaxtests._buckets.capacity_words`), since its
-        loops stop at the live words and one program serves every size below it.
-        "dense": a dense block's work grows with the padding, so the ladder
-        bucket of the words (at most 1.5x; a new bucket compiles a new program).
-        """
-        if self.family == "words":
-            return capacity_words(n, n_h)
-        return bucket(-(-int(n) // 32))
+        """Words (of 32 instances) ``n`` instances of ``n_h`` hypotheses are padded to."""
+        return self.schedule.pad_words(n, n_h)
 
     def fused_draws(self, n, n_h, n_total, sequential):
         """Draws per block of the fused sign-flip, two-sample and swap sums over ``n`` instances."""
-        if self.family == "words":
-            return kevaluators.block_draws_fused(-(-n // 32), n_h, n_total, sequential)
-        one, several, lanes = _DENSE_BUDGET.get(self.platform, _DENSE_BUDGET_ACCELERATOR)
-        budget = one if n_h == 1 else several
-        return kevaluators.block_draws_dense(
-            self.pad_words(n), n_h, n_total, sequential, budget=budget, lanes=lanes
-        )
+        return self.schedule.fused_draws(n, n_h, n_total, sequential, self.platform)
 
     def generic_draws(self, n_elements):
         """Draws per block of a statistic materialised per draw (callables, Hotelling, ANOVA).
@@ -88,22 +129,13 @@ class Profile:
         return kevaluators.block_draws_generic(n_elements, budget, lanes)
 
     def correction_chunk(self, draws):
-        """Lanes of a two-sample correction tier run in lockstep.
-
-        On a CPU chunks of 4,096 keep the bucket bits in cache; an accelerator
-        runs every lane of a block's tier at once (each trial is a kernel there,
-        so fewer, wider steps).
-        """
-        return 4096 if self.family == "words" else max(4096, draws)
+        """Lanes of a two-sample correction tier run in lockstep (never changes a split)."""
+        return self.schedule.chunk(draws)
 
     @property
     def mitm_group(self):
-        """Upper half sums matched per step of the exact meet-in-the-middle count.
-
-        One (4,096 queries) keeps a CPU's binary searches in cache; an accelerator
-        takes 64 at once (64 steps instead of 4,096 at m = 48).
-        """
-        return 1 if self.family == "words" else 64
+        """Upper half sums matched per step of the exact meet-in-the-middle count."""
+        return self.schedule.mitm_group
 
 
 def current():
@@ -112,9 +144,9 @@ def current():
     family = os.environ.get(ENV, "").strip().lower()
     if not family:
         family = "words" if platform == "cpu" else "dense"
-    elif family not in FAMILIES:
+    elif family not in SCHEDULES:
+        names = ", ".join(repr(f) for f in sorted(SCHEDULES))
         raise ValueError(
-            f"the environment variable {ENV} must be 'dense', 'words' or unset, "
-            f"got {os.environ[ENV]!r}."
+            f"the environment variable {ENV} must be {names} or unset, got {os.environ[ENV]!r}."
         )
     return Profile(family, platform)

@@ -7,25 +7,20 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _aot, _profile, _pvalues
+from jaxtests import _aot, _planner, _pvalues
 from jaxtests import _validation as v
-from jaxtests._buckets import pad_axis
 from jaxtests._engine import (
     MAX_MITM,
-    Plan,
-    blocks_for,
     check_enumerable,
     choose_method,
     closed_form,
-    drive,
     mitm_counts,
     vmapped,
 )
 from jaxtests._precision import x64
 from jaxtests._resampling import check_exact_cap, check_statistic, common_iv, wrap
-from jaxtests.kernels import evaluators as kevaluators
 from jaxtests.kernels import exceedance as kexceedance
-from jaxtests.kernels import random as krandom
+from jaxtests.kernels import families as kfamilies
 from jaxtests.kernels import statistics as kstatistics
 
 __all__ = ["signflip_test"]
@@ -115,9 +110,8 @@ def _signflip_linear_prep(dp, where, statistic, family="words"):
 
     One program per padding: the observed statistic (the shared kernel, padding
     masked by ``where``), the mean and its tie band, the null sd, and the
-    fused Monte Carlo sums' data (padded zeros add nothing to a sum; ``nw``,
-    the live words the draw loops run over) with the rounding bound of
-    ``family``'s sums.
+    Monte Carlo sums laid out for ``family`` (:func:`jaxtests.kernels.families.layout`:
+    padded zeros add nothing to a sum; the draw loops run over the live words).
     """
     m = kstatistics.count(dp, where)
     stat = kstatistics.mean if statistic == "mean" else kstatistics.t_statistic
@@ -129,17 +123,11 @@ def _signflip_linear_prep(dp, where, statistic, family="words"):
     # table sums (Wilkinson: gamma_n sum |d|), so ties are never missed.
     tol = kexceedance.tie_tol(mean_obs, abs_sum / m) + 4 * (m + 32) * EPS * abs_sum / m
     sd = jnp.sqrt(jnp.sum(dp * dp, axis=-1)) / m  # exact null sd of the mean
-    n_words = dp.shape[-1] // 32
     live = (jnp.sum(where, dtype=jnp.int32) + 31) // 32  # words the draw loops run over
     a = 2.0 / jnp.broadcast_to(m, total.shape)
     c = -total / m
-    data = {"a": a, "c": c, "d64": kevaluators.pad_words(dp, n_words, jnp.float64), "nw": live}
-    if family == "dense":
-        data["err"] = kevaluators.float64_err(dp, n_words, a, c, live)
-    else:
-        data["d32"] = kevaluators.pad_words(dp, n_words)
-        data["err"] = kevaluators.float32_err(dp, n_words, a, c, live)
-    return observed, mean_obs, tol, sd, total, kexceedance.tie_band(mean_obs, tol), data
+    sums = kfamilies.layout(family, dp, a, c, live)
+    return observed, mean_obs, tol, sd, total, kexceedance.tie_band(mean_obs, tol), sums
 
 
 def _t_from_mean(mean, m, q):
@@ -175,16 +163,17 @@ def _linear(d2, statistic, opts):
     the engine's result on the mean's scale and the map of its null to the
     statistic's. ``d2 : (H, m)`` numpy.
     """
-    n_h, m = d2.shape
-    profile = _profile.current()
-    # Words: a capacity, one program for every m up to it (the draw loops stop at m's words).
-    dp = pad_axis(d2, 32 * profile.pad_words(m, n_h))
+    planner = _planner.Planner()
+    # Padded as the family's programs are (a capacity for "words": one program for every m
+    # up to it, the draw loops stopping at m's words).
+    dp = planner.pad(d2)
+    m = d2.shape[1]
     where = np.arange(dp.shape[-1]) < m
-    observed, mean_obs, tol, sd, total, (t_lo, t_hi), fused = _aot.call(
+    observed, mean_obs, tol, sd, total, (t_lo, t_hi), sums = _aot.call(
         _signflip_linear_prep,
         "signflip._signflip_linear_prep",
         (dp, where),
-        {"statistic": statistic, "family": profile.family},
+        {"statistic": statistic, "family": planner.family},
     )
     nz_cols = np.flatnonzero(np.any(d2 != 0, axis=0))
     m_eff = int(nz_cols.size)
@@ -226,35 +215,21 @@ def _linear(d2, statistic, opts):
         if lattice:
             ge, le = _pvalues.lattice_counts(dk, le_at, ge_at)
         else:
-            ge, le = mitm_counts(dk, le_at, ge_at, group=profile.mitm_group)
+            ge, le = mitm_counts(dk, le_at, ge_at, group=planner.mitm_group)
         p, cnt, interval = _pvalues.counts_to_pvalues(ge, le, 2**mk, opts.alternative, True)
         if opts.progress is not None:
             opts.progress(2**mk, 2**mk)
         return observed, closed_form(p, cnt, "exact", 2**mk, interval), null_map
     if exact:
         check_enumerable(2**mk, f"2^{mk} sign patterns with `correction` or `return_null`")
-    if exact:
-        n_words = -(-mk // 32)
-        n_total = 2**mk
-        draws = min(kevaluators.block_draws_linear(n_words), n_total)
-        tables, data = kevaluators.exact_terms(dk, n_words)
-        data.update(a=fused["a"], c=fused["c"])
-        evaluator = kevaluators.LinearEval(kevaluators.Words("enumerate", n_words, draws), tables)
+        # Zero differences never change a sum: the 2^mk patterns of the others.
+        stat, n_total = _planner.SignSums(sums, mk, dk), 2**mk
     else:
         # Zero differences stay in: they add nothing to a Monte Carlo sum, and the
-        # capacity's program serves every size up to it.
-        n_total = opts.n_resamples
-        # Block size from the live words (a block's time is bounded; the size takes a few
-        # values, so a capacity compiles a program per size class at most).
-        draws = profile.fused_draws(m, n_h, blocks_for(n_total), opts.sequential is not None)
-        data = fused
-        # Counter stride: frozen per m, so a batch of hypotheses (however padded) sees the
-        # sign patterns each of them would see alone, on every backend.
-        evaluator = kevaluators.FusedEval(
-            draws, stride=krandom.stride_words(m), schedule=profile.schedule
-        )
-    plan = Plan(evaluator, data, mean_obs, tol, sd, n_total, draws, exact)
-    return observed, drive(plan, opts), null_map
+        # padding's program serves every size up to it.
+        stat, n_total = _planner.SignSums(sums, m), opts.n_resamples
+    res = planner.run(stat, mean_obs, tol, opts, exact=exact, n_total=n_total, scale=sd)
+    return observed, res, null_map
 
 
 def _generic(d2, statistic, stat_fn, observed, opts):
@@ -268,28 +243,16 @@ def _generic(d2, statistic, stat_fn, observed, opts):
     exact = choose_method(opts.method, 2**m, opts.n_resamples) == "exact"
     if exact:
         check_enumerable(2**m, f"2^{m} sign patterns for this statistic")
-    n_words = -(-m // 32)
-    draws = _profile.current().generic_draws(int(np.prod(d2.shape[1:])))
-    if exact:
-        n_total = 2**m
-        draws = min(draws, n_total)
-        words = kevaluators.Words("enumerate", n_words, draws)
-    else:
-        n_total = opts.n_resamples
-        # The fused sums' words (their frozen counter stride): a user's mean sees the sign
-        # patterns of the built-in one.
-        stride = krandom.stride_words(m) if d2.ndim == 2 else 0
-        words = kevaluators.Words("random", n_words, draws, stride=stride)
     obs = jnp.asarray(observed)
     # Size of the statistic's values: its value on the rearrangement that makes
     # each instance's first entry non-negative (|d| for 1-d instances).
     first = d2.reshape((*d2.shape[:2], -1))[:, :, 0]
     flip = jnp.where(first < 0, -1.0, 1.0).reshape(first.shape + (1,) * (d2.ndim - 2))
     tol = kexceedance.tie_tol(obs, vmapped(stat_fn)(d2 * flip))
-    evaluator = kevaluators.GenericEval(words, "signflip", stat_fn, m)
+    n_total = 2**m if exact else opts.n_resamples
     tail = "greater" if statistic == "hotelling" else None
-    plan = Plan(evaluator, {"d": d2}, obs, tol, jnp.ones_like(obs), n_total, draws, exact, tail)
-    return drive(plan, opts)
+    stat = _planner.SignFlipped(stat_fn, d2)
+    return _planner.Planner().run(stat, obs, tol, opts, exact=exact, n_total=n_total, tail=tail)
 
 
 @x64

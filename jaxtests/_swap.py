@@ -8,15 +8,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _profile
+from jaxtests import _planner
 from jaxtests import _validation as v
-from jaxtests._buckets import bucket, pad_axis
 from jaxtests._engine import (
-    Plan,
-    blocks_for,
     check_enumerable,
     choose_method,
-    drive,
     swap_terms,
 )
 from jaxtests._precision import x64
@@ -266,34 +262,9 @@ def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
     exact = choose_method(opts.method, n_patterns, opts.n_resamples) == "exact"
     if exact:
         check_enumerable(n_patterns, f"2^{dk.shape[1]} swaps")
-    mk = dk.shape[1]
-    n_words = -(-mk // 32)
-    data = {"counts_a": counts_a, "counts_b": counts_b, "n": nn}
-    if exact:
-        n_total = n_patterns
-        draws = min(kevaluators.block_draws_linear(n_words), n_total)
-        tables, terms = kevaluators.exact_terms(dk, n_words)
-        data.update(terms)
-        evaluator = kevaluators.CountsEval(
-            kevaluators.Words("enumerate", n_words, draws), tables, meas, n_classes, beta_v
-        )
-    else:
-        n_total = opts.n_resamples
-        # A shape bucket of words: the number of differing instances is data-dependent,
-        # and zero count changes add nothing.
-        n_words = bucket(n_words)  # also the draws' counter stride (both families pad so)
-        profile = _profile.current()
-        draws = profile.fused_draws(
-            32 * n_words, dk.shape[0], blocks_for(n_total), opts.sequential is not None
-        )
-        # Count changes are integers: their float32 sums are exact (|sum| <= m < 2^24) in any
-        # order, so both families' sums are the counts themselves.
-        d32 = pad_axis(delta[:, keep], 32 * n_words).reshape(-1, n_words, 32)
-        data["d32"] = jnp.asarray(d32.astype(np.float32), dtype=jnp.float32)
-        evaluator = kevaluators.FusedEval(
-            draws, "counts", meas, n_classes, beta_v, stride=n_words, schedule=profile.schedule
-        )
-    res = drive(Plan(evaluator, data, obs, tol, np.ones(1), n_total, draws, exact), opts)
+    n_total = n_patterns if exact else opts.n_resamples
+    stat = _planner.CountChanges(dk, counts_a, counts_b, nn, meas, n_classes, beta_v)
+    res = _planner.Planner().run(stat, obs, tol, opts, exact=exact, n_total=n_total)
     return wrap(obs, (), res, opts.alternative, None)
 
 
@@ -339,20 +310,11 @@ def _materialised(y_true, yt, pa, pb, measure, opts, fold_index=None):
     order = np.concatenate([diff, np.setdiff1d(np.arange(n), diff)])
     yo, ao, bo = yl[order], pa[order], pb[order]
     m_sw = max(m_eff, 1)
-    n_words = -(-m_sw // 32)
-    draws = _profile.current().generic_draws(n)
-    if exact:
-        n_total = n_patterns
-        draws = min(draws, n_total)
-        words = kevaluators.Words("enumerate", n_words, draws)
-    else:
-        n_total = opts.n_resamples
-        words = kevaluators.Words("random", n_words, draws)
-    evaluator = kevaluators.GenericEval(words, "swap", fn, m_sw)
-    data = {"y": yo, "a": ao, "b": bo, "m": jnp.zeros((m_sw,))}
+    n_total = n_patterns if exact else opts.n_resamples
     tol = kexceedance.tie_tol(observed, magnitude)
-    plan = Plan(evaluator, data, observed, tol, jnp.ones((1,)), n_total, draws, exact)
-    return wrap(observed, (), drive(plan, opts), opts.alternative, None)
+    stat = _planner.Swapped(fn, yo, ao, bo, m_sw)
+    res = _planner.Planner().run(stat, observed, tol, opts, exact=exact, n_total=n_total)
+    return wrap(observed, (), res, opts.alternative, None)
 
 
 def _auc(y, s):

@@ -7,23 +7,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _aot, _profile, _pvalues
+from jaxtests import _aot, _planner, _pvalues
 from jaxtests import _validation as v
-from jaxtests._buckets import pad_axis
 from jaxtests._engine import (
     MAX_ENUMERATION,
-    Plan,
-    blocks_for,
     check_enumerable,
     choose_method,
-    drive,
     vmapped,
 )
 from jaxtests._precision import x64
 from jaxtests._resampling import check_exact_cap, check_statistic, common_iv, wrap
-from jaxtests.kernels import evaluators as kevaluators
 from jaxtests.kernels import exceedance as kexceedance
-from jaxtests.kernels import random as krandom
+from jaxtests.kernels import families as kfamilies
 from jaxtests.kernels import statistics as kstatistics
 
 __all__ = ["permutation_test"]
@@ -54,8 +49,8 @@ def _twosample_prep(zp, n1, n, statistic, family="words"):
 
     One program per padding (``n1``, ``n`` traced): the observed statistic
     (the shared kernels, each sample selected by a mask), the mean difference
-    with its tie tolerance and exact null sd, and the fused Monte Carlo data
-    with the rounding bound of ``family``'s sums (:mod:`jaxtests._profile`).
+    with its tie tolerance and exact null sd, and the Monte Carlo sums laid out
+    for ``family`` (:func:`jaxtests.kernels.families.layout`).
     """
     idx = jnp.arange(zp.shape[-1])
     wx, wy = idx < n1, (idx >= n1) & (idx < n)
@@ -73,17 +68,10 @@ def _twosample_prep(zp, n1, n, statistic, family="words"):
     else:
         observed = obs
     # mean(x*) - mean(y*) = P (1/n1 + 1/n2) - Z / n2 with P the group-1 sum.
-    n_words = zp.shape[-1] // 32
     a = jnp.broadcast_to(scale, total.shape)
     c = -total / n2f
     live = (n.astype(jnp.int32) + 31) // 32
-    fused = {"a": a, "c": c, "z": zp, "d64": kevaluators.pad_words(zp, n_words, jnp.float64)}
-    if family == "dense":
-        fused["err"] = kevaluators.float64_err(zp, n_words, a, c, live)
-    else:
-        fused["z32"] = kevaluators.pad_words(zp, n_words)
-        fused["err"] = kevaluators.float32_err(zp, n_words, a, c, live)
-    return observed, obs, total, tol, sd, fused
+    return observed, obs, total, tol, sd, kfamilies.layout(family, zp, a, c, live)
 
 
 def _permutation_test_iv(x, y, statistic, axis, opts):
@@ -241,7 +229,6 @@ def _twosample(x, y, statistic, opts):
     n = n1 + n2
     x2 = x.reshape(-1, n1)
     y2 = y.reshape(-1, n2)
-    n_h = x2.shape[0]
     # None: more splits than either limit (C(10^6, 5 10^5) alone takes seconds to compute)
     n_splits = _comb_at_most(n, n1, max(opts.n_resamples, MAX_ENUMERATION))
     exact = choose_method(opts.method, n_splits, opts.n_resamples) == "exact"
@@ -255,38 +242,18 @@ def _twosample(x, y, statistic, opts):
         observed, tol_g = _generic_observed(x2, y2, z, statistic)
         res = _generic(z, n1, statistic, observed, tol_g, opts, exact, n_total)
         return wrap(observed, batch_shape, res, opts.alternative, opts.correction)
-    # Words: a capacity, zero padding, the sample sizes traced and the draw loops stopping
-    # at the live words, so one program serves every size up to it.
-    profile = _profile.current()
-    zp = pad_axis(z, 32 * profile.pad_words(n, n_h))
-    observed, obs_md, total, tol, sd, fused = _aot.call(
+    # Padded as the family's programs are (for "words" a capacity, the sample sizes traced
+    # and the draw loops stopping at the live words: one program for every size up to it).
+    planner = _planner.Planner()
+    zp = planner.pad(z)
+    observed, obs_md, total, tol, sd, sums = _aot.call(
         _twosample_prep,
         "twosample._twosample_prep",
         (zp, np.int64(n1), np.int64(n)),
-        {"statistic": statistic, "family": profile.family},
+        {"statistic": statistic, "family": planner.family},
     )
-    if exact:
-        n_words = -(-n // 32)
-        draws = min(kevaluators.block_draws_linear(n_words), n_total)
-        words = kevaluators.Words("combinations", n_words, draws, n, n1)
-        tables, data = kevaluators.exact_terms(z, n_words)
-        data.update(a=fused["a"], c=fused["c"])
-        evaluator = kevaluators.LinearEval(words, tables)
-    else:
-        # The draws' layout is frozen per n (krandom.stride_words), however far zp is
-        # padded: a batch of hypotheses sees the splits each of them would see alone.
-        n_words = krandom.stride_words(n)
-        # Block size from the live words (a block's time is bounded; the size takes a few
-        # values, so a capacity compiles a program per size class at most).
-        draws = profile.fused_draws(n, n_h, blocks_for(n_total), opts.sequential is not None)
-        evaluator, extra = kevaluators.subset_evaluator(
-            n, n1, n_words, draws, profile.schedule, profile.correction_chunk(draws)
-        )
-        data = {k: fused[k] for k in ("a", "c", "z")}
-        data.update(extra)
-        if evaluator.mode == "bernoulli":
-            data.update({k: fused[k] for k in ("z32", "d64", "err") if k in fused})
-    res = drive(Plan(evaluator, data, obs_md, tol, sd, n_total, draws, exact), opts)
+    stat = _planner.SplitSums(sums, zp, n, n1)
+    res = planner.run(stat, obs_md, tol, opts, exact=exact, n_total=n_total, scale=sd)
     null_map = None
     if statistic == "t" and opts.return_null:
         null_map = _t_from_mean_difference(z, np.asarray(total), n1, n2)
@@ -313,20 +280,8 @@ def _t_from_mean_difference(z, total, n1, n2):
 
 def _generic(z, n1, statistic, observed, tol, opts, exact, n_total):
     """Any statistic on materialised splits of ``z : (H, n, ...)`` (items on axis 1)."""
-    n = z.shape[1]
-    n_words = -(-n // 32)
-    draws = _profile.current().generic_draws(n)
-    if exact:
-        draws = min(draws, n_total)
-        words = kevaluators.Words("combinations", n_words, draws, n, n1)
-    else:
-        words = kevaluators.Words("random", n_words, draws, n, n1)
-    # ``statistic`` is a static argument of the compiled engine (hashed by identity): a
-    # function made anew per call, such as a closure over the data, compiles anew.
-    evaluator = kevaluators.GenericEval(words, "twosample", statistic, n)
-    data = {"z": z, "n1": jnp.zeros((n1,))}
-    ones = jnp.ones_like(observed)
-    return drive(Plan(evaluator, data, observed, tol, ones, n_total, draws, exact), opts)
+    stat = _planner.Split(statistic, z, n1)
+    return _planner.Planner().run(stat, observed, tol, opts, exact=exact, n_total=n_total)
 
 
 def rows_pvalue(statistic_fn, a, b, *, alternative, n_resamples, key, correction=None):

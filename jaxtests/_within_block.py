@@ -1,13 +1,11 @@
 """Permutations within blocks: anova / manova with folds as blocks (randomized complete blocks)."""
 
 import jax.numpy as jnp
-import numpy as np
 
-from jaxtests import _profile
+from jaxtests import _planner
 from jaxtests import _validation as v
-from jaxtests._engine import Plan, drive, jitted
+from jaxtests._engine import jitted
 from jaxtests._resampling import common_iv, wrap
-from jaxtests.kernels import evaluators as kevaluators
 from jaxtests.kernels import exceedance as kexceedance
 
 __all__ = ["within_block_pvalue"]
@@ -44,8 +42,6 @@ def within_block_pvalue(
     # Size of the statistic's values: its value when block i is rotated by i.
     rotated = jnp.stack([jnp.roll(x[i], i, axis=0) for i in range(n_blocks)])
     magnitude = jitted(statistic_fn)(rotated)
-    draws = _profile.current().generic_draws(int(np.prod(x.shape)))
-    ev = kevaluators.WithinBlockEval(statistic_fn, n_blocks, k, draws)
     tol = kexceedance.tie_tol(observed, magnitude)
-    plan = Plan(ev, {"x": x}, observed, tol, jnp.ones((1,)), opts.n_resamples, draws, False)
-    return wrap(observed, (), drive(plan, opts), alternative, None)
+    res = _planner.Planner().run(_planner.WithinBlock(statistic_fn, x), observed, tol, opts)
+    return wrap(observed, (), res, alternative, None)

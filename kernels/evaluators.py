@@ -7,7 +7,8 @@ dataclasses, so they are static arguments of the engine's compiled programs;
 ``data`` holds the arrays. Sources of rearrangements (:class:`Words`):
 random words of :mod:`jaxtests.kernels.random`, enumeration of sign patterns,
 or ranked combinations. "Banded" evaluators (:class:`FusedEval`,
-:class:`SubsetEval`) sum in float32 and recompute in float64 the draws whose
+:class:`SubsetEval`) take approximate sums from an evaluator family
+(:mod:`jaxtests.kernels.families`) and recompute in float64 the draws whose
 decision the rounding could change (:func:`jaxtests.kernels.exceedance.evaluate`).
 
 Pure jnp; no validation.
@@ -21,6 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jaxtests.kernels import families as kfamilies
 from jaxtests.kernels import measures as kmeasures
 from jaxtests.kernels import random as krandom
 from jaxtests.kernels import resampling as kresampling
@@ -41,9 +43,6 @@ __all__ = [
     "count_measure",
     "counts_statistic",
     "exact_terms",
-    "float32_err",
-    "float64_err",
-    "pad_words",
     "subset_evaluator",
     "use_tables",
 ]
@@ -112,45 +111,6 @@ def exact_terms(d, n_words):
     if use_tables(n_words):
         return True, {"tables": kresampling.byte_tables(dpad)}
     return False, {"d": dpad}
-
-
-def float32_err(d, n_words, a, c, n_live=None):
-    """Bound on ``|t32 - t64|`` for ``t = a P + c`` of :func:`bit_sums` vs :func:`bit_sums_ordered`.
-
-    Both sums are within their rounding bounds of the exact ``P`` (the float32
-    one, Higham's, of :func:`jaxtests.kernels.resampling.bit_sums_error_bound`;
-    the float64 one ``gamma_{32 n_live}``), plus a float64 correction and the
-    affine map. ``d : (H, m)``, ``a, c : (H,)``; ``n_live`` (traced or int,
-    default ``n_words``) the words the sums run over.
-    """
-    live = n_words if n_live is None else n_live
-    abs_sum = jnp.sum(jnp.abs(d), axis=-1)
-    bound = kresampling.bit_sums_error_bound(abs_sum, n_words, live)
-    live_f = live if isinstance(live, int) else live.astype(abs_sum.dtype)
-    bound = bound + (32 * live_f + 8) * EPS * abs_sum
-    return (a * bound + 8 * EPS * jnp.abs(c)) * (1 + 2.0**-20)
-
-
-def float64_err(d, n_words, a, c, n_live=None):
-    """Bound on ``|t - t64|`` for ``t = a P + c`` of :func:`~kresampling.dense_sums` in float64.
-
-    The dense sum over ``n_words`` padded words is within
-    :func:`~kresampling.dense_sums_error_bound` of the exact ``P``, the ordered
-    float64 sum within ``gamma_{32 n_live}``, plus the affine map's rounding
-    (an FMA only rounds less). ``d : (H, m)``, ``a, c : (H,)``.
-    """
-    live = n_words if n_live is None else n_live
-    live_f = live if isinstance(live, int) else live.astype(d.dtype)
-    abs_sum = jnp.sum(jnp.abs(d), axis=-1)
-    bound = kresampling.dense_sums_error_bound(abs_sum, n_words)
-    bound = bound + (32 * live_f + 8) * EPS * abs_sum
-    return (a * bound + 8 * EPS * jnp.abs(c)) * (1 + 2.0**-20)
-
-
-def pad_words(d, n_words, dtype=jnp.float32):
-    """``(H, m)`` -> ``(H, n_words, 32)`` zero-padded, for :func:`bit_sums`."""
-    m = d.shape[-1]
-    return jnp.pad(d, ((0, 0), (0, 32 * n_words - m))).reshape(-1, n_words, 32).astype(dtype)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -249,10 +209,10 @@ class FusedEval:
 
     ``kind="affine"``: ``a P + c`` (sign-flip mean, its t). ``kind="counts"``:
     swap-test confusion counts ``counts_a + P`` (integers, exact in float32).
-    ``schedule="words"`` loops over the live words with float32 sums
-    (:func:`~kresampling.bit_sums`, fast on a CPU); ``"dense"`` sums every word
-    of the padded data in one fused reduction (:func:`~kresampling.dense_sums`,
-    float64 for "affine": for accelerators). Same draws, same counts.
+    ``family`` names the sums (:data:`jaxtests.kernels.families.FAMILIES`):
+    "words" loops over the live words in float32 (fast on a CPU), "dense" sums
+    every word of the padded data in one fused reduction (accelerators).
+    Same draws, same counts.
     """
 
     draws: int
@@ -261,7 +221,7 @@ class FusedEval:
     n_classes: int = 1
     beta: float = 1.0
     stride: int = 0  # counter stride of a draw's words (0: the padded word count)
-    schedule: str = "words"
+    family: str = "words"
 
     @property
     def banded(self):
@@ -272,18 +232,12 @@ class FusedEval:
         return self.approx(key, block_ids, data)[0]
 
     def approx(self, key, block_ids, data):
-        """Statistics from float32 sums, and per lane what :meth:`exact` needs."""
+        """Statistics from the family's sums, and per lane what :meth:`exact` needs."""
         # Block ids of one step are consecutive: their draws are one contiguous range.
         first = block_ids[0].astype(jnp.int64) * self.draws
         keys, local = krandom.draw_keys(key, first, block_ids.shape[0] * self.draws)
-        stride = self.stride or None
-        if self.schedule == "dense":
-            d = data["d64"] if self.kind == "affine" else data["d32"]
-            p = kresampling.dense_sums(keys[:, 0], keys[:, 1], local, d, stride or d.shape[1])
-        else:
-            p = kresampling.bit_sums(
-                keys[:, 0], keys[:, 1], local, data["d32"], None, data.get("nw"), stride
-            )
+        family = kfamilies.FAMILIES[self.family]
+        p = family.sums(keys, local, data, self.stride or None, integers=self.kind == "counts")
         if self.kind == "affine":
             return data["a"][:, None] * p + data["c"][:, None], (keys, local)
         return counts_statistic(p, data, self.measure, self.n_classes, self.beta), None
@@ -318,7 +272,7 @@ class SubsetEval:
     n_words: int
     mode: str
     tiers: tuple
-    schedule: str = "words"  # or "dense": the fair-bit sums as in FusedEval
+    family: str = "words"  # the fair-bit sums' family, as in FusedEval
     chunk: int = 4096  # lanes of a correction tier run in lockstep (never changes a split)
 
     @property
@@ -338,26 +292,14 @@ class SubsetEval:
         return data["a"][:, None] * (p + delta.T) + data["c"][:, None]
 
     def approx(self, key, block_ids, data):
-        """Statistics from float32 fair-bit sums, and per lane what :meth:`exact` needs."""
+        """Statistics from the family's fair-bit sums, and per lane what :meth:`exact` needs."""
         first = block_ids[0].astype(jnp.int64) * self.draws
         n_lanes = block_ids.shape[0] * self.draws
         keys, local = krandom.draw_keys(key, first, n_lanes, 6)
         z = data["z"]
-        if self.mode == "bernoulli" and self.schedule == "dense":
-            d64 = data["d64"]
-            p, k = kresampling.dense_sums(
-                keys[:, 0], keys[:, 1], local, d64, self.n_words, data["mask"][: d64.shape[1]]
-            )
-        elif self.mode == "bernoulli":
-            p, k = kresampling.bit_sums(
-                keys[:, 0],
-                keys[:, 1],
-                local,
-                data["z32"],
-                data["mask"],
-                data.get("nw"),
-                self.n_words,
-            )
+        if self.mode == "bernoulli":
+            family = kfamilies.FAMILIES[self.family]
+            p, k = family.sums(keys, local, data, self.n_words, data["mask"])
         elif self.mode == "empty":
             p, k = jnp.zeros((z.shape[0], n_lanes)), jnp.zeros((n_lanes,), jnp.int32)
         else:
@@ -382,7 +324,7 @@ class SubsetEval:
         return t, (keys, local, delta.T)
 
 
-def subset_evaluator(n, n1, n_words, draws, schedule="words", chunk=4096):
+def subset_evaluator(n, n1, n_words, draws, family="words", chunk=4096):
     """Pick the cheaper start (fair bits, or no/every item) and its correction tiers.
 
     ``n`` items of ``z``; ``n_words`` is the capacity (``32 n_words >= n``
@@ -390,7 +332,7 @@ def subset_evaluator(n, n1, n_words, draws, schedule="words", chunk=4096):
     The evaluator depends on ``n`` and ``n1`` only through ``n_words``, the
     start mode and the bucketed expected need (tiers are a speed choice; any
     tiers give exact subsets), so a capacity compiles a handful of programs
-    at most. ``schedule`` and ``chunk`` (lanes of a correction tier run
+    at most. ``family`` and ``chunk`` (lanes of a correction tier run
     together) are the backend's choices (:mod:`jaxtests._profile`). Returns the
     evaluator and its traced data (the live item count, ``n1``, the live words
     ``nw`` and their bit mask).
@@ -421,7 +363,7 @@ def subset_evaluator(n, n1, n_words, draws, schedule="words", chunk=4096):
         "n1": np.int32(n1),
         "nw": np.int32(live),
     }
-    return SubsetEval(draws, n_max, n_words, mode, tiers, schedule, chunk), extra
+    return SubsetEval(draws, n_max, n_words, mode, tiers, family, chunk), extra
 
 
 @dataclasses.dataclass(frozen=True)

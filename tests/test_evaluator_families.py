@@ -19,7 +19,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from jaxtests.kernels import evaluators as kevaluators
+from jaxtests.kernels import families as kfamilies
 from jaxtests.kernels import random as krandom
+from jaxtests.kernels import resampling as kresampling
 
 import jaxtests
 from jaxtests import _engine, _profile, _signflip
@@ -216,9 +218,10 @@ def _counts_program(m, platform="cuda"):
     where = np.arange(dp.shape[-1]) < m
     with jax.enable_x64(True):
         out = _signflip._signflip_linear_prep(dp, where, statistic="mean", family="dense")
-        _, mean_obs, tol, sd, _, _, data = out
+        _, mean_obs, tol, sd, _, _, sums = out
+        data = sums.arrays()
         draws = prof.fused_draws(m, 1, 10**8, False)
-        ev = kevaluators.FusedEval(draws, stride=krandom.stride_words(m), schedule="dense")
+        ev = kevaluators.FusedEval(draws, stride=krandom.stride_words(m), family="dense")
         key = jax.random.key(0)
         args = (key, data, mean_obs, tol, sd, np.int32(0), np.int32(1), np.int64(10**8))
         static = dict(
@@ -278,3 +281,46 @@ def test_float32_products_name_their_precision(tmp_path):
     low = [line for line in dots if ("xf32>" in line or "xf16>" in line or "xbf16>" in line)]
     assert low, "the float32 label streams were not exercised"
     assert [line for line in low if "precision = [HIGHEST, HIGHEST]" not in line] == []
+
+
+# -- a third family: one class of sums plus one schedule entry, nothing else
+
+
+class _Ordered:
+    """Test family: the recheck's own ordered float64 sums (slow, exact to the bit)."""
+
+    name = "ordered"
+
+    def layout(self, d, a, c, live):
+        return {"err": kfamilies.float64_err(d, d.shape[-1] // 32, a, c, live)}
+
+    def sums(self, keys, local, data, stride=None, count_mask=None, integers=False):
+        d = (data["d32"] if integers else data["d64"]).astype(jnp.float64)
+        p = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, d, data.get("nw"), stride)
+        if count_mask is None:
+            return p
+        w = krandom.word_grid(keys[:, 0], keys[:, 1], local, d.shape[1], stride)  # (W, L)
+        ones = jax.lax.population_count(w & count_mask[: d.shape[1], None])
+        return p, jnp.sum(ones, axis=0, dtype=jnp.int32)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("signflip_mean", "signflip_t_maxT", "signflip_second_stride", "twosample_bernoulli"),
+        *("twosample_small_group", "swap_accuracy"),
+    ],
+)
+def test_a_new_family_is_one_class_and_one_schedule(monkeypatch, name):
+    # The planner, the evaluators and the engine are unchanged: registering the sums and
+    # their schedule is all a family (a Pallas kernel, say) needs, and the counts are the
+    # recorded ones since every family is banded against the same ordered sums.
+    monkeypatch.setitem(kfamilies.FAMILIES, "ordered", _Ordered())
+    monkeypatch.setitem(_profile.SCHEDULES, "ordered", _profile.SCHEDULES["dense"])
+    monkeypatch.setenv("JAXTESTS_EVALUATORS", "ordered")
+    call, expected = CASES[name]
+    assert _pvalues(call()) == expected
+
+
+def test_every_family_has_sums_and_a_schedule():
+    assert set(kfamilies.FAMILIES) == set(_profile.SCHEDULES) == set(_profile.FAMILIES)

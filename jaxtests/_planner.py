@@ -1,0 +1,290 @@
+"""One planner: a test's statistic, described by type, becomes the engine's :class:`Plan`.
+
+A test module says *what* is resampled, with one of the descriptions below,
+and the planner chooses *how* for the backend profile of the call
+(:mod:`jaxtests._profile`, read once per call): the evaluator and its family,
+padding, block sizes and the random words' layout. Planned statistics:
+
+- :class:`SignSums`, :class:`SplitSums`, :class:`CountChanges`: statistics
+  linear in the draw's bits (sign-flip mean and t, two-sample mean
+  difference and t, swap-test confusion counts), summed by an evaluator
+  family (:mod:`jaxtests.kernels.families`) or enumerated exactly;
+- :class:`SignFlipped`, :class:`Split`, :class:`Swapped`, :class:`WithinBlock`:
+  any statistic, evaluated on rearrangements materialised per block.
+
+The random words of a draw depend on its index and on the data's size only
+(:func:`jaxtests.kernels.random.stride_words`), never on the family, the
+padding or the block size, so every plan of a statistic gives the same counts
+for a given key.
+"""
+
+import dataclasses
+from collections.abc import Callable
+
+import jax.numpy as jnp
+import numpy as np
+
+from jaxtests import _profile
+from jaxtests._buckets import bucket, pad_axis
+from jaxtests._engine import Plan, blocks_for, drive
+from jaxtests.kernels import evaluators as kevaluators
+from jaxtests.kernels import families as kfamilies
+from jaxtests.kernels import random as krandom
+
+__all__ = [
+    "CountChanges",
+    "Planner",
+    "SignFlipped",
+    "SignSums",
+    "Split",
+    "SplitSums",
+    "Swapped",
+    "WithinBlock",
+]
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class SignSums:
+    """Sign flips of a linear statistic ``T = a P + c``, ``P`` the sum of the kept-sign ``d_i``.
+
+    Monte Carlo: ``sums`` from :func:`jaxtests.kernels.families.layout` over
+    ``m`` instances (padded as :meth:`Planner.pad` pads). Exact (every sign
+    pattern): ``d : (H, m)`` and ``sums.a``, ``sums.c``.
+    """
+
+    sums: kfamilies.Sums
+    m: int
+    d: object = None
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class SplitSums:
+    """Splits of ``n`` items into ``n1`` and ``n - n1``: ``T = a S1 + c``, ``S1`` the group-1 sum.
+
+    ``z : (H, >= n)`` the items, zero-padded as :meth:`Planner.pad` pads;
+    ``sums`` their layout (:func:`jaxtests.kernels.families.layout`).
+    """
+
+    sums: kfamilies.Sums
+    z: object
+    n: int
+    n1: int
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class CountChanges:
+    """Swaps of two models' outputs: confusion counts ``counts_a + P`` against ``counts_b - P``.
+
+    ``delta : (3 C, m)`` the count changes (tp, fp, fn rows per class) of the
+    ``m`` swappable instances (integers); ``measure`` a row of
+    :data:`jaxtests.kernels.measures.MEASURES` or ``"f_beta"``.
+    """
+
+    delta: np.ndarray
+    counts_a: np.ndarray
+    counts_b: np.ndarray
+    n: float
+    measure: str
+    n_classes: int
+    beta: float
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class SignFlipped:
+    """Any statistic ``fn`` of sign-flipped instances ``d : (H, m, ...)`` (instances on axis 1)."""
+
+    fn: Callable
+    d: object
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Split:
+    """Any statistic ``fn(x, y)`` of splits of ``z : (H, n, ...)`` into ``n1`` and the rest."""
+
+    fn: Callable
+    z: object
+    n1: int
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Swapped:
+    """Any ``fn(y, a) - fn(y, b)`` with the outputs of the first ``m`` instances swapped."""
+
+    fn: Callable
+    y: object
+    a: object
+    b: object
+    m: int
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class WithinBlock:
+    """Any statistic ``fn(x)`` of ``x : (n_blocks, k, ...)`` permuted within each block."""
+
+    fn: Callable
+    x: object
+
+
+class Planner:
+    """Plans of one call, for the backend profile read when the call starts."""
+
+    def __init__(self, profile=None):
+        self.profile = _profile.current() if profile is None else profile
+
+    @property
+    def family(self):
+        """The evaluator family of the call's fused sums (a static argument of their layout)."""
+        return self.profile.family
+
+    @property
+    def mitm_group(self):
+        """Upper half sums matched per step of the exact meet-in-the-middle count."""
+        return self.profile.mitm_group
+
+    def pad(self, d2):
+        """``d2 : (H, n)`` zero-padded to the words of the family's program for ``n``."""
+        n_h, n = d2.shape
+        return pad_axis(d2, 32 * self.profile.pad_words(n, n_h))
+
+    def run(self, stat, observed, tol, opts, *, exact=False, n_total=None, scale=None, tail=None):
+        """:func:`jaxtests._engine.drive` of the plan of ``stat`` (:meth:`plan`)."""
+        n_total = opts.n_resamples if n_total is None else n_total
+        sequential = opts.sequential is not None
+        plan = self.plan(stat, observed, tol, n_total, exact, sequential, scale, tail)
+        return drive(plan, opts)
+
+    def plan(self, stat, observed, tol, n_total, exact, sequential=False, scale=None, tail=None):
+        """The :class:`jaxtests._engine.Plan` of ``n_total`` draws of ``stat``.
+
+        ``observed, tol : (H,)`` on the evaluator's scale; ``scale`` the null
+        standard deviations max-T uses (ones by default); ``exact``: every
+        rearrangement, enumerated; ``sequential``: blocks small enough to stop
+        between; ``tail`` overrides the counted tail.
+        """
+        evaluator, data, draws = _PLANS[type(stat)](self, stat, n_total, exact, sequential)
+        observed = jnp.asarray(observed)
+        scale = jnp.ones_like(observed) if scale is None else scale
+        return Plan(evaluator, data, observed, tol, scale, n_total, draws, exact, tail)
+
+    # -- linear statistics
+
+    def _fused_draws(self, n, n_h, n_total, sequential):
+        # Block size from the live words (a block's time is bounded; the size takes a few
+        # values, so a program per size class at most).
+        return self.profile.fused_draws(n, n_h, blocks_for(n_total), sequential)
+
+    def _sign_sums(self, stat, n_total, exact, sequential):
+        if exact:
+            return _enumerated(stat.d, stat.sums.a, stat.sums.c, n_total)
+        n_h = stat.sums.a.shape[0]
+        draws = self._fused_draws(stat.m, n_h, n_total, sequential)
+        # Counter stride frozen per m: a batch of hypotheses (however padded) sees the sign
+        # patterns each of them would see alone, on every backend.
+        evaluator = kevaluators.FusedEval(
+            draws, stride=krandom.stride_words(stat.m), family=self.family
+        )
+        return evaluator, stat.sums.arrays(), draws
+
+    def _split_sums(self, stat, n_total, exact, sequential):
+        s, n, n1 = stat.sums, stat.n, stat.n1
+        if exact:
+            return _enumerated(np.asarray(stat.z)[:, :n], s.a, s.c, n_total, n1)
+        n_words = krandom.stride_words(n)  # the draws' layout, however far z is padded
+        draws = self._fused_draws(n, s.a.shape[0], n_total, sequential)
+        chunk = self.profile.correction_chunk(draws)
+        evaluator, extra = kevaluators.subset_evaluator(n, n1, n_words, draws, self.family, chunk)
+        data = {"a": s.a, "c": s.c, "z": stat.z, **extra}
+        if evaluator.mode == "bernoulli":  # only fair-bit starts use the family's sums
+            data.update(d64=s.d64, err=s.err, **({} if s.d32 is None else {"d32": s.d32}))
+        return evaluator, data, draws
+
+    def _count_changes(self, stat, n_total, exact, sequential):
+        dk = stat.delta
+        n_words = -(-dk.shape[1] // 32)
+        data = {"counts_a": stat.counts_a, "counts_b": stat.counts_b, "n": stat.n}
+        if exact:
+            draws = min(kevaluators.block_draws_linear(n_words), n_total)
+            tables, terms = kevaluators.exact_terms(dk, n_words)
+            words = kevaluators.Words("enumerate", n_words, draws)
+            evaluator = kevaluators.CountsEval(
+                words, tables, stat.measure, stat.n_classes, stat.beta
+            )
+            return evaluator, {**data, **terms}, draws
+        # A shape bucket of words (the number of swappable instances is data-dependent; zero
+        # count changes add nothing), also the draws' counter stride for every family.
+        n_words = bucket(n_words)
+        draws = self._fused_draws(32 * n_words, dk.shape[0], n_total, sequential)
+        # Count changes are integers: their float32 sums are exact (|sum| <= m < 2^24) in any
+        # order, so every family's sums are the counts themselves (no band, no recheck).
+        d32 = pad_axis(dk, 32 * n_words).reshape(-1, n_words, 32)
+        data["d32"] = jnp.asarray(d32.astype(np.float32), dtype=jnp.float32)
+        evaluator = kevaluators.FusedEval(
+            draws, "counts", stat.measure, stat.n_classes, stat.beta, n_words, self.family
+        )
+        return evaluator, data, draws
+
+    # -- materialised statistics
+
+    def _words(self, m, n_elements, n_total, exact, **random):
+        n_words = -(-m // 32)
+        draws = self.profile.generic_draws(n_elements)
+        if exact:
+            draws = min(draws, n_total)
+            source = "combinations" if "n1" in random else "enumerate"
+            extra = {k: random[k] for k in ("n", "n1") if k in random}
+            return kevaluators.Words(source, n_words, draws, **extra), draws
+        return kevaluators.Words("random", n_words, draws, **random), draws
+
+    def _sign_flipped(self, stat, n_total, exact, sequential):
+        d = stat.d
+        m = d.shape[1]
+        # The fused sums' counter stride: a user's mean sees the sign patterns of the
+        # built-in one (instances with several entries keep the plain layout).
+        stride = krandom.stride_words(m) if d.ndim == 2 else 0
+        words, draws = self._words(m, int(np.prod(d.shape[1:])), n_total, exact, stride=stride)
+        return kevaluators.GenericEval(words, "signflip", stat.fn, m), {"d": d}, draws
+
+    def _split(self, stat, n_total, exact, sequential):
+        n = stat.z.shape[1]
+        words, draws = self._words(n, n, n_total, exact, n=n, n1=stat.n1)
+        # ``fn`` is a static argument of the compiled engine (hashed by identity): a
+        # function made anew per call, such as a closure over the data, compiles anew.
+        evaluator = kevaluators.GenericEval(words, "twosample", stat.fn, n)
+        return evaluator, {"z": stat.z, "n1": jnp.zeros((stat.n1,))}, draws
+
+    def _swapped(self, stat, n_total, exact, sequential):
+        words, draws = self._words(stat.m, stat.y.shape[0], n_total, exact)
+        evaluator = kevaluators.GenericEval(words, "swap", stat.fn, stat.m)
+        data = {"y": stat.y, "a": stat.a, "b": stat.b, "m": jnp.zeros((stat.m,))}
+        return evaluator, data, draws
+
+    def _within_block(self, stat, n_total, exact, sequential):
+        x = stat.x
+        draws = self.profile.generic_draws(int(np.prod(x.shape)))
+        evaluator = kevaluators.WithinBlockEval(stat.fn, x.shape[0], x.shape[1], draws)
+        return evaluator, {"x": x}, draws
+
+
+def _enumerated(d, a, c, n_total, n1=None):
+    """Every sign pattern (``n1`` None) or ``n1``-subset of ``d``'s columns, from byte tables."""
+    n = d.shape[1]
+    n_words = -(-n // 32)
+    draws = min(kevaluators.block_draws_linear(n_words), n_total)
+    if n1 is None:
+        words = kevaluators.Words("enumerate", n_words, draws)
+    else:
+        words = kevaluators.Words("combinations", n_words, draws, n, n1)
+    tables, data = kevaluators.exact_terms(d, n_words)
+    data.update(a=a, c=c)
+    return kevaluators.LinearEval(words, tables), data, draws
+
+
+_PLANS = {
+    SignSums: Planner._sign_sums,
+    SplitSums: Planner._split_sums,
+    CountChanges: Planner._count_changes,
+    SignFlipped: Planner._sign_flipped,
+    Split: Planner._split,
+    Swapped: Planner._swapped,
+    WithinBlock: Planner._within_block,
+}

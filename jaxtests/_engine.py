@@ -531,6 +531,10 @@ def drive(plan, opts):
             null_steps = max(1, min(-(-n_steps // n_dev), _NULL_BYTES // (8 * n_h * lanes)))
         counts = np.zeros((3, n_h), np.int64)
         nulls = []
+        maxt = opts.correction == "maxT"
+        # Both tails are counted in every program; the tail only shapes max-T's decisions, so
+        # without max-T the three alternatives share one program (and one cache entry).
+        counted_tail = tail if maxt else "two-sided"
         # One call at a time: two computations in flight at once can hang XLA:CPU (README).
         for first, n_run in _step_chunks(n_steps, n_dev, null_steps, what):
             c, null, drawn = _aot.call(
@@ -552,8 +556,8 @@ def drive(plan, opts):
                     per_step=per_step,
                     null_steps=null_steps,
                     n_dev=n_dev,
-                    alternative=tail,
-                    maxt=opts.correction == "maxT",
+                    alternative=counted_tail,
+                    maxt=maxt,
                 ),
                 _COMPILER_OPTIONS,
             )
@@ -727,7 +731,7 @@ def _drive_sequential_sharded(plan, key, per_step, n_steps, tail, opts, progress
             np.int32(n_run),
             np.int64(n_total),
             n_dev=n_dev,
-            alternative=tail,
+            alternative="two-sided",  # both tails' rows, whatever the alternative (no max-T)
             **static,
         )
         _distributed.WORK["draws"] += _distributed.local_sum(drawn)

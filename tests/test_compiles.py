@@ -123,6 +123,19 @@ def test_a_new_number_of_resamples_compiles_nothing():
     assert (counter.traces, counter.compiles) == (0, 0)
 
 
+def test_another_alternative_compiles_nothing_without_max_t():
+    # Both tails are counted in every program: the alternative picks one on the host.
+    d = RNG.normal(size=300)
+    x, y = RNG.normal(size=40), RNG.normal(size=50)
+    jaxtests.signflip_test(d, n_resamples=9_999, key=0)
+    jaxtests.permutation_test(x, y, n_resamples=9_999, key=0)
+    with CompileCounter() as counter:
+        for alternative in ("less", "greater"):
+            jaxtests.signflip_test(d, n_resamples=9_999, key=0, alternative=alternative)
+            jaxtests.permutation_test(x, y, n_resamples=9_999, key=0, alternative=alternative)
+    assert (counter.traces, counter.compiles) == (0, 0)
+
+
 def test_compile_counter_sees_a_new_bucket():
     # The counter can fail: a size in a new bucket traces its programs.
     jaxtests.ttest_paired(RNG.normal(size=5), RNG.normal(size=5))

@@ -50,7 +50,9 @@ _WHERE = {
     **dict.fromkeys(
         ("clopper_pearson", "hoeffding_interval", "hoeffding_sample_size"), "jaxtests._intervals"
     ),
-    **dict.fromkeys(("anova", "hotelling_t2", "manova", "mardia"), "jaxtests._multivariate"),
+    **dict.fromkeys(("anova", "manova"), "jaxtests._anova"),
+    "hotelling_t2": "jaxtests._hotelling",
+    "mardia": "jaxtests._mardia",
     **dict.fromkeys(("adjust_pvalues", "cliques", "ordering", "posthoc"), "jaxtests._posthoc"),
     **dict.fromkeys(("FriedmanPosthocResult", "friedman_posthoc"), "jaxtests._rank_posthoc"),
     **dict.fromkeys(("PermutationTestScoreResult", "permutation_test_score"), "jaxtests._sanity"),

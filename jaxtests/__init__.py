@@ -9,6 +9,7 @@ cross-validation, plotting, studies, data sets or scipy.
 import importlib as _importlib
 
 # re-exported eagerly (listed in __all__ below)
+from jaxtests._mcnemar import mcnemar  # noqa: F401
 from jaxtests._permutation import (  # noqa: F401
     PermutationTestResult,
     permutation_test,
@@ -17,7 +18,6 @@ from jaxtests._permutation import (  # noqa: F401
 )
 from jaxtests._ttests import (  # noqa: F401
     ftest_5x2cv,
-    mcnemar,
     ttest_5x2cv,
     ttest_corrected,
     ttest_paired,

@@ -1,4 +1,4 @@
-"""All of jaxtests' figures (matplotlib, imported when a figure is drawn), one kind a module.
+"""All of jaxtests' figures, one kind of figure per module (matplotlib, imported at first draw).
 
 Re-exported by :mod:`jaxtests.plot` (the figures of the seeds) and :mod:`jaxtests.study`
 (``studies``: the figures of the studies); ``_common`` holds the axes, panels and legends

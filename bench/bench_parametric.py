@@ -24,7 +24,7 @@ import jax
 import numpy as np
 import scipy.stats
 
-from jaxtests._multivariate import hotelling_t2
+from jaxtests._hotelling import hotelling_t2
 from jaxtests._ttests import ttest_paired
 
 

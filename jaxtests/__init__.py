@@ -9,6 +9,7 @@ cross-validation, plotting, studies, data sets or scipy.
 import importlib as _importlib
 
 # re-exported eagerly (listed in __all__ below)
+from jaxtests._mcnemar import mcnemar  # noqa: F401
 from jaxtests._permutation import (  # noqa: F401
     PermutationTestResult,
     permutation_test,
@@ -17,7 +18,6 @@ from jaxtests._permutation import (  # noqa: F401
 )
 from jaxtests._ttests import (  # noqa: F401
     ftest_5x2cv,
-    mcnemar,
     ttest_5x2cv,
     ttest_corrected,
     ttest_paired,
@@ -50,7 +50,9 @@ _WHERE = {
     **dict.fromkeys(
         ("clopper_pearson", "hoeffding_interval", "hoeffding_sample_size"), "jaxtests._intervals"
     ),
-    **dict.fromkeys(("anova", "hotelling_t2", "manova", "mardia"), "jaxtests._multivariate"),
+    **dict.fromkeys(("anova", "manova"), "jaxtests._anova"),
+    "hotelling_t2": "jaxtests._hotelling",
+    "mardia": "jaxtests._mardia",
     **dict.fromkeys(("adjust_pvalues", "cliques", "ordering", "posthoc"), "jaxtests._posthoc"),
     **dict.fromkeys(("FriedmanPosthocResult", "friedman_posthoc"), "jaxtests._rank_posthoc"),
     **dict.fromkeys(("PermutationTestScoreResult", "permutation_test_score"), "jaxtests._sanity"),

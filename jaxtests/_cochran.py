@@ -70,7 +70,7 @@ class CochranQResult:
 
 
 def _correct_iv(y_true, predictions):
-    from jaxtests._ttests import _is_binary, _labels_iv
+    from jaxtests._mcnemar import _is_binary, _labels_iv
 
     if len(predictions) < 2:
         raise ValueError(f"`predictions` needs at least 2 classifiers, got {len(predictions)}.")
@@ -185,9 +185,9 @@ def cochran_q(
     >>> round(float(r.statistic), 4), r.df
     (9.3333, 2)
     """
+    from jaxtests._mcnemar import MCNEMAR_METHODS, mcnemar
     from jaxtests._permutation_methods import N_RESAMPLES
     from jaxtests._posthoc import adjust_pvalues
-    from jaxtests._ttests import MCNEMAR_METHODS, mcnemar
 
     v.check_choice(method, "method", METHODS)
     v.check_choice(pairwise_method, "pairwise_method", MCNEMAR_METHODS)

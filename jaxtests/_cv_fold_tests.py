@@ -11,8 +11,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _direction
+from jaxtests._anova import anova, manova
 from jaxtests._cv_docs import cv_doc
-from jaxtests._multivariate import anova, hotelling_t2, manova
+from jaxtests._hotelling import hotelling_t2
 from jaxtests._posthoc import posthoc
 from jaxtests._precision import x64
 from jaxtests._signflip import signflip_test

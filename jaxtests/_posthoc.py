@@ -12,7 +12,6 @@ import numpy as np
 
 from jaxtests import _permutation_methods as PM
 from jaxtests._direction import direction_words
-from jaxtests._multivariate import _check_rcond
 from jaxtests._precision import x64
 from jaxtests._results import _to_numpy, result, static_field
 from jaxtests._validation import (
@@ -25,6 +24,7 @@ from jaxtests._validation import (
     rescale_pow2,
     scale_back,
 )
+from jaxtests._validation import check_rcond as _check_rcond
 from jaxtests.kernels import multitest as kmultitest
 from jaxtests.kernels import statistics as kstatistics
 

@@ -312,7 +312,7 @@ def report(table, *, alpha=0.05):
             res = wilcoxon(x[:, best], x[:, 1 - best], alternative="greater" if higher else "less")
         statistic, pvalue = float(res.statistic), float(res.pvalue)
     elif all_normal and homoscedastic:
-        from jaxtests._multivariate import anova
+        from jaxtests._anova import anova
 
         omnibus, posthoc = "anova", "tukeyhsd"
         res = anova(x.T, blocked=True)  # data sets as blocks: statsmodels' AnovaRM

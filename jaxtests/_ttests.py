@@ -1,15 +1,15 @@
-"""Univariate parametric tests for two learning algorithms: paired t, 5x2cv t and F,
-the corrected resampled t, and McNemar's test.
+"""Univariate parametric tests for two learning algorithms: paired t, 5x2cv t and F, and
+the corrected resampled t.
 
 Each test is a statistic kernel from :mod:`jaxtests.kernels.statistics` followed by a
 reference distribution; every input may carry leading batch dimensions, so one jitted
-call runs thousands of independent tests.
+call runs thousands of independent tests. The intervals of a :class:`TtestResult` are in
+:mod:`jaxtests._t_intervals`.
 """
 
 import functools
 import math
 import warnings
-from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -20,14 +20,12 @@ from jaxtests import _permutation_methods as PM
 from jaxtests._buckets import pad_last
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
+from jaxtests._t_intervals import _effect_size_interval, _t_interval
 from jaxtests._validation import (
     as_float_array,
     as_int_scalar,
-    as_label_array,
     check_alternative,
     check_choice,
-    check_finite,
-    check_probability,
     check_same_shape,
     is_concrete,
     normalize_axis,
@@ -37,12 +35,9 @@ from jaxtests._validation import (
 from jaxtests.kernels import statistics as kstatistics
 
 __all__ = [
-    "ConfidenceInterval",
-    "McNemarResult",
     "Ttest5x2cvResult",
     "TtestResult",
     "ftest_5x2cv",
-    "mcnemar",
     "ttest_5x2cv",
     "ttest_corrected",
     "ttest_paired",
@@ -50,135 +45,6 @@ __all__ = [
 
 METHODS = ("parametric",)
 PAIRED_METHODS = PM.METHODS
-
-
-class ConfidenceInterval(NamedTuple):
-    """Lower and upper confidence bounds, each of the batch shape."""
-
-    low: np.ndarray
-    high: np.ndarray
-
-
-def _special():
-    import scipy.special  # at first use: `import jaxtests` does not load scipy
-
-    return scipy.special
-
-
-def _t_interval(center, se, df, alternative, confidence_level):
-    confidence_level = check_probability(confidence_level, "confidence_level")
-    center = np.asarray(center, dtype=np.float64)
-    se = np.asarray(se, dtype=np.float64)
-    if alternative == "two-sided":
-        q = _special().stdtrit(df, 0.5 + confidence_level / 2)
-        low, high = center - q * se, center + q * se
-    else:
-        q = _special().stdtrit(df, confidence_level)
-        inf = np.full_like(center, np.inf)
-        if alternative == "less":
-            low, high = -inf, center + q * se
-        else:
-            low, high = center - q * se, inf
-    # numpy like the result fields (no float64 truncation warnings outside x64)
-    return ConfidenceInterval(
-        np.float64(low) if low.ndim == 0 else low, np.float64(high) if high.ndim == 0 else high
-    )
-
-
-# Above this |t| scipy's (Boost's) noncentral t CDF turns NaN or slow; _nct_cdf integrates.
-_T_BOOST_MAX = 1e3
-_GL_NODES, _GL_WEIGHTS = np.polynomial.legendre.leggauss(160)
-
-
-def _nct_cdf(df, nc, t):
-    """``P(T <= t)`` for the noncentral t with ``df`` and ``nc``, elementwise, ``t >= 0``."""
-    big = t > _T_BOOST_MAX
-    with np.errstate(all="ignore"):
-        cdf = _special().nctdtr(df, nc, np.where(big, 0.0, t))
-        # Boost returns NaN deep in a tail: 1 where nc is below t, 0 above.
-        cdf = np.where(np.isnan(cdf), np.where(nc < t, 1.0, 0.0), cdf)
-        if big.any():
-            cdf = np.where(big, _nct_cdf_large_t(df, nc, np.where(big, t, 1.0)), cdf)
-    return cdf
-
-
-def _nct_cdf_large_t(df, nc, t):
-    # T = (Z + nc) / sqrt(V / df): P(T <= t) = P(Z <= -nc) + int_{-nc}^inf phi(z)
-    # P(V >= df (nc + z)^2 / t^2) dz, on |z| <= 12 by Gauss-Legendre (the chi-square
-    # factor varies slowly in z when t is large). Nodes in z, not nc + z: at nc ~ 1e10
-    # the sum would round the nodes.
-    nc, t = np.broadcast_arrays(np.asarray(nc, np.float64), np.asarray(t, np.float64))
-    lo = np.clip(-nc, -12.0, 12.0)[..., None]
-    z = lo + (12.0 - lo) * (_GL_NODES + 1) / 2
-    phi = np.exp(-(z**2) / 2) / math.sqrt(2 * math.pi)
-    tail = _special().chdtrc(df, df * ((nc[..., None] + z) / t[..., None]) ** 2)
-    integral = np.sum(_GL_WEIGHTS * phi * tail, axis=-1) * (12.0 - lo[..., 0]) / 2
-    return _special().ndtr(-nc) + integral
-
-
-def _nct_noncentrality(t, df, prob):
-    """The noncentrality ``nc`` with ``P(T <= t | df, nc) = prob``, elementwise for
-    finite ``t >= 0`` (the CDF decreases in ``nc``): bisection to rounding on a bracket
-    grown from scipy's approximate ``nctdtrinc`` (its own tolerance is about 1e-4), or
-    for large ``t`` from ``nc ~ t sqrt(chi2_df^-1(1 - prob) / df)``."""
-    t = np.asarray(t, dtype=np.float64)
-    big = t > _T_BOOST_MAX
-    with np.errstate(all="ignore"):
-        guess = _special().nctdtrinc(df, prob, np.where(big, 0.0, t))
-        asymptotic = t * np.sqrt(_special().chdtri(df, prob) / df)
-    guess = np.where(big, asymptotic, guess)
-    guess = np.where(np.isfinite(guess), guess, t)
-    width = 1e-3 * (1 + np.abs(guess))
-    lo, hi = guess - width, guess + width
-    for _ in range(1100):  # doubling: enough to reach any double from the guess
-        low_ok = _nct_cdf(df, lo, t) >= prob
-        high_ok = _nct_cdf(df, hi, t) <= prob
-        if low_ok.all() and high_ok.all():
-            break
-        width = np.where(low_ok & high_ok, width, 2 * width)
-        lo = np.where(low_ok, lo, lo - width)
-        hi = np.where(high_ok, hi, hi + width)
-    for _ in range(100):
-        mid = lo + (hi - lo) / 2
-        if not np.any((mid > lo) & (mid < hi)):
-            break
-        below = _nct_cdf(df, mid, t) >= prob
-        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-    # Beyond 1e12 the limit is exact to rounding (relative error O(1/nc)), and nc ± 12
-    # in the integral would be lost to it.
-    return np.where(t > 1e12, asymptotic, lo + (hi - lo) / 2)
-
-
-def _effect_size_interval(statistic, df, scale, alternative, confidence_level):
-    """Exact interval for ``delta = mean / sd`` from ``t ~ nct(df, delta / scale)``:
-    the noncentralities whose ``t`` quantiles hold the observed one, times ``scale``."""
-    confidence_level = check_probability(confidence_level, "confidence_level")
-    t = np.asarray(statistic, dtype=np.float64)
-    finite = np.isfinite(t)
-    negative = t < 0
-    # P(T <= t | nc) = 1 - P(T <= -t | -nc): solve at |t| and flip the sign back.
-    s = np.where(finite, np.abs(t), 0.0)
-    if alternative == "two-sided":
-        probs = (0.5 + confidence_level / 2, 0.5 - confidence_level / 2)
-    elif alternative == "greater":
-        probs = (confidence_level, None)
-    else:
-        probs = (None, 1 - confidence_level)
-    limits = []
-    for prob in probs:
-        if prob is None:
-            limits.append(None)
-            continue
-        nc = _nct_noncentrality(s, df, np.where(negative, 1 - prob, prob))
-        nc = np.where(negative, -nc, nc) * scale
-        # zero variance: t = ±inf gives the point ±inf, t = NaN (d all 0) NaN
-        limits.append(np.where(finite, nc, t))
-    inf = np.full_like(t, np.inf)
-    low = -inf if limits[0] is None else limits[0]
-    high = inf if limits[1] is None else limits[1]
-    return ConfidenceInterval(
-        np.float64(low) if low.ndim == 0 else low, np.float64(high) if high.ndim == 0 else high
-    )
 
 
 @result
@@ -269,22 +135,6 @@ class Ttest5x2cvResult:
     df: object = static_field()
     alternative: str = static_field()
     method: str = static_field()
-
-
-@result
-class McNemarResult:
-    """Result of :func:`mcnemar`.
-
-    ``n01`` counts instances that ``pred_a`` gets right and ``pred_b`` wrong, ``n10`` the
-    reverse; only these discordant pairs carry information.
-    """
-
-    statistic: jax.Array
-    pvalue: jax.Array
-    n01: jax.Array
-    n10: jax.Array
-    method: str = static_field()
-    correction: bool = static_field()
 
 
 # ----------------------------------------------------------------------------------------
@@ -697,139 +547,4 @@ def ttest_corrected(
     _warn_zero_variance(mom.standard_error, "`a - b`")
     return _ttest_result(
         mom, p, dz, a.shape[-1], factor, alternative, method, test_train_ratio=n_test / n_train
-    )
-
-
-# ----------------------------------------------------------------------------------------
-# McNemar
-# ----------------------------------------------------------------------------------------
-
-MCNEMAR_METHODS = ("exact", "midp", "chi2")
-
-
-@functools.partial(jax.jit, static_argnames=("method", "correction"))
-def _mcnemar(y_true, pred_a, pred_b, method, correction):
-    n01, n10 = kstatistics.mcnemar_counts(pred_a == y_true, pred_b == y_true)
-    n01 = n01.astype(jnp.float64)
-    n10 = n10.astype(jnp.float64)
-    n = n01 + n10
-    small = jnp.minimum(n01, n10)
-    if method == "chi2":
-        diff = jnp.abs(n01 - n10)
-        if correction:
-            # Yates' correction, skipped when n01 == n10 (as R's mcnemar.test) so that
-            # a tie gives statistic 0 rather than 1/n.
-            diff = jnp.where(diff >= 1, diff - 1, diff)
-        stat = jnp.where(n > 0, diff**2 / jnp.where(n > 0, n, 1), 0.0)
-        p = kstatistics.chi2_sf(stat, 1)
-    else:
-        stat = small
-        cdf = kstatistics.binom_cdf(small, n, 0.5)
-        if method == "exact":
-            p = 2 * cdf
-        else:
-            # Mid-p: half the probability of the observed count (Fagerland et al. 2013).
-            p = 2 * cdf - kstatistics.binom_pmf(small, n, 0.5)
-        p = jnp.where(n > 0, jnp.minimum(p, 1.0), 1.0)
-    return stat, p, n01, n10
-
-
-def _labels_iv(x, name):
-    arr = x if isinstance(x, jax.Array) else np.asarray(x)
-    if np.dtype(arr.dtype).kind not in "biuf":
-        raise TypeError(f"`{name}` must hold numeric or boolean labels, got dtype {arr.dtype}.")
-    if arr.ndim < 1:
-        raise ValueError(f"`{name}` must have at least 1 dimension, got a scalar.")
-    if arr.size == 0:
-        raise ValueError(f"`{name}` is empty (shape {tuple(arr.shape)}).")
-    check_finite(arr, name)
-    if is_concrete(arr) and np.dtype(arr.dtype).kind == "f":
-        a = np.asarray(arr)
-        frac = a != np.round(a)
-        if frac.any():
-            idx = tuple(int(i) for i in np.argwhere(frac)[0])
-            raise ValueError(
-                f"`{name}` must hold class labels (integers or bools); found {a[idx].item()!r} at "
-                f"index {idx[0] if len(idx) == 1 else idx}. Decision scores are not labels: "
-                "threshold them first, e.g. `np.where(f > 0, 1, -1)`."
-            )
-    return arr
-
-
-_LABEL_NAMES = ("y_true", "pred_a", "pred_b")
-
-
-def _is_binary(arr):
-    vals = np.unique(np.asarray(arr))
-    return bool(np.all(np.isin(vals, (-1, 1))) or np.all(np.isin(vals, (0, 1))))
-
-
-def _mcnemar_labels_iv(y_true, pred_a, pred_b):
-    arrays = [_labels_iv(x, name) for x, name in zip((y_true, pred_a, pred_b), _LABEL_NAMES)]
-    check_same_shape(arrays[0], arrays[1], "y_true", "pred_a")
-    check_same_shape(arrays[0], arrays[2], "y_true", "pred_b")
-    if all(is_concrete(x) for x in arrays) and all(_is_binary(x) for x in arrays):
-        # Binary labels, each in {-1, +1} or {0, 1} (bools too): read 0 as -1, as every
-        # classifier input (README), so y = ±1 with predictions in {0, 1} is consistent.
-        return [as_label_array(x, name) for x, name in zip(arrays, _LABEL_NAMES)]
-    dtype = np.result_type(*(x.dtype for x in arrays))
-    return [jnp.asarray(x, dtype=dtype) for x in arrays]
-
-
-@x64
-def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
-    """McNemar's test of equal error rates of two classifiers on one test set.
-
-    Parameters
-    ----------
-    y_true, pred_a, pred_b : array_like, same shape ``(..., n)``
-        True labels and the predicted labels of classifiers A and B; leading axes are
-        batch axes. Binary labels may use {-1, +1}, {0, 1} or bools, each array its
-        own: when all three are binary, 0 (False) is read as -1, as for every
-        classifier input. Other integer class labels (multiclass) are compared as
-        given. Non-integer values (decision scores) are refused; under ``jit`` the
-        values cannot be inspected and the arrays are compared as given.
-    method : {"exact", "midp", "chi2"}
-        ``"exact"``: two-sided binomial test of ``n01`` vs ``n10`` (statsmodels'
-        ``mcnemar(exact=True)``); ``"midp"``: its mid-p version; ``"chi2"``: the
-        chi-square approximation with 1 df.
-    correction : bool
-        Continuity correction for ``"chi2"`` (statsmodels' default ``correction=True``).
-
-    Returns
-    -------
-    McNemarResult
-        ``statistic`` (``min(n01, n10)`` for exact/midp as statsmodels, the chi-square
-        statistic otherwise), ``pvalue``, ``n01``, ``n10``.
-
-    Notes
-    -----
-    ``chi2 = (|n01 - n10| - 1)^2 / (n01 + n10)``; when ``n01 == n10`` the correction is
-    not applied (statistic 0, as R's ``mcnemar.test``; statsmodels would report
-    ``1/n``). With no discordant pairs every method gives statistic 0 and p = 1.
-
-    References
-    ----------
-    McNemar, Q. (1947). Psychometrika 12, 153-157. Dietterich (1998).
-    Fagerland, Lydersen & Laake (2013), BMC Med. Res. Methodol. 13:91 (mid-p).
-
-    Examples
-    --------
-    >>> import jaxtests
-    >>> y = [1, 1, 1, 1, -1, -1, -1, -1, 1, -1]
-    >>> pred_a = [1, 1, 1, 1, -1, -1, -1, -1, 1, 1]
-    >>> pred_b = [1, -1, -1, 1, -1, 1, -1, -1, -1, 1]
-    >>> r = jaxtests.mcnemar(y, pred_a, pred_b)  # A alone right 4 times, B alone 0 times
-    >>> int(r.n01), int(r.n10), round(float(r.pvalue), 4)
-    (4, 0, 0.125)
-    """
-    check_choice(method, "method", MCNEMAR_METHODS)
-    if not isinstance(correction, bool | np.bool_):
-        raise TypeError(f"`correction` must be a bool, got {type(correction).__name__}.")
-    y, pa, pb = _mcnemar_labels_iv(y_true, pred_a, pred_b)
-    # Padded instances are equal in all three arrays: concordant, never counted.
-    y, pa, pb, _ = pad_last(y, pa, pb)
-    stat, p, n01, n10 = _mcnemar(y, pa, pb, method, bool(correction))
-    return McNemarResult(
-        statistic=stat, pvalue=p, n01=n01, n10=n10, method=method, correction=bool(correction)
     )

@@ -15,13 +15,13 @@ algorithm, shared axes) above three algorithms, names sit on an axis (one row ea
 they never overlap), count axes have integer ticks, and legends sit outside the data.
 """
 
-from jaxtests._plotting import critical_difference as critical_difference
-from jaxtests._plotting import fold_histograms as fold_histograms
-from jaxtests._plotting import null_distribution as null_distribution
-from jaxtests._plotting import ordering as ordering
-from jaxtests._plotting import projection as projection
-from jaxtests._plotting import scatter_gaussian as scatter_gaussian
-from jaxtests._plotting import simplex as simplex
+from jaxtests._plotting.critical_difference import critical_difference as critical_difference
+from jaxtests._plotting.folds import fold_histograms as fold_histograms
+from jaxtests._plotting.folds import projection as projection
+from jaxtests._plotting.null import null_distribution as null_distribution
+from jaxtests._plotting.ordering import ordering as ordering
+from jaxtests._plotting.scatter import scatter_gaussian as scatter_gaussian
+from jaxtests._plotting.simplex import simplex as simplex
 
 __all__ = [
     "critical_difference",

@@ -18,9 +18,9 @@ Figures: :func:`plot_power`, :func:`plot_calibration`, :func:`plot_agreement`
 (matplotlib is imported only when they are called).
 """
 
-from jaxtests._plotting import plot_agreement as plot_agreement
-from jaxtests._plotting import plot_calibration as plot_calibration
-from jaxtests._plotting import plot_power as plot_power
+from jaxtests._plotting.studies import plot_agreement as plot_agreement
+from jaxtests._plotting.studies import plot_calibration as plot_calibration
+from jaxtests._plotting.studies import plot_power as plot_power
 from jaxtests._studies._experiments import MULTIVARIATE_TESTS as MULTIVARIATE_TESTS
 from jaxtests._studies._experiments import TESTS as TESTS
 from jaxtests._studies._experiments import UNIVARIATE_TESTS as UNIVARIATE_TESTS

@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 import jaxtests
+from jaxtests._anova import anova
 from jaxtests._cli import main
-from jaxtests._multivariate import anova, hotelling_t2
+from jaxtests._hotelling import hotelling_t2
 from jaxtests._permutation import signflip_test
 from jaxtests._ttests import ttest_paired
 

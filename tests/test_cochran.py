@@ -10,8 +10,8 @@ from mlxtend.evaluate import cochrans_q as mlxtend_cochrans_q
 from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 
 from jaxtests._cochran import cochran_q
+from jaxtests._mcnemar import mcnemar
 from jaxtests._posthoc import adjust_pvalues
-from jaxtests._ttests import mcnemar
 
 
 @pytest.fixture(scope="module")

@@ -260,7 +260,8 @@ def test_regression_defaults_to_square_loss_and_accepts_rmse():
 def test_model_names_pass_through(res):
     # Issue 13.5: posthoc text, cliques and ordering name the models; Hotelling and
     # MANOVA name their measures; posthoc(test="hotelling") takes measures.
-    from jaxtests._multivariate import hotelling_t2, manova
+    from jaxtests._anova import manova
+    from jaxtests._hotelling import hotelling_t2
     from jaxtests._posthoc import posthoc
 
     ph = res.posthoc(loss="hinge")

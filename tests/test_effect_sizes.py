@@ -12,8 +12,8 @@ import scipy.integrate
 import scipy.optimize
 import scipy.stats
 
+from jaxtests._anova import anova
 from jaxtests._cli._compare_tests import _effect_fields
-from jaxtests._multivariate import anova
 from jaxtests._ttests import ttest_corrected, ttest_paired
 
 # Seed 002, "t-test example": test errors of two algorithms on 10 folds.

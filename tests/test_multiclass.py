@@ -18,7 +18,8 @@ from sklearn.preprocessing import StandardScaler
 import jaxtests
 from jaxtests import KFold, RandomSplits, cross_validate, models, permutation_test_score
 from jaxtests._learners import fit_predict, fold_predictions
-from jaxtests._sanity import _permutation_test_score_iv, _permute_within_strata
+from jaxtests._sanity import _permutation_test_score_iv
+from jaxtests._sanity_streams import _permute_within_strata
 from jaxtests._splitters import make_splits
 
 

@@ -7,8 +7,10 @@ import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jaxtests import _multivariate as MV
-from jaxtests._multivariate import anova, hotelling_t2, manova, mardia
+from jaxtests import _hotelling
+from jaxtests._anova import anova, manova
+from jaxtests._hotelling import hotelling_t2
+from jaxtests._mardia import mardia
 
 # Literal data sets shared with the R script whose output is pasted below.
 X3 = np.array(
@@ -133,9 +135,9 @@ def test_hotelling_batched_jit_and_cache(rng):
         np.testing.assert_allclose(one.pvalue, batched.pvalue[i], rtol=1e-12)
     traced = jax.jit(lambda x, y: hotelling_t2(x, y))(a, b)
     np.testing.assert_allclose(traced.pvalue, batched.pvalue, rtol=1e-12)
-    n = MV._hotelling_paired._cache_size()
+    n = _hotelling._hotelling_paired._cache_size()
     hotelling_t2(a * 2, b)
-    assert MV._hotelling_paired._cache_size() == n
+    assert _hotelling._hotelling_paired._cache_size() == n
 
 
 @settings(max_examples=20, deadline=None)

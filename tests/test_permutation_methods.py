@@ -22,7 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from jaxtests._multivariate import anova, hotelling_t2, manova
+from jaxtests._anova import anova, manova
+from jaxtests._hotelling import hotelling_t2
 from jaxtests._permutation import permutation_test, signflip_test
 from jaxtests._posthoc import posthoc
 from jaxtests._ttests import ttest_paired

@@ -4,7 +4,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from jaxtests import _plotting, bayesian, plot
+from jaxtests import bayesian, plot
+from jaxtests._plotting import simplex as simplex_figure
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,7 @@ def test_simplex_corners_say_which_learner_is_better(result):
 
 
 def test_simplex_draws_at_most_its_subsample_and_on_given_axes(monkeypatch, result):
-    monkeypatch.setattr(_plotting, "_SIMPLEX_POINTS", 1_000)
+    monkeypatch.setattr(simplex_figure, "_SIMPLEX_POINTS", 1_000)
     fig, ax = plt.subplots()
     out = plot.simplex(result, ax=ax, title="mine")
     assert out is fig and ax.get_title() == "mine"

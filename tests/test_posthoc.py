@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from jaxtests._multivariate import hotelling_t2
+from jaxtests._hotelling import hotelling_t2
 from jaxtests._posthoc import adjust_pvalues, cliques, ordering, posthoc
 
 P10 = [0.01, 0.02, 0.03, 0.04, 0.05, 0.5, 0.001, 0.03, 0.2, 0.0005]

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from jaxtests import signflip_test
+from jaxtests._anova import anova
+from jaxtests._hotelling import hotelling_t2
 from jaxtests._intervals import clopper_pearson
-from jaxtests._multivariate import anova, hotelling_t2
 from jaxtests._ttests import ttest_corrected, ttest_paired
 
 RNG = np.random.default_rng(17)

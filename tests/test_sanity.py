@@ -24,8 +24,9 @@ from sklearn.model_selection import permutation_test_score as sk_pts
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from jaxtests import _sanity, datasets, models
+from jaxtests import _sanity_streams, datasets, models
 from jaxtests._sanity import permutation_test_score
+from jaxtests._sanity_scores import count_scores
 from jaxtests._splitters import KFold, make_splits, padded_test_index
 
 SCORING = ("accuracy", "f1")  # shared by the tests that go through the ridge stream
@@ -150,11 +151,11 @@ def _generic_scores(model, X, y, key, cv, B, scoring):
     split_key, perm_key = jax.random.split(jax.random.key(key))
     sp = make_splits(KFold(cv), y, split_key, True)
     train, test = sp.train.reshape(cv, -1), sp.test.reshape(cv, -1)
-    order, sizes = _sanity._partition(train, test)
+    order, sizes = _sanity_streams._partition(train, test)
     m = klabels.label_slots(sizes)
     slot = np.concatenate([k * m + np.arange(s) for k, s in enumerate(sizes)])
-    rows = _sanity.block_rows(len(y))
-    Y = _sanity._binary_labels(
+    rows = _sanity_streams.block_rows(len(y))
+    Y = _sanity_streams._binary_labels(
         perm_key,
         jnp.asarray(0, jnp.int32),
         jnp.asarray(slot[np.argsort(order)]),
@@ -163,7 +164,7 @@ def _generic_scores(model, X, y, key, cv, B, scoring):
         sizes=sizes,
     )[:B]
     idx, va = padded_test_index(test[None])
-    return _sanity._score_labels_jit(
+    return _sanity_streams._score_labels_jit(
         model,
         jnp.asarray(X),
         Y,
@@ -193,15 +194,21 @@ def test_ridge_repair_loop_changes_nothing(data):
     X, y = data
     split_key, perm_key = jax.random.split(jax.random.key(3))
     sp = make_splits(KFold(5), y, split_key, True)
-    order, sizes = _sanity._partition(sp.train[0], sp.test[0])
-    part = _sanity._ridge_partition(jnp.asarray(X[order]), sizes, 1.0)
+    order, sizes = _sanity_streams._partition(sp.train[0], sp.test[0])
+    part = _sanity_streams._ridge_partition(jnp.asarray(X[order]), sizes, 1.0)
     n_pos = tuple(int((y[t] > 0).sum()) for t in sp.test[0])
-    kw = dict(sizes=sizes, rows=1024, n_pos=n_pos, scoring=SCORING, max_blocks=_sanity._CALL_BLOCKS)
+    kw = dict(
+        sizes=sizes,
+        rows=1024,
+        n_pos=n_pos,
+        scoring=SCORING,
+        max_blocks=_sanity_streams._CALL_BLOCKS,
+    )
     one = jnp.asarray(1, jnp.int32)
     zero = jnp.asarray(0, jnp.int32)
-    stream = _sanity._RidgeStream(**kw)
-    normal = _sanity._ridge_binary_stream(part, perm_key, zero, one, stream=stream)
-    forced = _sanity._ridge_binary_stream(
+    stream = _sanity_streams._RidgeStream(**kw)
+    normal = _sanity_streams._ridge_binary_stream(part, perm_key, zero, one, stream=stream)
+    forced = _sanity_streams._ridge_binary_stream(
         part._replace(err=jnp.full(len(sizes), 1e9)), perm_key, zero, one, stream=stream
     )
     np.testing.assert_array_equal(normal, forced)
@@ -212,7 +219,7 @@ def test_count_scores_by_hand():
     c = [jnp.asarray([[v]], jnp.float64) for v in (3.0, 1.0, 2.0, 4.0)]
     names = ("accuracy", "error", "tpr", "fpr", "specificity", "precision", "f1")
     names += ("balanced_accuracy", "recall")
-    got = np.asarray(_sanity.count_scores(*c, names))[0]
+    got = np.asarray(count_scores(*c, names))[0]
     want = [7 / 10, 3 / 10, 3 / 4, 2 / 6, 4 / 6, 3 / 5, 6 / 9, (3 / 4 + 4 / 6) / 2, 3 / 4]
     np.testing.assert_allclose(got, want, rtol=1e-15)
 

@@ -32,7 +32,7 @@ from sklearn.model_selection._validation import _shuffle as sk_shuffle
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from jaxtests import _sanity, models
+from jaxtests import _sanity_sklearn, _sanity_streams, models
 from jaxtests._random import resolve_key
 from jaxtests._sanity import permutation_test_score
 from jaxtests._splitters import KFold
@@ -41,7 +41,7 @@ ALPHAS = (0.05, 0.1, 0.25, 0.5)
 SCORING = ("accuracy", "roc_auc")  # roc_auc: finer steps, fewer ties
 N_NULL, N_INST, N_FEAT, B = 200, 48, 5, 99
 
-_permute_jit = jax.jit(_sanity._permute_within_strata, static_argnames="mode")
+_permute_jit = jax.jit(_sanity_streams._permute_within_strata, static_argnames="mode")
 
 
 def _assert_calibrated(p, n):
@@ -113,7 +113,7 @@ def test_fallback_draws_keep_group_labels():
     g = rng.integers(0, 4, 30)
     y = np.arange(30.0)
     for b in range(20):
-        out = _sanity._permute_within(jax.random.key(b), y, g)
+        out = _sanity_sklearn._permute_within(jax.random.key(b), y, g)
         perm = out.astype(np.int64)
         np.testing.assert_array_equal(np.sort(perm), np.arange(30))
         np.testing.assert_array_equal(g[perm], g)

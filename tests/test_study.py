@@ -18,7 +18,7 @@ from scipy import stats
 
 from jaxtests import datasets, models, study
 from jaxtests._cv import cross_validate
-from jaxtests._multivariate import hotelling_t2
+from jaxtests._hotelling import hotelling_t2
 from jaxtests._studies.calibration import _uniform_distances
 from jaxtests._studies.generators import _simulate
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from jaxtests import _ttests as T
-from jaxtests._ttests import ftest_5x2cv, mcnemar, ttest_5x2cv, ttest_corrected, ttest_paired
+from jaxtests._mcnemar import mcnemar
+from jaxtests._ttests import ftest_5x2cv, ttest_5x2cv, ttest_corrected, ttest_paired
 
 # Seed 002, "t-test example": test errors of two algorithms on 10 folds.
 SEED_A = [0.81, 0.82, 0.84, 0.78, 0.85, 0.86, 0.82, 0.83, 0.82, 0.81]

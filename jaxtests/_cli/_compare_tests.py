@@ -25,6 +25,7 @@ from jaxtests import (
     ttest_corrected,
     ttest_paired,
 )
+from jaxtests._anova import AnovaResult
 from jaxtests._bootstrap import BootstrapTestResult
 from jaxtests._cli._common import (
     BadInput,
@@ -42,7 +43,6 @@ from jaxtests._cli._compare_data import (
     _signflip_data,
 )
 from jaxtests._direction import higher_is_better as direction_of
-from jaxtests._multivariate import AnovaResult
 from jaxtests._report import estimate_text
 from jaxtests._ttests import TtestResult
 

@@ -15,7 +15,7 @@ from jaxtests._results import result, static_field
 from jaxtests.kernels import statistics as kstatistics
 from jaxtests.kernels import study as kstudy
 
-_RCOND_TOL = 1e-10  # as jaxtests._multivariate: below this, a covariance is singular
+_RCOND_TOL = 1e-10  # as jaxtests._validation.RCOND_TOL: below this, a covariance is singular
 
 PRESETS = {
     "error_hinge": ("zero_one", "hinge"),

@@ -1,0 +1,168 @@
+"""McNemar's test of equal error rates of two classifiers on one test set, and its label checks."""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jaxtests._buckets import pad_last
+from jaxtests._precision import x64
+from jaxtests._results import result, static_field
+from jaxtests._validation import (
+    as_label_array,
+    check_choice,
+    check_finite,
+    check_same_shape,
+    is_concrete,
+)
+from jaxtests.kernels import statistics as kstatistics
+
+__all__ = ["McNemarResult", "mcnemar"]
+
+
+@result
+class McNemarResult:
+    """Result of :func:`mcnemar`.
+
+    ``n01`` counts instances that ``pred_a`` gets right and ``pred_b`` wrong, ``n10`` the
+    reverse; only these discordant pairs carry information.
+    """
+
+    statistic: jax.Array
+    pvalue: jax.Array
+    n01: jax.Array
+    n10: jax.Array
+    method: str = static_field()
+    correction: bool = static_field()
+
+
+MCNEMAR_METHODS = ("exact", "midp", "chi2")
+
+
+@functools.partial(jax.jit, static_argnames=("method", "correction"))
+def _mcnemar(y_true, pred_a, pred_b, method, correction):
+    n01, n10 = kstatistics.mcnemar_counts(pred_a == y_true, pred_b == y_true)
+    n01 = n01.astype(jnp.float64)
+    n10 = n10.astype(jnp.float64)
+    n = n01 + n10
+    small = jnp.minimum(n01, n10)
+    if method == "chi2":
+        diff = jnp.abs(n01 - n10)
+        if correction:
+            # Yates' correction, skipped when n01 == n10 (as R's mcnemar.test) so that
+            # a tie gives statistic 0 rather than 1/n.
+            diff = jnp.where(diff >= 1, diff - 1, diff)
+        stat = jnp.where(n > 0, diff**2 / jnp.where(n > 0, n, 1), 0.0)
+        p = kstatistics.chi2_sf(stat, 1)
+    else:
+        stat = small
+        cdf = kstatistics.binom_cdf(small, n, 0.5)
+        if method == "exact":
+            p = 2 * cdf
+        else:
+            # Mid-p: half the probability of the observed count (Fagerland et al. 2013).
+            p = 2 * cdf - kstatistics.binom_pmf(small, n, 0.5)
+        p = jnp.where(n > 0, jnp.minimum(p, 1.0), 1.0)
+    return stat, p, n01, n10
+
+
+def _labels_iv(x, name):
+    arr = x if isinstance(x, jax.Array) else np.asarray(x)
+    if np.dtype(arr.dtype).kind not in "biuf":
+        raise TypeError(f"`{name}` must hold numeric or boolean labels, got dtype {arr.dtype}.")
+    if arr.ndim < 1:
+        raise ValueError(f"`{name}` must have at least 1 dimension, got a scalar.")
+    if arr.size == 0:
+        raise ValueError(f"`{name}` is empty (shape {tuple(arr.shape)}).")
+    check_finite(arr, name)
+    if is_concrete(arr) and np.dtype(arr.dtype).kind == "f":
+        a = np.asarray(arr)
+        frac = a != np.round(a)
+        if frac.any():
+            idx = tuple(int(i) for i in np.argwhere(frac)[0])
+            raise ValueError(
+                f"`{name}` must hold class labels (integers or bools); found {a[idx].item()!r} at "
+                f"index {idx[0] if len(idx) == 1 else idx}. Decision scores are not labels: "
+                "threshold them first, e.g. `np.where(f > 0, 1, -1)`."
+            )
+    return arr
+
+
+_LABEL_NAMES = ("y_true", "pred_a", "pred_b")
+
+
+def _is_binary(arr):
+    vals = np.unique(np.asarray(arr))
+    return bool(np.all(np.isin(vals, (-1, 1))) or np.all(np.isin(vals, (0, 1))))
+
+
+def _mcnemar_labels_iv(y_true, pred_a, pred_b):
+    arrays = [_labels_iv(x, name) for x, name in zip((y_true, pred_a, pred_b), _LABEL_NAMES)]
+    check_same_shape(arrays[0], arrays[1], "y_true", "pred_a")
+    check_same_shape(arrays[0], arrays[2], "y_true", "pred_b")
+    if all(is_concrete(x) for x in arrays) and all(_is_binary(x) for x in arrays):
+        # Binary labels, each in {-1, +1} or {0, 1} (bools too): read 0 as -1, as every
+        # classifier input (README), so y = ±1 with predictions in {0, 1} is consistent.
+        return [as_label_array(x, name) for x, name in zip(arrays, _LABEL_NAMES)]
+    dtype = np.result_type(*(x.dtype for x in arrays))
+    return [jnp.asarray(x, dtype=dtype) for x in arrays]
+
+
+@x64
+def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
+    """McNemar's test of equal error rates of two classifiers on one test set.
+
+    Parameters
+    ----------
+    y_true, pred_a, pred_b : array_like, same shape ``(..., n)``
+        True labels and the predicted labels of classifiers A and B; leading axes are
+        batch axes. Binary labels may use {-1, +1}, {0, 1} or bools, each array its
+        own: when all three are binary, 0 (False) is read as -1, as for every
+        classifier input. Other integer class labels (multiclass) are compared as
+        given. Non-integer values (decision scores) are refused; under ``jit`` the
+        values cannot be inspected and the arrays are compared as given.
+    method : {"exact", "midp", "chi2"}
+        ``"exact"``: two-sided binomial test of ``n01`` vs ``n10`` (statsmodels'
+        ``mcnemar(exact=True)``); ``"midp"``: its mid-p version; ``"chi2"``: the
+        chi-square approximation with 1 df.
+    correction : bool
+        Continuity correction for ``"chi2"`` (statsmodels' default ``correction=True``).
+
+    Returns
+    -------
+    McNemarResult
+        ``statistic`` (``min(n01, n10)`` for exact/midp as statsmodels, the chi-square
+        statistic otherwise), ``pvalue``, ``n01``, ``n10``.
+
+    Notes
+    -----
+    ``chi2 = (|n01 - n10| - 1)^2 / (n01 + n10)``; when ``n01 == n10`` the correction is
+    not applied (statistic 0, as R's ``mcnemar.test``; statsmodels would report
+    ``1/n``). With no discordant pairs every method gives statistic 0 and p = 1.
+
+    References
+    ----------
+    McNemar, Q. (1947). Psychometrika 12, 153-157. Dietterich (1998).
+    Fagerland, Lydersen & Laake (2013), BMC Med. Res. Methodol. 13:91 (mid-p).
+
+    Examples
+    --------
+    >>> import jaxtests
+    >>> y = [1, 1, 1, 1, -1, -1, -1, -1, 1, -1]
+    >>> pred_a = [1, 1, 1, 1, -1, -1, -1, -1, 1, 1]
+    >>> pred_b = [1, -1, -1, 1, -1, 1, -1, -1, -1, 1]
+    >>> r = jaxtests.mcnemar(y, pred_a, pred_b)  # A alone right 4 times, B alone 0 times
+    >>> int(r.n01), int(r.n10), round(float(r.pvalue), 4)
+    (4, 0, 0.125)
+    """
+    check_choice(method, "method", MCNEMAR_METHODS)
+    if not isinstance(correction, bool | np.bool_):
+        raise TypeError(f"`correction` must be a bool, got {type(correction).__name__}.")
+    y, pa, pb = _mcnemar_labels_iv(y_true, pred_a, pred_b)
+    # Padded instances are equal in all three arrays: concordant, never counted.
+    y, pa, pb, _ = pad_last(y, pa, pb)
+    stat, p, n01, n10 = _mcnemar(y, pa, pb, method, bool(correction))
+    return McNemarResult(
+        statistic=stat, pvalue=p, n01=n01, n10=n10, method=method, correction=bool(correction)
+    )

@@ -41,6 +41,7 @@ import scipy
 import scipy.stats
 
 import jaxtests
+from jaxtests import _bootstrap_draws
 from jaxtests._precision import x64
 
 
@@ -102,7 +103,7 @@ def _record(**kw):
         load_avg_1min=os.getloadavg()[0],
         cpus=os.cpu_count(),
         # dispatches in flight for a built-in statistic (one per core on the CPU)
-        host_threads=jaxtests._bootstrap._host_threads("mean", (jnp.zeros(1),)),
+        host_threads=_bootstrap_draws.host_threads("mean", (jnp.zeros(1),)),
     )
     print(json.dumps(kw))
 
@@ -193,12 +194,10 @@ def bench_components(n, reps=5):
     """CPU microseconds per resample of the resample kernel's pieces (one dispatch of blocks)."""
     from jaxtests.kernels import bootstrap as kboot
 
-    from jaxtests import _bootstrap
-
     y, a, b = _data(n, 0)
     samples = tuple(jnp.asarray(v) for v in (y, a, b))
-    layouts = _bootstrap._layouts("roc_auc_difference", [y, a, b])
-    draws, n_blocks = _bootstrap._block_draws(samples, True), 8
+    layouts = _bootstrap_draws.layouts("roc_auc_difference", [y, a, b])
+    draws, n_blocks = _bootstrap_draws.block_draws(samples, True), 8
     key = jax.random.key(0)
 
     def blocks(piece):
@@ -223,7 +222,7 @@ def bench_components(n, reps=5):
         "random indices (threefry key per draw, hash words, multiply-shift)": blocks("indices"),
         "indices + per-resample scatter into counts": blocks("counts"),
         "whole kernel (indices, counts, both AUCs from the sorted layouts)": lambda: (
-            _bootstrap._resample_blocks(
+            _bootstrap_draws.resample_blocks(
                 key, jnp.int64(0), samples, layouts, "roc_auc_difference", True, draws, n_blocks
             )
         ),

@@ -10,19 +10,15 @@ distribution's standard deviation with ``ddof=1``. The draws come from
 ``batch_size``.
 """
 
-import collections
-import functools
 import math
-import os
 import warnings
-from concurrent import futures
 from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
+from jaxtests import _bootstrap_draws as _draws
 from jaxtests import _pvalues
 from jaxtests._precision import x64
 from jaxtests._random import resolve_key
@@ -36,8 +32,6 @@ from jaxtests._validation import (
     check_probability,
     normalize_axis,
 )
-from jaxtests.kernels import bootstrap as kboot
-from jaxtests.kernels import measures as kmeasures
 
 __all__ = [
     "MAX_RESAMPLES",
@@ -52,8 +46,6 @@ METHODS = ("percentile", "basic", "BCa")
 # The bootstrap distribution is kept (its quantiles give the interval): 8 bytes a resample
 # per test; 10^8 resamples are 800 MB.
 MAX_RESAMPLES = 10**8
-_BLOCK_ELEMENTS = 2**19  # indices per block of draws (2 MiB of them; 2^17-2^22 timed alike)
-_THREADS_ENV = "JAXTESTS_HOST_THREADS"
 _MEASURES = ("accuracy", "error", "tpr", "recall", "fpr", "precision", "f1")
 
 
@@ -154,221 +146,6 @@ class BootstrapTestResult:
     alternative: str = static_field(default="two-sided")
     n_resamples: int = static_field(default=9999)
     seed: object = static_field(default=None)
-
-
-# ----------------------------------------------------------------------------------------
-# Kernels: statistics of a block of resamples, given as counts (built-in) or indices
-# ----------------------------------------------------------------------------------------
-
-
-def _auc_layout(y, s):
-    """One score's layout for :func:`kboot.auc_parts`, on the host: ``(src_p, src_q, tie_src,
-    tie_pos, tie_group)``.
-
-    Sorted position ``p`` (ascending score, negatives first within a tie) sits at row
-    ``p mod K``, column ``p // K`` of ``K = AUC_ROWS`` rows of ``m = ceil(n / K)``;
-    ``src_p``/``src_q`` the observation of each slot, a positive/a negative (``n``, an
-    always-empty count, otherwise), and the instances in tie groups (observation, positive,
-    group number).
-    """
-    n = s.shape[0]
-    k = kboot.AUC_ROWS
-    m = -(-n // k)
-    positive = y > 0
-    order = np.lexsort((positive, s))
-    p = np.arange(n)
-    slot = (p % k) * m + p // k
-    src_p = np.full(k * m, n, np.int32)  # slot n of the counts: always 0
-    src_q = np.full(k * m, n, np.int32)
-    src_p[slot] = np.where(positive[order], order, n)
-    src_q[slot] = np.where(positive[order], n, order)
-    ss = s[order]
-    group = np.cumsum(np.r_[True, ss[1:] != ss[:-1]]) - 1
-    tied = np.bincount(group)[group] > 1
-    tie_group = np.unique(group[tied], return_inverse=True)[1].astype(np.int32)
-    return (
-        jnp.asarray(src_p.reshape(k, m)),
-        jnp.asarray(src_q.reshape(k, m)),
-        jnp.asarray(order[tied].astype(np.int32)),
-        jnp.asarray(positive[order][tied].astype(np.int32)),
-        jnp.asarray(tie_group.reshape(-1)),
-    )
-
-
-def _layouts(stat, samples):
-    """The AUC statistics' score layouts (host arrays in, device arrays out); None otherwise."""
-    if callable(stat) or not stat.startswith("roc_auc"):
-        return None
-    y = np.asarray(samples[0])
-    return tuple(_auc_layout(y, np.asarray(s)) for s in samples[1:])
-
-
-def _prepare(name, samples):
-    """The measures' constants computed once from the data: the confusion cell of each instance."""
-    if name in ("mean", "mean_difference") or name.startswith("roc_auc"):
-        return None
-    y = samples[0]
-    cells = [kboot.confusion_slots(y, s) for s in samples[1:]]
-    if len(cells) == 2:  # the joint cell of A and B: one scatter for both measures
-        return ((4 * cells[0] + cells[1], 16),)
-    return ((cells[0], 4),)
-
-
-def _measure(name, cc):
-    """A measure of the table from counts ``cc : (..., 4)`` (tp, fn, fp, tn), 0/0 NaN."""
-    c = kmeasures.ConfusionCounts(cc[..., 0], cc[..., 1], cc[..., 2], cc[..., 3])
-    return kmeasures.measure(name).of_binary(c, jnp.nan)
-
-
-def _auc_dtype(n):
-    """An integer type exact for twice the Mann-Whitney count of ``n`` draws (at most n^2 / 2)."""
-    return jnp.int32 if n * n // 2 < 2**31 else jnp.int64
-
-
-def _difference(vals):
-    return vals[0] - vals[1] if len(vals) == 2 else vals[0]
-
-
-def _from_slots(name, slot_counts, dtype):
-    """A measure statistic from the prepared slot map's counts ``(R, S)``."""
-    base = name.removesuffix("_difference")
-    c = slot_counts[0].astype(dtype)
-    if c.shape[-1] == 16:
-        joint = c.reshape(c.shape[0], 4, 4)
-        return _measure(base, jnp.sum(joint, axis=2)) - _measure(base, jnp.sum(joint, axis=1))
-    return _measure(base, c)
-
-
-def _from_weights(name, weights, samples, prep, layouts):
-    """The built-in statistic of weighted observations (one ``(R, n_s)`` per sample)."""
-    if name == "mean":
-        return kboot.weighted_mean(weights[0], samples[0])
-    if name == "mean_difference":
-        if weights[0] is weights[1]:  # paired: the mean of the differences (0 for a == b)
-            return kboot.weighted_mean(weights[0], samples[0] - samples[1])
-        return kboot.weighted_mean(weights[0], samples[0]) - kboot.weighted_mean(
-            weights[1], samples[1]
-        )
-    dtype = samples[-1].dtype
-    if name.startswith("roc_auc"):  # integer weights (the observed statistic's ones)
-        w = jnp.pad(weights[0][0].astype(jnp.int32), (0, 1))  # slot n: empty
-        n = weights[0].shape[-1]
-        dtype = _auc_dtype(n)
-        vals = [kboot.auc_finish(*kboot.auc_parts(w, lay, dtype), n, dtype) for lay in layouts]
-        return _difference(vals)[None]
-    return _from_slots(name, [kboot.slot_weights(weights[0], sl, m) for sl, m in prep], dtype)
-
-
-def _resample_block(stat, key, start, samples, prep, layouts, paired, draws):
-    """Statistics of draws ``start .. start + draws - 1``: ``(draws,)``."""
-    sizes = [s.shape[0] for s in samples]
-    if paired:
-        idx = [kboot.draw_indices(key, start, draws, 0, sizes[0])] * len(samples)
-    else:
-        offsets = np.cumsum([0, *sizes[:-1]]).tolist()
-        idx = [kboot.draw_indices(key, start, draws, o, n) for o, n in zip(offsets, sizes)]
-    if callable(stat):
-        xs = [s[i] for s, i in zip(samples, idx)]
-        return jax.vmap(stat)(*xs)
-    if stat == "mean":
-        return jnp.mean(samples[0][idx[0]], axis=-1)
-    if stat == "mean_difference":
-        if paired:
-            return jnp.mean((samples[0] - samples[1])[idx[0]], axis=-1)
-        return jnp.mean(samples[0][idx[0]], axis=-1) - jnp.mean(samples[1][idx[1]], axis=-1)
-    # AUC: counts of each observation in each score's layout; measures: per confusion cell
-    # (exact integers)
-    if stat.startswith("roc_auc"):
-        n = sizes[0]
-        return _difference(kboot.auc_resamples(idx[0], n, layouts, _auc_dtype(n)))
-    counts = [kboot.slot_counts(sl[idx[0]], m) for sl, m in prep]
-    return _from_slots(stat, counts, samples[-1].dtype)
-
-
-@functools.partial(jax.jit, static_argnames=("stat", "paired", "draws", "n_blocks"))
-def _resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks):
-    """``n_blocks`` blocks of ``draws`` resamples from draw ``first``: ``(n_blocks draws,)``."""
-    prep = None if callable(stat) else _prepare(stat, samples)
-
-    def one(b):
-        start = first + b.astype(jnp.int64) * draws
-        return _resample_block(stat, key, start, samples, prep, layouts, paired, draws)
-
-    return lax.map(one, jnp.arange(n_blocks)).reshape(-1)
-
-
-@functools.partial(jax.jit, static_argnames=("stat", "paired"))
-def _observed(samples, layouts, stat, paired):
-    if callable(stat):
-        return stat(*samples)
-    prep = _prepare(stat, samples)
-    if stat == "mean_difference" and paired:
-        return jnp.mean(samples[0] - samples[1])
-    weights = [jnp.ones((1, s.shape[0]), samples[-1].dtype) for s in samples]
-    return _from_weights(stat, weights, samples, prep, layouts)[0]
-
-
-@functools.partial(jax.jit, static_argnames=("stat", "which", "paired", "rows"))
-def _jackknife_block(first, samples, stat, which, paired, rows):
-    """Leave-one-out statistics ``(rows,)`` of a callable: observations ``first ..`` of ``which``.
-
-    Pure gathers of ``n - 1`` observations, vmapped.
-    """
-    n = samples[which].shape[0]
-    i = kboot.jackknife_indices(first, rows, n)
-    if paired:
-        xs = [s[i] for s in samples]
-    else:
-        xs = [
-            s[i] if j == which else jnp.broadcast_to(s, (rows, *s.shape))
-            for j, s in enumerate(samples)
-        ]
-    return jax.vmap(stat)(*xs)
-
-
-def _loo_mean(x):
-    return (jnp.sum(x) - x) / (x.shape[0] - 1)
-
-
-def _loo_auc(y, s):
-    """Leave-one-out AUCs ``(n,)`` from DeLong's placements: dropping a positive removes
-    its ``n_neg v10`` pairs won, a negative its ``n_pos v01`` pairs lost."""
-    auc, v10, v01 = kboot.delong_placements(y, s[None, :])
-    auc, v10, v01 = auc[0], v10[0], v01[0]
-    pos = y > 0
-    n_pos = jnp.sum(pos).astype(s.dtype)
-    n_neg = y.shape[0] - n_pos
-    u = auc * n_pos * n_neg
-    with_pos = (u - n_neg * v10) / ((n_pos - 1) * n_neg)
-    with_neg = (u - n_pos * v01) / (n_pos * (n_neg - 1))
-    return jnp.where(pos, with_pos, with_neg)
-
-
-@functools.partial(jax.jit, static_argnames=("stat", "which", "paired"))
-def _jackknife_builtin(samples, stat, which, paired):
-    """Leave-one-out statistics ``(n_which,)`` of a built-in statistic, in closed form."""
-    if stat == "mean":
-        return _loo_mean(samples[0])
-    if stat == "mean_difference":
-        a, b = samples
-        if paired:
-            return _loo_mean(a - b)
-        return _loo_mean(a) - jnp.mean(b) if which == 0 else jnp.mean(a) - _loo_mean(b)
-    y = samples[0]
-    if stat.startswith("roc_auc"):
-        vals = [_loo_auc(y, s) for s in samples[1:]]
-        return vals[0] - vals[1] if len(vals) == 2 else vals[0]
-    # measures: the confusion cells less the left-out instance's own cell
-    dtype = samples[-1].dtype
-    ((slot, m),) = _prepare(stat, samples)
-    total = jnp.zeros((m,), dtype).at[slot].add(1)
-    counts = total[None, :] - jax.nn.one_hot(slot, m, dtype=dtype)
-    return _from_slots(stat, [counts], dtype)
-
-
-# ----------------------------------------------------------------------------------------
-# Validation
-# ----------------------------------------------------------------------------------------
 
 
 def _statistic_iv(statistic):
@@ -493,107 +270,6 @@ def _options_iv(
 # ----------------------------------------------------------------------------------------
 
 
-def _block_draws(samples, paired):
-    """Draws per block: about ``_BLOCK_ELEMENTS`` indices, a power of two in [1, 256]."""
-    per_draw = samples[0].shape[0] if paired else sum(s.shape[0] for s in samples)
-    r = 256
-    while r > 1 and r * per_draw > _BLOCK_ELEMENTS:
-        r //= 2
-    return r
-
-
-def _host_threads(stat, samples):
-    """Dispatches in flight at once: one per usable core for a built-in statistic on the CPU.
-
-    XLA:CPU runs one program's ``lax.map`` of blocks on one thread, so two dispatches of
-    different blocks from two threads run on two cores (1.9-2.5x measured with 2 cores). Each
-    dispatch writes its own slice of the distribution: the result does not depend on the
-    number of threads. Only the built-in statistics' programs, which were stress-tested
-    from two threads (24,000 dispatches each of the AUC and accuracy differences, no
-    hang): with jax 0.10.2 two threads hung other programs (README, development notes), and
-    a callable may be any program. An accelerator queues dispatches on its own stream.
-    ``JAXTESTS_HOST_THREADS`` caps the count (``1``: one dispatch at a time).
-    """
-    if callable(stat) or samples[0].devices().pop().platform != "cpu":
-        return 1
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS, Windows
-        cores = os.cpu_count() or 1
-    cap = os.environ.get(_THREADS_ENV, "").strip()
-    if cap:
-        if not cap.isdigit() or int(cap) < 1:
-            raise ValueError(f"{_THREADS_ENV}={cap!r} is not a positive whole number")
-        cores = min(cores, int(cap))
-    return max(1, cores)
-
-
-def _distribution(stat, key, samples, layouts, paired, n_resamples, batch_size):
-    """The bootstrap distribution ``(n_resamples,)`` float64, computed in fixed blocks."""
-    draws = _block_draws(samples, paired)
-    # Blocks per dispatch, whatever n_resamples (one program per data size; surplus draws of
-    # the last dispatch are dropped)
-    per_call = max(1, (batch_size or 8 * draws) // draws)
-    n_blocks = -(-n_resamples // draws)
-    out = np.empty(n_resamples, np.float64)
-
-    def dispatch(b):
-        first = jnp.asarray(b * draws, jnp.int64)
-        vals = np.asarray(
-            _resample_blocks(key, first, samples, layouts, stat, paired, draws, per_call)
-        )
-        lo = b * draws
-        hi = min(n_resamples, lo + vals.size)
-        out[lo:hi] = vals[: hi - lo]
-
-    starts = range(0, n_blocks, per_call)
-    dispatch(starts[0])  # compiles once, here (threads would each trace the first call)
-    threads = min(_host_threads(stat, samples), len(starts) - 1)
-    if threads <= 1:
-        for b in starts[1:]:
-            dispatch(b)
-        return out
-    # JAX's precision and default device are thread-local (jaxtests computes inside a
-    # scoped enable_x64): a worker thread starts from the global settings, where the same
-    # call would be traced again in float32, or run on another device.
-    x64_on = bool(jax.config.jax_enable_x64)
-    device = samples[0].devices().pop()
-
-    def in_caller_precision(b):
-        with jax.enable_x64(x64_on), jax.default_device(device):
-            dispatch(b)
-
-    pool = futures.ThreadPoolExecutor(threads, thread_name_prefix="jaxtests-bootstrap")
-    pending = collections.deque()  # at most two dispatches a thread: memory stays flat
-    try:
-        for b in starts[1:]:
-            if len(pending) == 2 * threads:
-                pending.popleft().result()  # raises the first error
-            pending.append(pool.submit(in_caller_precision, b))
-        while pending:
-            pending.popleft().result()
-    finally:  # an interrupt or an error cancels the dispatches not started
-        pool.shutdown(wait=True, cancel_futures=True)
-    return out
-
-
-def _jackknife(stat, samples, paired):
-    """Leave-one-out statistics, one array per resampled sample (one when paired)."""
-    which = [0] if paired else list(range(len(samples)))
-    if not callable(stat):
-        return [np.asarray(_jackknife_builtin(samples, stat, j, paired)) for j in which]
-    out = []
-    for j in which:
-        n = samples[j].shape[0]
-        rows = max(1, min(n, _BLOCK_ELEMENTS // n))
-        vals = [
-            np.asarray(_jackknife_block(jnp.asarray(f), samples, stat, j, paired, rows))
-            for f in range(0, n, rows)
-        ]
-        out.append(np.concatenate(vals)[:n])
-    return out
-
-
 def _acceleration(theta_ji):
     """scipy's jackknife acceleration: ``sum U^3 / n_j^3 / 6 (sum U^2 / n_j^2)^1.5``."""
     nums, dens = 0.0, 0.0
@@ -628,7 +304,7 @@ def _interval(dist, theta_hat, stat, samples, paired, opts):
     if opts.method == "BCa":
         b = dist.size
         z0 = special.ndtri((np.sum(dist < theta_hat) + np.sum(dist <= theta_hat)) / (2 * b))
-        a = _acceleration(_jackknife(stat, samples, paired))
+        a = _acceleration(_draws.jackknife(stat, samples, paired))
         z_a = float(special.ndtri(alpha))
         with np.errstate(invalid="ignore", divide="ignore"):
             n1, n2 = z0 + z_a, z0 - z_a
@@ -666,9 +342,9 @@ def _run(data, statistic, paired, axis, opts):
     rows = []
     for t in range(h):
         samples = tuple(jnp.asarray(a[t]) for a in flat)
-        layouts = _layouts(stat, [a[t] for a in flat])
-        theta_hat = float(_observed(samples, layouts, stat, bool(paired)))
-        dist = _distribution(
+        layouts = _draws.layouts(stat, [a[t] for a in flat])
+        theta_hat = float(_draws.observed(samples, layouts, stat, bool(paired)))
+        dist = _draws.distribution(
             stat, opts.key, samples, layouts, bool(paired), opts.n_resamples, opts.batch_size
         )
         _warn_undefined(dist)

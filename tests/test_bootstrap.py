@@ -15,8 +15,9 @@ from jaxtests.kernels import bootstrap as kboot
 from jaxtests.kernels import measures as kmeasures
 from scipy.stats._resampling import _bca_interval
 
-from jaxtests import _bootstrap
-from jaxtests._bootstrap import _auc_dtype, _auc_layout, bootstrap, bootstrap_test
+from jaxtests import _bootstrap_draws
+from jaxtests._bootstrap import bootstrap, bootstrap_test
+from jaxtests._bootstrap_draws import _auc_dtype, _auc_layout
 
 N_MC = 4000  # resamples of the interval comparisons
 
@@ -257,7 +258,7 @@ def test_same_key_same_result_for_any_batch_size_and_threads(clf_data, monkeypat
     y, a, b = clf_data
     runs = []
     for bs, threads in ((None, 2), (1, 1), (1, 3), (300, 2)):
-        monkeypatch.setattr(_bootstrap, "_host_threads", lambda stat, samples, t=threads: t)
+        monkeypatch.setattr(_bootstrap_draws, "host_threads", lambda stat, samples, t=threads: t)
         runs.append(
             bootstrap(
                 (y, a, b),
@@ -280,9 +281,9 @@ def test_threads_compute_in_float64_when_the_callers_jax_is_float32(clf_data, mo
     # inherit the scoped float64 of the calling thread (a float32 trace gave NaN AUCs).
     y, a, b = clf_data
     kw = dict(n_resamples=700, key=9, batch_size=1, return_distribution=True)
-    monkeypatch.setattr(_bootstrap, "_host_threads", lambda stat, samples: 1)
+    monkeypatch.setattr(_bootstrap_draws, "host_threads", lambda stat, samples: 1)
     one = bootstrap((y, a, b), "roc_auc_difference", **kw).bootstrap_distribution
-    monkeypatch.setattr(_bootstrap, "_host_threads", lambda stat, samples: 2)
+    monkeypatch.setattr(_bootstrap_draws, "host_threads", lambda stat, samples: 2)
     jax.config.update("jax_enable_x64", False)
     try:
         two = bootstrap((y, a, b), "roc_auc_difference", **kw).bootstrap_distribution
@@ -293,19 +294,20 @@ def test_threads_compute_in_float64_when_the_callers_jax_is_float32(clf_data, mo
 
 def test_host_threads_only_for_built_in_statistics_and_capped_by_the_environment(monkeypatch):
     x = (jnp.arange(4.0),)
-    monkeypatch.setattr(_bootstrap.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    cores = lambda pid: {0, 1, 2}  # noqa: E731
+    monkeypatch.setattr(_bootstrap_draws.os, "sched_getaffinity", cores, raising=False)
     monkeypatch.delenv("JAXTESTS_HOST_THREADS", raising=False)
-    assert _bootstrap._host_threads("mean", x) == 3
-    assert _bootstrap._host_threads(jnp.mean, x) == 1  # a callable may be any program
+    assert _bootstrap_draws.host_threads("mean", x) == 3
+    assert _bootstrap_draws.host_threads(jnp.mean, x) == 1  # a callable may be any program
     monkeypatch.setenv("JAXTESTS_HOST_THREADS", "2")
-    assert _bootstrap._host_threads("mean", x) == 2
+    assert _bootstrap_draws.host_threads("mean", x) == 2
     monkeypatch.setenv("JAXTESTS_HOST_THREADS", "0")
     with pytest.raises(ValueError, match="JAXTESTS_HOST_THREADS='0'"):
-        _bootstrap._host_threads("mean", x)
+        _bootstrap_draws.host_threads("mean", x)
 
 
 def test_an_error_in_a_threaded_dispatch_is_raised_and_stops_the_rest(monkeypatch):
-    real = _bootstrap._resample_blocks
+    real = _bootstrap_draws.resample_blocks
     calls = []
 
     def failing(key, first, *args):
@@ -314,8 +316,8 @@ def test_an_error_in_a_threaded_dispatch_is_raised_and_stops_the_rest(monkeypatc
             raise FloatingPointError("dispatch 3")
         return real(key, first, *args)
 
-    monkeypatch.setattr(_bootstrap, "_host_threads", lambda stat, samples: 2)
-    monkeypatch.setattr(_bootstrap, "_resample_blocks", failing)
+    monkeypatch.setattr(_bootstrap_draws, "host_threads", lambda stat, samples: 2)
+    monkeypatch.setattr(_bootstrap_draws, "resample_blocks", failing)
     x = np.arange(10.0)
     with pytest.raises(FloatingPointError, match="dispatch 3"):
         bootstrap((x,), "mean", n_resamples=10_000, batch_size=1, key=0, method="percentile")

@@ -103,6 +103,8 @@ def test_bad_data_is_named():
 
 # --- signrank: the Bayesian signed-rank test over data sets -----------------------------
 
+import functools  # noqa: E402
+
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 from jaxtests.kernels import statistics as kstatistics  # noqa: E402
@@ -111,6 +113,19 @@ from jaxtests import _bayesian  # noqa: E402
 from jaxtests._monitoring import CompileCounter  # noqa: E402
 
 PSEUDO = {"rope": 0.0, "left": -np.inf, "right": np.inf}
+
+# One compiled posterior program serves most tests below (each new shape compiles the
+# Dirichlet sampler anew, ~5 s): N_SETS data sets (with the pseudo-observation: the shape
+# bucket of 12) and N_SAMPLES posterior samples (one block of 4096).
+N_SETS, N_SAMPLES = 10, 4000
+N_WEIGHTS = 20_000  # weights drawn for the reference tests (sample i's: fold_in(key, i))
+
+
+@functools.partial(jax.jit, static_argnames="count")
+def _dirichlet_draws(key, mask, prior_strength, count):
+    """Posterior samples 0 .. count - 1's weights, as the function draws them."""
+    index = jnp.arange(count, dtype=jnp.uint32)
+    return jax.vmap(lambda i: _bayesian._dirichlet_weights(key, mask, prior_strength, i))(index)
 
 
 def _baycomp_samples(x, y, rope, weights, z0=0.0):
@@ -171,7 +186,7 @@ def _baycomp_probs(x, y, rope, *, prior=0.5, nsamples, random_state):
 # half weights of baycomp's heaviside.
 TIED = np.array([0.125, 0.125, -0.375, 0.0, 0.25, -0.125, 0.5, 0.0])
 SIGNRANK_DATA = {
-    "noisy": (RNG.normal(0.80, 0.05, 17), RNG.normal(0.0, 0.02, 17)),
+    "noisy": (RNG.normal(0.80, 0.05, 8), RNG.normal(0.0, 0.02, 8)),
     "tied": (np.full(8, 0.5), TIED),
 }
 
@@ -216,18 +231,12 @@ def test_signrank_samples_follow_baycomps_definition_for_its_weights():
     # sums of w_i w_j over all pairs, i == j included, whose Walsh sum d_i + d_j lies below
     # -2 rope, within, above 2 rope; heaviside(0) = 1/2) with the pseudo-observation 0 first,
     # for the Dirichlet weights the function drew (their law: the test below).
-    a, b = RNG.normal(0.8, 0.05, 9), RNG.normal(0.8, 0.05, 9)
-    rope, n = 0.02, 300
+    a, b = RNG.normal(0.8, 0.05, N_SETS), RNG.normal(0.8, 0.05, N_SETS)
+    rope, n = 0.02, N_SAMPLES
     r = bayesian.signrank(a, b, rope=rope, n_samples=n, key=5, return_samples=True)
     d = np.concatenate([[0.0], b - a])  # baycomp's y - x for x, y = a, b
     _, mask = _bayesian._pseudo_data(b - a, "rope")
-    with jax.enable_x64(True):
-        w = jax.vmap(
-            lambda i: _bayesian._dirichlet_weights(
-                jax.random.key(5), jnp.asarray(mask), jnp.float64(0.5), i
-            )
-        )(jnp.arange(n, dtype=jnp.uint32))
-    w = np.asarray(w)
+    w = np.asarray(_dirichlet_draws(jax.random.key(5), mask, 0.5, count=N_WEIGHTS))[:n]
     assert np.all(w[:, d.size :] == 0)  # the shape bucket's padding carries no weight
     w = w[:, : d.size]
     s = d[:, None] + d[None, :]
@@ -240,18 +249,12 @@ def test_signrank_samples_follow_baycomps_definition_for_its_weights():
 
 @pytest.mark.parametrize("s", [0.5, 2.0, 0.0])
 def test_signrank_weights_are_dirichlet(s):
-    # Dirichlet(s, 1, ..., 1) over the pseudo-observation and n = 6 data sets, padded
-    # to 8: w_0 ~ Beta(s, n), each data set's weight ~ Beta(1, n - 1 + s); padding 0.
-    n, draws = 6, 20_000
+    # Dirichlet(s, 1, ..., 1) over the pseudo-observation and n = 10 data sets, padded
+    # to 12: w_0 ~ Beta(s, n), each data set's weight ~ Beta(1, n - 1 + s); padding 0.
+    n, draws = N_SETS, N_WEIGHTS
     _, mask = _bayesian._pseudo_data(np.zeros(n), "rope")
-    with jax.enable_x64(True):
-        w = jax.vmap(
-            lambda i: _bayesian._dirichlet_weights(
-                jax.random.key(3), jnp.asarray(mask), jnp.float64(s), i
-            )
-        )(jnp.arange(draws, dtype=jnp.uint32))
-    w = np.asarray(w)
-    assert w.shape == (draws, 8) and np.all(w[:, n + 1 :] == 0)
+    w = np.asarray(_dirichlet_draws(jax.random.key(3), mask, s, count=draws))
+    assert w.shape == (draws, 12) and np.all(w[:, n + 1 :] == 0)
     np.testing.assert_allclose(w.sum(axis=1), 1.0, rtol=0, atol=1e-14)
     total = s + n
     for j, alpha in ((0, s), (1, 1.0), (n, 1.0)):
@@ -265,15 +268,16 @@ def test_signrank_weights_are_dirichlet(s):
 
 def _cases():
     rng = np.random.default_rng(2017)
-    base = rng.normal(0.80, 0.05, 15)
+    n = N_SETS
+    base = rng.normal(0.80, 0.05, n)
     return {
         # a clearly better than b: p_left near 1 (baycomp's orientation)
-        "a_better": (base + rng.normal(0.03, 0.01, 15), base, 0.01),
+        "a_better": (base + rng.normal(0.03, 0.01, n), base, 0.01),
         # equivalent: differences well inside the rope, p_rope large
-        "equivalent": (base + rng.normal(0.0, 0.002, 15), base, 0.01),
+        "equivalent": (base + rng.normal(0.0, 0.002, n), base, 0.01),
         # undecided: mass split between the rope and b better (p_right)
-        "mixed": (base + rng.normal(-0.01, 0.02, 15), base, 0.01),
-        "no_rope": (base + rng.normal(0.005, 0.02, 15), base, 0.0),
+        "mixed": (base + rng.normal(-0.01, 0.02, n), base, 0.01),
+        "no_rope": (base + rng.normal(0.005, 0.02, n), base, 0.0),
     }
 
 
@@ -303,8 +307,8 @@ def test_signrank_probabilities_match_baycomp_within_monte_carlo_error(case):
 
 @pytest.mark.parametrize("rope", [0.0, 0.01])
 def test_signrank_swapping_the_learners_swaps_left_and_right_exactly(rope):
-    a, b = RNG.normal(0.8, 0.05, 12), RNG.normal(0.8, 0.05, 12)
-    kw = dict(rope=rope, n_samples=2_000, key=4, return_samples=True)
+    a, b = RNG.normal(0.8, 0.05, N_SETS), RNG.normal(0.8, 0.05, N_SETS)
+    kw = dict(rope=rope, n_samples=N_SAMPLES, key=4, return_samples=True)
     r = bayesian.signrank(a, b, **kw)
     s = bayesian.signrank(b, a, **kw)
     np.testing.assert_array_equal(s.samples, r.samples[:, ::-1])
@@ -315,8 +319,8 @@ def test_signrank_swapping_the_learners_swaps_left_and_right_exactly(rope):
 
 
 def test_signrank_prior_place_moves_mass_to_its_side():
-    a, b = RNG.normal(0.8, 0.05, 6), RNG.normal(0.8, 0.05, 6)
-    kw = dict(rope=0.01, n_samples=2_000, key=8, prior_strength=1.0, return_samples=True)
+    a, b = RNG.normal(0.8, 0.05, N_SETS), RNG.normal(0.8, 0.05, N_SETS)
+    kw = dict(rope=0.01, n_samples=N_SAMPLES, key=8, prior_strength=1.0, return_samples=True)
     mid = bayesian.signrank(a, b, **kw).samples
     left = bayesian.signrank(a, b, prior_place="left", **kw).samples
     right = bayesian.signrank(a, b, prior_place="right", **kw).samples
@@ -327,49 +331,52 @@ def test_signrank_prior_place_moves_mass_to_its_side():
 
 
 def test_signrank_same_key_same_samples_for_any_batch_size():
-    a, b = RNG.normal(0.8, 0.05, 10), RNG.normal(0.8, 0.05, 10)
-    runs = [
-        bayesian.signrank(a, b, rope=0.01, n_samples=777, key=9, batch_size=bs, return_samples=True)
-        for bs in (None, 7, 64, 1000)
-    ]
+    a, b = RNG.normal(0.8, 0.05, N_SETS), RNG.normal(0.8, 0.05, N_SETS)
+    kw = dict(rope=0.01, n_samples=N_SAMPLES, return_samples=True)
+    # one partial block of 4096 (the default), 572 blocks of 7 (the last partial), 4 of 1000
+    runs = [bayesian.signrank(a, b, **kw, key=9, batch_size=bs) for bs in (None, 7, 1000)]
     for r in runs[1:]:
         np.testing.assert_array_equal(r.samples, runs[0].samples)
         assert (r.p_left, r.p_rope, r.p_right) == (runs[0].p_left, runs[0].p_rope, runs[0].p_right)
     r = runs[0]
-    assert r.samples.shape == (777, 3) and r.n_samples == 777 and r.n_datasets == 10
+    assert r.samples.shape == (N_SAMPLES, 3) and r.n_samples == N_SAMPLES
+    assert r.n_datasets == N_SETS
     assert r.seed == 9 and r.rope == 0.01 and r.prior_place == "rope"
     np.testing.assert_allclose(r.samples.sum(axis=1), 1.0, rtol=0, atol=1e-14)
     assert r.p_left + r.p_rope + r.p_right == pytest.approx(1.0, abs=1e-15)
     # a typed key and the recorded seed reproduce the run; another key does not
-    kw = dict(rope=0.01, n_samples=777, return_samples=True)
     typed = bayesian.signrank(a, b, **kw, key=jax.random.key(9))
     np.testing.assert_array_equal(typed.samples, r.samples)
     other = bayesian.signrank(a, b, **kw, key=10)
     assert not np.array_equal(other.samples, r.samples)
-    fresh = bayesian.signrank(a, b, rope=0.01, n_samples=50, return_samples=True)
-    again = bayesian.signrank(a, b, rope=0.01, n_samples=50, key=fresh.seed, return_samples=True)
+    fresh = bayesian.signrank(a, b, **kw)
+    again = bayesian.signrank(a, b, **kw, key=fresh.seed)
     np.testing.assert_array_equal(again.samples, fresh.samples)
 
 
 def test_signrank_bucket_padding_changes_no_bit_and_no_compile():
-    a, b = RNG.normal(0.8, 0.05, 7), RNG.normal(0.8, 0.05, 7)
-    d = a - b
-    full, mask = _bayesian._pseudo_data(d, "left")
-    assert full.shape == (8,)
-    wider = np.r_[full, np.zeros(8)]
+    a, b = RNG.normal(0.8, 0.05, N_SETS), RNG.normal(0.8, 0.05, N_SETS)
+    # The pair sums with 10 data sets (bucket 12, padded to 24) and the sorted sums with
+    # 800 (bucket 1024, padded to 1536), in the blocks that signrank uses for them.
+    many = RNG.normal(0.0, 0.05, 800)
+    key = jax.random.key(1)
     with jax.enable_x64(True):
-        args = (jnp.float64(0.01), jnp.float64(0.5), jnp.uint32(0), jnp.uint32(64))
-        key = jax.random.key(1)
-        for sorted_sums in (False, True):
-            kw = dict(block_size=64, sorted_sums=sorted_sums)
+        for d, m, block, sorted_sums in ((a - b, 12, 4096, False), (many, 1024, 6, True)):
+            full, mask = _bayesian._pseudo_data(d, "left")
+            assert full.shape == (m,) and (m >= _bayesian._SORTED_FROM) == sorted_sums
+            wider = np.r_[full, np.zeros(m // 2)]
+            args = (jnp.float64(0.01), jnp.float64(0.5), jnp.uint32(0), jnp.uint32(block - 1))
+            kw = dict(block_size=block, sorted_sums=sorted_sums)
             one = _bayesian._signrank_block(key, full, mask, *args, **kw)
-            two = _bayesian._signrank_block(key, wider, np.r_[mask, mask * False], *args, **kw)
+            two = _bayesian._signrank_block(
+                key, wider, np.r_[mask, mask[: m // 2] * False], *args, **kw
+            )
             np.testing.assert_array_equal(np.asarray(one[0]), np.asarray(two[0]))
             np.testing.assert_array_equal(np.asarray(one[1]), np.asarray(two[1]))
-    # 6 and 7 data sets (with the pseudo-observation: 7 and 8) share the bucket of 8.
-    bayesian.signrank(a[:6], b[:6], rope=0.01, n_samples=100, key=0)
+    # 9 and 10 data sets (with the pseudo-observation: 10 and 11) share the bucket of 12.
+    bayesian.signrank(a[:9], b[:9], rope=0.01, n_samples=N_SAMPLES, key=0)
     with CompileCounter() as counter:
-        bayesian.signrank(a, b, rope=0.02, n_samples=100, key=1)
+        bayesian.signrank(a, b, rope=0.02, n_samples=N_SAMPLES, key=1)
     assert counter.compiles == 0
 
 
@@ -402,13 +409,14 @@ def test_signrank_bad_input_is_named(args, kwargs, error, match):
 
 
 def test_signrank_result_is_readable_and_a_pytree():
-    kw = dict(rope=0.01, n_samples=100, key=0)
-    r = bayesian.signrank([0.8, 0.9, 0.7], [0.7, 0.85, 0.7], **kw, return_samples=True)
+    kw = dict(rope=0.01, n_samples=N_SAMPLES, key=0)
+    a, b = RNG.normal(0.8, 0.05, N_SETS), RNG.normal(0.8, 0.05, N_SETS)
+    r = bayesian.signrank(a, b, **kw, return_samples=True)
     text = repr(r)
     assert text.startswith("SignRankResult(p_left=") and "seed=0" in text
     leaves = jax.tree_util.tree_leaves(r)
-    assert len(leaves) == 4 and leaves[3].shape == (100, 3)
-    lean = bayesian.signrank([0.8, 0.9, 0.7], [0.7, 0.85, 0.7], **kw)
+    assert len(leaves) == 4 and leaves[3].shape == (N_SAMPLES, 3)
+    lean = bayesian.signrank(a, b, **kw)
     assert lean.samples is None and len(jax.tree_util.tree_leaves(lean)) == 3
     assert (lean.p_left, lean.p_rope, lean.p_right) == (r.p_left, r.p_rope, r.p_right)
 
@@ -433,17 +441,18 @@ def test_signrank_identical_learners_are_symmetric(key):
     # Issue 29: a == b with rope = 0 makes every sample (t, 0, t); baycomp's Posterior.probs
     # (argmax) gives each tie to the left, so the result was (1, 0, 0), and again with a
     # and b swapped. Ties split evenly: 1/2 each side, and a swap exchanges nothing.
-    a = RNG.normal(0.8, 0.05, 9)
-    r = bayesian.signrank(a, a, rope=0.0, n_samples=500, key=key, return_samples=True)
+    a = RNG.normal(0.8, 0.05, N_SETS)
+    n = N_SAMPLES
+    r = bayesian.signrank(a, a, rope=0.0, n_samples=n, key=key, return_samples=True)
     np.testing.assert_array_equal(r.samples[:, 0], r.samples[:, 2])
     assert np.all(r.samples[:, 1] == 0)
     assert (r.p_left, r.p_rope, r.p_right) == (0.5, 0.0, 0.5)
-    b = a + np.r_[0.01, -0.01, np.zeros(7)]  # not identical: no ties, a swap mirrors
-    r = bayesian.signrank(a, b, rope=0.0, n_samples=500, key=key)
-    s = bayesian.signrank(b, a, rope=0.0, n_samples=500, key=key)
+    b = a + np.r_[0.01, -0.01, np.zeros(N_SETS - 2)]  # not identical: no ties, a swap mirrors
+    r = bayesian.signrank(a, b, rope=0.0, n_samples=n, key=key)
+    s = bayesian.signrank(b, a, rope=0.0, n_samples=n, key=key)
     assert (s.p_left, s.p_rope, s.p_right) == (r.p_right, r.p_rope, r.p_left)
     # Inside a rope, identical learners are equivalent in every sample.
-    r = bayesian.signrank(a, a, rope=0.01, n_samples=500, key=key)
+    r = bayesian.signrank(a, a, rope=0.01, n_samples=n, key=key)
     assert (r.p_left, r.p_rope, r.p_right) == (0.0, 1.0, 0.0)
 
 
@@ -452,9 +461,9 @@ def test_signrank_memory_does_not_grow_with_n_samples():
     # on the device; numpy holds no (n_samples, 3) array (tracemalloc sees numpy's memory).
     import tracemalloc
 
-    a, b = RNG.normal(0.8, 0.05, 5), RNG.normal(0.8, 0.05, 5)
+    a, b = RNG.normal(0.8, 0.05, N_SETS), RNG.normal(0.8, 0.05, N_SETS)
     kw = dict(rope=0.01, key=0)
-    bayesian.signrank(a, b, n_samples=4096, **kw)  # compiled before measuring
+    bayesian.signrank(a, b, n_samples=N_SAMPLES, **kw)  # compiled before measuring
     tracemalloc.start()
     try:
         r = bayesian.signrank(a, b, n_samples=2**18, **kw)
@@ -479,11 +488,6 @@ def test_signrank_many_data_sets_sum_the_sorted_pairs():
     r = bayesian.signrank(a, b, rope=0.01, n_samples=6, key=3, return_samples=True)
     full, mask = _bayesian._pseudo_data(b - a, "rope")
     assert full.shape[0] >= _bayesian._SORTED_FROM
-    with jax.enable_x64(True):
-        w = jax.vmap(
-            lambda i: _bayesian._dirichlet_weights(
-                jax.random.key(3), jnp.asarray(mask), jnp.float64(0.5), i
-            )
-        )(jnp.arange(6, dtype=jnp.uint32))
+    w = _dirichlet_draws(jax.random.key(3), mask, 0.5, count=6)
     ref = _baycomp_samples(a, b, 0.01, np.asarray(w)[:, : n + 1])
     np.testing.assert_allclose(r.samples, ref, rtol=0, atol=1e-12)

@@ -126,9 +126,10 @@ def test_many_hypotheses_beyond_the_capacity_see_the_single_runs_splits():
     # ladder, a hypothesis alone to the capacity; the splits (and their counts) are the same.
     rng = np.random.default_rng(6)
     x, y = rng.normal(0, 1, (80, 60)), rng.normal(0.3, 1, (80, 60))
-    a = permutation_test(x, y, n_resamples=3_000, key=13)
+    # 20,000 draws: a hypothesis alone runs the program of the single-hypothesis tests above
+    a = permutation_test(x, y, n_resamples=20_000, key=13)
     for i in (0, 79):
-        ri = permutation_test(x[i], y[i], n_resamples=3_000, key=13)
+        ri = permutation_test(x[i], y[i], n_resamples=20_000, key=13)
         assert int(ri.n_extreme) == int(a.n_extreme[i])
 
 

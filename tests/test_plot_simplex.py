@@ -8,12 +8,19 @@ from jaxtests import bayesian, plot
 from jaxtests._plotting import simplex as simplex_figure
 
 
-@pytest.fixture(scope="module")
-def result():
+def _scores():
     rng = np.random.default_rng(0)
     b = rng.normal(0.8, 0.05, 12)
-    a = b + rng.normal(0.01, 0.01, 12)
-    return bayesian.signrank(a, b, rope=0.01, n_samples=3_000, key=0, return_samples=True)
+    return b + rng.normal(0.01, 0.01, 12), b
+
+
+# One compiled posterior program (its data and sample sizes) for every call here.
+KW = dict(rope=0.01, n_samples=3_000, key=0)
+
+
+@pytest.fixture(scope="module")
+def result():
+    return bayesian.signrank(*_scores(), **KW, return_samples=True)
 
 
 def _corners(fig):
@@ -68,6 +75,6 @@ def test_simplex_refuses_other_input(result):
         plot.simplex(result.samples)
     with pytest.raises(ValueError, match="`names`"):
         plot.simplex(result, names=("a", "b", "c"))
-    lean = bayesian.signrank([0.8, 0.9, 0.7], [0.7, 0.8, 0.6], rope=0.01, n_samples=10, key=0)
+    lean = bayesian.signrank(*_scores(), **KW)
     with pytest.raises(ValueError, match="return_samples=True"):
         plot.simplex(lean)

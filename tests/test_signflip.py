@@ -276,9 +276,10 @@ def test_validation_messages():
 
 
 def test_jax_key_and_seed_recorded():
-    r1 = signflip_test(D12, method="monte-carlo", n_resamples=1000, key=jax.random.key(4))
+    # 20,000 draws: the block size (and program) of test_monte_carlo_within_cp_interval_of_exact
+    r1 = signflip_test(D12, method="monte-carlo", n_resamples=20_000, key=jax.random.key(4))
     again = jax.random.wrap_key_data(np.array(r1.seed, np.uint32))
-    r2 = signflip_test(D12, method="monte-carlo", n_resamples=1000, key=again)
+    r2 = signflip_test(D12, method="monte-carlo", n_resamples=20_000, key=again)
     assert r1.seed == r2.seed and int(r1.n_extreme) == int(r2.n_extreme)
 
 
@@ -369,10 +370,11 @@ def test_heavy_tailed_monte_carlo_counts_are_float64_counts():
     p_exact = np.mean(s @ small >= small.sum())
     assert 0.05 < p_exact < 0.5
     np.testing.assert_allclose(signflip_test(d, method="exact").pvalue, p_exact, rtol=1e-12)
-    r = signflip_test(d, method="monte-carlo", n_resamples=50_000, key=0)
+    # 20,000 draws: the block size (and program) of the other single-hypothesis tests
+    r = signflip_test(d, method="monte-carlo", n_resamples=20_000, key=0)
     lo, hi = np.asarray(r.pvalue_interval)
     assert lo <= p_exact <= hi, (float(r.pvalue), p_exact)  # 99% interval, fixed key
-    rt = signflip_pvalue("t", d, n_resamples=50_000, key=0, method="monte-carlo")
+    rt = signflip_pvalue("t", d, n_resamples=20_000, key=0, method="monte-carlo")
     assert int(rt.n_extreme) == int(r.n_extreme)
     # The float64 recheck depends on each lane's own values: any batch size, the same draws.
     a = signflip_test(d, n_resamples=140_000, key=3, method="monte-carlo", return_null=True)

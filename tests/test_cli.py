@@ -107,6 +107,18 @@ def test_compare_signflip_exact_json(folds_csv):
     np.testing.assert_allclose(out["rows"][0]["pvalue"], float(ref.pvalue), rtol=1e-12)
 
 
+def test_a_closed_pipe_ends_the_command_quietly(folds_csv):
+    # `jaxtests ... | head`: the reader went away; no "error: Broken pipe" line, status 1.
+    class Closed(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    err = io.StringIO()
+    with contextlib.redirect_stdout(Closed()), contextlib.redirect_stderr(err):
+        code = main(["compare", str(folds_csv[0]), "--pair", "svm", "knn", "--test", "t"])
+    assert code == 1 and err.getvalue() == ""
+
+
 def test_signflip_command_in_a_fresh_process(tmp_path):
     d = np.array([0.5, 1.25, -0.25, 2.0, 0.75, 1.5])
     p = tmp_path / "d.csv"

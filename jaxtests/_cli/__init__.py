@@ -9,10 +9,11 @@ subcommand is a new module added to :data:`COMMANDS`.
 """
 
 import argparse
+import contextlib
+import os
 import sys
 import traceback
 import warnings
-from contextlib import nullcontext
 
 from jaxtests._cli import _cluster, agreement, compare, demo, power, sanity, signflip, warmup
 from jaxtests._progress import no_auto_bar
@@ -58,11 +59,17 @@ def main(argv=None):
         warnings.simplefilter("default")
         try:
             # the commands draw their own bars (none with --quiet), never the API's automatic one
-            with run if run is not None else nullcontext(), no_auto_bar():
+            with run if run is not None else contextlib.nullcontext(), no_auto_bar():
                 status = args.func(args)
         except KeyboardInterrupt:
             print("jaxtests: interrupted", file=sys.stderr)
             status, error = 130, "interrupted"
+        except BrokenPipeError:
+            # The reader went away (`jaxtests ... | head`): stop quietly, as Unix tools do, with
+            # stdout on /dev/null so that Python's flush at exit does not complain again.
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            status, error = 1, "broken pipe"
         except (ValueError, TypeError, OSError, KeyError) as exc:
             msg = " ".join(str(exc).split()) or type(exc).__name__
             if isinstance(exc, OSError) and exc.filename:

@@ -194,7 +194,7 @@ class Planner:
         chunk = self.profile.correction_chunk(draws)
         evaluator, extra = kevaluators.subset_evaluator(n, n1, n_words, draws, self.family, chunk)
         # The items on the device once, not at every chunk of the run.
-        data = {"a": s.a, "c": s.c, "z": jnp.asarray(stat.z), **extra}
+        data = {"a": s.a, "c": s.c, "z": stat.z, **extra}
         if evaluator.mode == "bernoulli":  # only fair-bit starts use the family's sums
             data.update(d64=s.d64, err=s.err, **({} if s.d32 is None else {"d32": s.d32}))
         return evaluator, data, draws

@@ -193,7 +193,6 @@ class Planner:
         draws = self._fused_draws(n, s.a.shape[0], n_total, sequential)
         chunk = self.profile.correction_chunk(draws)
         evaluator, extra = kevaluators.subset_evaluator(n, n1, n_words, draws, self.family, chunk)
-        # The items on the device once, not at every chunk of the run.
         data = {"a": s.a, "c": s.c, "z": stat.z, **extra}
         if evaluator.mode == "bernoulli":  # only fair-bit starts use the family's sums
             data.update(d64=s.d64, err=s.err, **({} if s.d32 is None else {"d32": s.d32}))

@@ -271,7 +271,7 @@ def _correction_chunk(
 ):
     """Sums of ``need`` distinct uniform members (``want``) or non-members, one lane per draw.
 
-    Trial ``t`` of a lane draws a position ``u`` uniformly (``_lemire``) and
+    Trial ``t`` of a lane draws a position ``u`` uniformly (``krandom.uniform_below``, Lemire) and
     accepts it if its membership bit equals ``want`` and its bucket is still
     free; a bucket is ``u`` itself (``rows * 32 >= n``, an exact record of the
     accepted positions) or a per-draw random hash of ``u``. Returns the sums

@@ -130,6 +130,7 @@ class Planner:
 
     def __init__(self, profile=None):
         self.profile = _profile.current() if profile is None else profile
+        self.schedule = self.profile.schedule
 
     @property
     def family(self):
@@ -139,12 +140,12 @@ class Planner:
     @property
     def mitm_group(self):
         """Upper half sums matched per step of the exact meet-in-the-middle count."""
-        return self.profile.mitm_group
+        return self.schedule.mitm_group
 
     def pad(self, d2):
         """``d2 : (H, n)`` zero-padded to the words of the family's program for ``n``."""
         n_h, n = d2.shape
-        return pad_axis(d2, 32 * self.profile.pad_words(n, n_h))
+        return pad_axis(d2, 32 * self.schedule.pad_words(n, n_h))
 
     def run(self, stat, observed, tol, opts, *, exact=False, n_total=None, scale=None, tail=None):
         """:func:`jaxtests._engine.drive` of the plan of ``stat`` (:meth:`plan`)."""
@@ -171,7 +172,8 @@ class Planner:
     def _fused_draws(self, n, n_h, n_total, sequential):
         # Block size from the live words (a block's time is bounded; the size takes a few
         # values, so a program per size class at most).
-        return self.profile.fused_draws(n, n_h, blocks_for(n_total), sequential)
+        platform = self.profile.platform
+        return self.schedule.fused_draws(n, n_h, blocks_for(n_total), sequential, platform)
 
     def _sign_sums(self, stat, n_total, exact, sequential):
         if exact:
@@ -191,7 +193,7 @@ class Planner:
             return _enumerated(np.asarray(stat.z)[:, :n], s.a, s.c, n_total, n1)
         n_words = krandom.stride_words(n)  # the draws' layout, however far z is padded
         draws = self._fused_draws(n, s.a.shape[0], n_total, sequential)
-        chunk = self.profile.correction_chunk(draws)
+        chunk = self.schedule.chunk(draws)
         evaluator, extra = kevaluators.subset_evaluator(n, n1, n_words, draws, self.family, chunk)
         data = {"a": s.a, "c": s.c, "z": stat.z, **extra}
         if evaluator.mode == "bernoulli":  # only fair-bit starts use the family's sums

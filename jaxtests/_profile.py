@@ -101,22 +101,15 @@ FAMILIES = tuple(sorted(SCHEDULES))
 
 @dataclasses.dataclass(frozen=True)
 class Profile:
-    """A backend's schedule of the Monte Carlo engine: evaluator family, padding, block sizes."""
+    """A call's backend: its evaluator family (whose :attr:`schedule` sizes the fused sums)."""
 
     family: str
     platform: str
 
     @property
     def schedule(self):
+        """The family's host-side choices (:class:`Schedule`), which the planner reads."""
         return SCHEDULES[self.family]
-
-    def pad_words(self, n, n_h=1):
-        """Words (of 32 instances) ``n`` instances of ``n_h`` hypotheses are padded to."""
-        return self.schedule.pad_words(n, n_h)
-
-    def fused_draws(self, n, n_h, n_total, sequential):
-        """Draws per block of the fused sign-flip, two-sample and swap sums over ``n`` instances."""
-        return self.schedule.fused_draws(n, n_h, n_total, sequential, self.platform)
 
     def generic_draws(self, n_elements):
         """Draws per block of a statistic materialised per draw (callables, Hotelling, ANOVA).
@@ -127,15 +120,6 @@ class Profile:
         """
         budget, lanes = _GENERIC_BUDGET.get(self.platform, _GENERIC_BUDGET_ACCELERATOR)
         return kevaluators.block_draws_generic(n_elements, budget, lanes)
-
-    def correction_chunk(self, draws):
-        """Lanes of a two-sample correction tier run in lockstep (never changes a split)."""
-        return self.schedule.chunk(draws)
-
-    @property
-    def mitm_group(self):
-        """Upper half sums matched per step of the exact meet-in-the-middle count."""
-        return self.schedule.mitm_group
 
 
 def current():

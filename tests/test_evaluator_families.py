@@ -214,13 +214,13 @@ def _counts_program(m, platform="cuda"):
     """``_run_counts`` of a dense sign-flip mean over ``m`` instances, lowered for ``platform``."""
     prof = _profile.Profile("dense", "gpu")
     d2 = np.random.default_rng(0).normal(size=(1, m))
-    dp = pad_axis(d2, 32 * prof.pad_words(m))
+    dp = pad_axis(d2, 32 * prof.schedule.pad_words(m))
     where = np.arange(dp.shape[-1]) < m
     with jax.enable_x64(True):
         out = _signflip._signflip_linear_prep(dp, where, statistic="mean", family="dense")
         _, mean_obs, tol, sd, _, _, sums = out
         data = sums.arrays()
-        draws = prof.fused_draws(m, 1, 10**8, False)
+        draws = prof.schedule.fused_draws(m, 1, 10**8, False, prof.platform)
         ev = kevaluators.FusedEval(draws, stride=krandom.stride_words(m), family="dense")
         key = jax.random.key(0)
         args = (key, data, mean_obs, tol, sd, np.int32(0), np.int32(1), np.int64(10**8))

@@ -2,9 +2,6 @@
 total) before the first report, the demo lists the post hoc pairs that differ instead of
 every adjusted p-value, and a singular covariance is one line."""
 
-import os
-import subprocess
-import sys
 import time
 
 from _helpers import cli as _cli
@@ -25,23 +22,6 @@ def test_progress_before_the_first_report(capsys):
     late = capsys.readouterr().err
     assert "0.00/1.00k" in early and "preparing" not in early
     assert "500/1.00k" in late
-
-
-def test_quick_demo_lists_the_pairs_that_differ(tmp_path):
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
-    res = subprocess.run(
-        [sys.executable, "-m", "jaxtests._cli", "demo", "--quick", "--quiet", "--out", tmp_path],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-    assert res.returncode == 0, res.stderr[-2000:]
-    out = res.stdout
-    assert "p_adj = 1\n" not in out and ": p_adj = " not in out
-    assert "post hoc t on error (Holm): " in out and " of 3 pairs differ at alpha = 0.05" in out
-    assert "Ordering, best first (lower is better):" in out
-    assert all(len(line) < 300 for line in out.splitlines())  # no paragraph-long lines
 
 
 def test_bayes_rows_show_their_probabilities_and_parametric_tests_no_bar(capsys, tmp_path):

@@ -97,31 +97,62 @@ def _check_outside(python, env=None, prefix=None):
         assert where.startswith(str(prefix)), where
 
 
-@pytest.mark.slow
-def test_pip_install_regular(tmp_path):
-    target = tmp_path / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--no-deps",
-            "--no-build-isolation",
-            "--target",
-            str(target),
-            str(ROOT),
-        ],
-        check=True,
-        capture_output=True,
-    )
+def test_wheel_installs_every_module_and_runs_the_demo(tmp_path):
+    # Issue 39.1: a wheel once lacked jaxtests/_plotting/ (a hand-written package list), so
+    # `jaxtests demo` failed after every regular `pip install`. Build the wheel as pip does,
+    # install it without -e into a fresh target, import every module pkgutil finds there,
+    # and run the quick demo from it (the check of the demo's output lives here too: it is
+    # what a pip user sees).
+    import os
+    import shutil
+
+    # from a copy of the sources: setuptools would reuse a stale build/ in the checkout
+    src, wheels, target = tmp_path / "src", tmp_path / "wheels", tmp_path / "site"
+    junk = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for name in ("jaxtests", "kernels"):
+        shutil.copytree(ROOT / name, src / name, ignore=junk)
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy(ROOT / name, src / name)
+    pip = [sys.executable, "-m", "pip", "-q", "--disable-pip-version-check"]
+    build = [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", wheels, src]
+    subprocess.run(build, check=True, capture_output=True, cwd=tmp_path)
+    (wheel,) = wheels.glob("jaxtests-*.whl")
+    install = [*pip, "install", "--no-deps", "--no-build-isolation", "--target", target, wheel]
+    subprocess.run(install, check=True, capture_output=True, cwd=tmp_path)
     assert (target / "jaxtests" / "kernels" / "losses.py").exists()
     assert not (target / "kernels").exists()
-    import os
-
-    env = dict(os.environ, PYTHONPATH=str(target), PYTHONNOUSERSITE="1")
+    env = dict(os.environ, PYTHONPATH=str(target), PYTHONNOUSERSITE="1", JAX_PLATFORMS="cpu")
     _check_outside(sys.executable, env=env, prefix=target)
+
+    code = (
+        "import importlib, pkgutil, jaxtests; "
+        "names = [m.name for m in pkgutil.walk_packages(jaxtests.__path__, 'jaxtests.')]; "
+        "[importlib.import_module(n) for n in names]; "
+        "assert all(importlib.import_module(n).__file__.startswith(jaxtests.__path__[0]) "
+        "for n in names); print(len(names), sorted(n for n in names if n.count('.') == 1))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=tmp_path, env=env)  # fmt: skip
+    assert res.returncode == 0, res.stderr[-2000:]
+    count, packages = res.stdout.split(" ", 1)
+    source = [p for p in (ROOT / "jaxtests").rglob("*.py") if "__pycache__" not in p.parts]
+    kernels = list((ROOT / "kernels").glob("*.py"))
+    assert int(count) == len(source) + len(kernels) - 1  # every module but jaxtests itself
+    for sub in ("'jaxtests._plotting'", "'jaxtests._cli'", "'jaxtests.kernels'"):
+        assert sub in packages
+
+    out_dir = tmp_path / "demo"
+    demo = [target / "bin" / "jaxtests", "demo", "--quick", "--quiet", "--out", out_dir]
+    res = subprocess.run(demo, capture_output=True, text=True, cwd=tmp_path, env=env,
+                         timeout=600)  # fmt: skip
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert sorted(p.suffix for p in out_dir.iterdir()).count(".png") >= 2
+    out = res.stdout
+    # issue 28.9: the demo lists the post hoc pairs that differ, not every adjusted p-value
+    assert "p_adj = 1\n" not in out and ": p_adj = " not in out
+    assert "post hoc t on error (Holm): " in out and " of 3 pairs differ at alpha = 0.05" in out
+    assert "Ordering, best first (lower is better):" in out
+    assert all(len(line) < 300 for line in out.splitlines())  # no paragraph-long lines
 
 
 @pytest.mark.slow

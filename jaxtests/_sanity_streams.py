@@ -232,8 +232,8 @@ _ridge_partition = jax.jit(
 )
 
 
-@functools.partial(jax.jit, static_argnames=("rows", "n_pos", "sizes"))
-def _binary_labels(key, block, inverse, *, rows, n_pos, sizes):
+@functools.partial(jax.jit, static_argnames=("rows", "sizes"))
+def _binary_labels(key, block, inverse, n_pos, *, rows, sizes):
     """``(rows, n)`` ±1 label vectors of block ``block`` in instance order."""
     words = klabels.draw_binary_labels(jax.random.fold_in(key, block), rows, n_pos, sizes)
     pos = klabels.unpack_labels(words, jnp.float64)[inverse]  # slot order -> instance order
@@ -244,26 +244,25 @@ def _binary_labels(key, block, inverse, *, rows, n_pos, sizes):
 class _RidgeStream:
     """Static layout of the ridge label stream (a jit static: hashable, compared by value).
 
-    ``sizes``: fold sizes; ``rows``: label vectors per block; ``n_pos``: positives
-    (an int, or one per fold when the folds keep theirs); ``max_blocks``: blocks
-    per compiled call.
+    ``sizes``: fold sizes; ``rows``: label vectors per block; ``max_blocks``: blocks
+    per compiled call. The positives' counts are traced (labels with other counts reuse
+    the program).
     """
 
     sizes: tuple
     rows: int
-    n_pos: object
     scoring: tuple
     max_blocks: int = _CALL_BLOCKS
 
 
 @functools.partial(jax.jit, static_argnames="stream")
-def _ridge_binary_stream(part, key, start, n_blocks, *, stream):
+def _ridge_binary_stream(part, key, start, n_blocks, n_pos, *, stream):
     """Scores ``(max_blocks * rows, S)`` of label blocks ``start .. start + n_blocks - 1``.
 
     Rows past ``n_blocks * rows`` are left zero. The block count is traced, so
     the loop body is the same code for any number of blocks.
     """
-    sizes, rows, n_pos = stream.sizes, stream.rows, stream.n_pos
+    sizes, rows = stream.sizes, stream.rows
     K, m = len(sizes), klabels.label_slots(sizes)
     used = min(m, 8 * -(-max(sizes) // 8))  # slots past every fold's size are padding
     size = jnp.asarray(sizes, jnp.float64)[:, None]
@@ -360,9 +359,10 @@ def _builtin_scores(plan, progress):
     split = _partition(plan.train, plan.test)  # always a partition when by_fold
     order = split[0] if split is not None else np.arange(n)
     if plan.by_fold:  # each fold keeps its number of positives
-        n_pos = tuple(int(np.sum(y[t] > 0)) for t in plan.test)
+        n_pos = [int(np.sum(y[t] > 0)) for t in plan.test]
     else:
-        n_pos = int(np.sum(y > 0))
+        n_pos = [int(np.sum(y > 0))]
+    n_pos = jnp.asarray(n_pos, jnp.uint32)  # traced: other labels, same program
     # blocks per call: the compiled stream always holds _CALL_BLOCKS blocks and
     # runs a traced number of them, so no batch size triggers a compilation
     per_call = min(_CALL_BLOCKS, -(-(plan.batch_size or _CALL_BLOCKS * rows) // rows))
@@ -374,12 +374,12 @@ def _builtin_scores(plan, progress):
         part = _ridge_partition(
             data.X[jnp.asarray(order)], sizes, h["alpha"], standardize=h["standardize"]
         )
-        layout = _RidgeStream(sizes=sizes, rows=rows, n_pos=n_pos, scoring=fit.scoring)
+        layout = _RidgeStream(sizes=sizes, rows=rows, scoring=fit.scoring)
 
         def stream(b0):
             nb = min(per_call, n_blocks - b0)
             b0_, nb_ = jnp.asarray(b0, jnp.int32), jnp.asarray(nb, jnp.int32)
-            out = _ridge_binary_stream(part, key, b0_, nb_, stream=layout)
+            out = _ridge_binary_stream(part, key, b0_, nb_, n_pos, stream=layout)
             return out[: min(nb * rows, B - b0 * rows)]
 
         chunks = []
@@ -396,7 +396,7 @@ def _builtin_scores(plan, progress):
 
     def fit_block(blk):
         Y = _binary_labels(
-            key, jnp.asarray(blk, jnp.int32), inverse, rows=rows, n_pos=n_pos, sizes=sizes
+            key, jnp.asarray(blk, jnp.int32), inverse, n_pos, rows=rows, sizes=sizes
         )
         return fit_chunks(Y[: min(rows, B - blk * rows)])
 

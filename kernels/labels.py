@@ -108,8 +108,8 @@ def draw_binary_labels(key, n_rows, n_pos, sizes):
     ``m = label_slots(sizes)`` slots (a multiple of 32); group ``k`` uses its
     first ``sizes[k]`` slots and the others stay 0, so the unpacked labels
     reshape to ``(K, m, n_rows)``. ``n_pos`` is an int (``n_pos`` positives
-    anywhere among the ``n`` positions) or a tuple of ``K`` counts (each group
-    keeps its own number of positives: permutations within groups). Returns
+    anywhere among the ``n`` positions) or ``K`` counts (each group keeps its own
+    number of positives: permutations within groups), concrete or traced. Returns
     packed bits ``(K m / 32, n_rows)`` uint32; bit ``i`` of word ``w`` of a
     column is slot ``32 w + i``.
 
@@ -150,10 +150,11 @@ def draw_binary_labels(key, n_rows, n_pos, sizes):
     slots = slots.reshape(-1, 32)
     W = slots.shape[0]
     valid = (slots.astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(1).astype(np.uint32)
-    if isinstance(n_pos, tuple):  # one pool per group
-        S, pool = K, np.asarray(n_pos)
-    else:
-        S, pool = 1, np.asarray([n_pos])
+    # an int (one pool), or one count per group; traced counts are fine (no program per count)
+    pool = jnp.asarray(n_pos, _U32).reshape(-1)
+    S = pool.shape[0]
+    if S not in (1, K):
+        raise ValueError(f"n_pos holds {S} counts for {K} groups")
     w = W // S
     b = label_key_bits(int(np.max(sizes)) if S > 1 else n)
     k0, k1 = jax.random.bits(jax.random.fold_in(key, 0), (2,), _U32)
@@ -169,7 +170,7 @@ def draw_binary_labels(key, n_rows, n_pos, sizes):
     )
     cum = cum.astype(jnp.int32).astype(_U32)
     g = cum[:, -1]  # (S, R)
-    s = jnp.asarray(pool, _U32)[:, None] - n_below
+    s = pool[:, None] - n_below
     include = s <= g - s
     todo = jnp.where(include, s, g - s)
     L = max(1, int(n).bit_length())  # rank draws of L bits cover [0, g) since g <= n

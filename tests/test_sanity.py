@@ -188,6 +188,22 @@ def test_ridge_stream_equals_float64_path(data):
     np.testing.assert_allclose(fast.permutation_scores, slow, rtol=0, atol=1e-12)
 
 
+def test_other_labels_of_the_same_size_compile_nothing(data):
+    # Issue 37: the positives' counts were static, so every new label vector (another
+    # count per fold) compiled the ridge stream again (1.1 s a call); they are traced now.
+    from jaxtests._monitoring import CompileCounter
+
+    X, y = data
+    kw = dict(n_permutations=64, key=3, scoring=SCORING)
+    flipped = y.copy()
+    flipped[np.flatnonzero(y > 0)[:7]] = -1  # seven fewer positives
+    for cv in (5, KFold(5, stratified=False)):  # per-fold counts, and one count
+        permutation_test_score(models.ridge_classifier(), X, y, cv=cv, **kw)
+        with CompileCounter() as counter:
+            permutation_test_score(models.ridge_classifier(), X, flipped, cv=cv, **kw)
+        assert (counter.traces, counter.compiles) == (0, 0), cv
+
+
 def test_ridge_repair_loop_changes_nothing(data):
     # a bound inflated past every decision sends all 1,024 label vectors of the
     # block through the float64 repair loop (8 at a time): scores must not change
@@ -196,20 +212,19 @@ def test_ridge_repair_loop_changes_nothing(data):
     sp = make_splits(KFold(5), y, split_key, True)
     order, sizes = _sanity_streams._partition(sp.train[0], sp.test[0])
     part = _sanity_streams._ridge_partition(jnp.asarray(X[order]), sizes, 1.0)
-    n_pos = tuple(int((y[t] > 0).sum()) for t in sp.test[0])
+    n_pos = jnp.asarray([int((y[t] > 0).sum()) for t in sp.test[0]], jnp.uint32)
     kw = dict(
         sizes=sizes,
         rows=1024,
-        n_pos=n_pos,
         scoring=SCORING,
         max_blocks=_sanity_streams._CALL_BLOCKS,
     )
     one = jnp.asarray(1, jnp.int32)
     zero = jnp.asarray(0, jnp.int32)
     stream = _sanity_streams._RidgeStream(**kw)
-    normal = _sanity_streams._ridge_binary_stream(part, perm_key, zero, one, stream=stream)
+    normal = _sanity_streams._ridge_binary_stream(part, perm_key, zero, one, n_pos, stream=stream)
     forced = _sanity_streams._ridge_binary_stream(
-        part._replace(err=jnp.full(len(sizes), 1e9)), perm_key, zero, one, stream=stream
+        part._replace(err=jnp.full(len(sizes), 1e9)), perm_key, zero, one, n_pos, stream=stream
     )
     np.testing.assert_array_equal(normal, forced)
 

@@ -15,11 +15,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxtests import _tails
 from jaxtests import _validation as v
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests.kernels import bootstrap as kboot
-from jaxtests.kernels import statistics as kstatistics
 
 __all__ = ["CochranQResult", "cochran_q"]
 
@@ -207,7 +207,7 @@ def cochran_q(
     xf = x.astype(np.float64)
     q = float(_q(jnp.asarray(xf)))
     df = k - 1
-    p_chi2 = float(kstatistics.chi2_sf(jnp.asarray(q), df))
+    p_chi2 = float(_tails.chi2_sf(q, df))
     mixed = xf[(xf.sum(axis=1) > 0) & (xf.sum(axis=1) < k)]
     m = mixed.shape[0]
     seed = None

@@ -5,13 +5,12 @@ leading batch dimensions. Singular covariance matrices are detected on the host 
 the jitted call and reported as a ``ValueError`` (never a silent pseudo-inverse).
 """
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _permutation_methods as PM
+from jaxtests import _tails
 from jaxtests._buckets import pad_last
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
@@ -82,24 +81,22 @@ def _rows(x, where):
     return x.shape[-2] if where is None else jnp.sum(where).astype(x.dtype)
 
 
-@functools.partial(jax.jit, static_argnames=("correction",))
-def _hotelling_paired(a, b, where, correction):
+# The programs give the statistics; their tails and the adjustment are jaxtests._tails'
+# (on the host for concrete statistics: betainc and the sort compile no more).
+@jax.jit
+def _hotelling_paired(a, b, where):
     # ``where`` keeps rows (folds) of a shape bucket; None under the caller's jit.
     d = a - b
     k, p = _rows(d, where), d.shape[-1]
     parts = kstatistics.hotelling_parts(d, where)
     f = parts.statistic * (k - p) / (p * (k - 1))
     ut = kstatistics.t_statistic(jnp.swapaxes(d, -1, -2), where)
-    pval, up = kstatistics.betainc_stacked(
-        kstatistics.f_sf_args(f[..., None], p, k - p), kstatistics.t_two_sided_args(ut, k - 1)
-    )
-    pval = pval[..., 0]
     rcond = kstatistics.correlation_rcond(parts.covariance, _scale(d, -2))
-    return parts, f, pval, ut, up, kmultitest.adjust(up, correction), rcond
+    return parts, f, ut, rcond
 
 
-@functools.partial(jax.jit, static_argnames=("correction",))
-def _hotelling_unpaired(a, b, where_a, where_b, correction):
+@jax.jit
+def _hotelling_unpaired(a, b, where_a, where_b):
     n1, n2, p = _rows(a, where_a), _rows(b, where_b), a.shape[-1]
     parts = kstatistics.hotelling_parts_two_sample(a, b, where_a, where_b)
     m = n1 + n2 - 2
@@ -107,13 +104,9 @@ def _hotelling_unpaired(a, b, where_a, where_b, correction):
     ut = kstatistics.pooled_t_statistic(
         jnp.swapaxes(a, -1, -2), jnp.swapaxes(b, -1, -2), where_a, where_b
     )
-    pval, up = kstatistics.betainc_stacked(
-        kstatistics.f_sf_args(f[..., None], p, m - p + 1), kstatistics.t_two_sided_args(ut, m)
-    )
-    pval = pval[..., 0]
     scale = jnp.maximum(_scale(a, -2), _scale(b, -2))
     rcond = kstatistics.correlation_rcond(parts.covariance, scale)
-    return parts, f, pval, ut, up, kmultitest.adjust(up, correction), rcond
+    return parts, f, ut, rcond
 
 
 @x64
@@ -218,8 +211,8 @@ def hotelling_t2(
                 "Use more folds or fewer measures."
             )
         ap, bp, where = pad_last(a, b, axis=-2)
-        parts, f, pval, ut, up, upa, rcond = _hotelling_paired(ap, bp, where, correction)
-        df = (p, k - p)
+        parts, f, ut, rcond = _hotelling_paired(ap, bp, where)
+        df, t_df = (p, k - p), k - 1
         what = "The covariance of `a - b`"
     else:
         if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-1]:
@@ -236,12 +229,13 @@ def hotelling_t2(
             )
         ap, where_a = pad_last(a, axis=-2)
         bp, where_b = pad_last(b, axis=-2)
-        parts, f, pval, ut, up, upa, rcond = _hotelling_unpaired(
-            ap, bp, where_a, where_b, correction
-        )
-        df = (p, n1 + n2 - 1 - p)
+        parts, f, ut, rcond = _hotelling_unpaired(ap, bp, where_a, where_b)
+        df, t_df = (p, n1 + n2 - 1 - p), n1 + n2 - 2
         what = "The pooled covariance of `a` and `b`"
     _check_rcond(rcond, what, names, "Drop a redundant measure or use more folds.")
+    pval = _tails.f_sf(f, *df)
+    up = _tails.t_pvalue(ut, t_df, "two-sided")
+    upa = _tails.adjust(up, correction)
     fields = {}
     if method == "permutation":
         draws = dict(n_resamples=n_resamples, key=typed_key, seed=seed)

@@ -5,6 +5,7 @@ import math
 import jax
 import jax.numpy as jnp
 
+from jaxtests import _tails
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._validation import as_float_array, rescale_pow2
@@ -38,11 +39,10 @@ def _mardia(x):
     n, p = x.shape[-2], x.shape[-1]
     mom = kstatistics.mardia_moments(x)
     skew = n * mom.skewness / 6
-    df = p * (p + 1) * (p + 2) // 6
     z = (mom.kurtosis - p * (p + 2)) / math.sqrt(8 * p * (p + 2) / n)
     xc = x - jnp.mean(x, axis=-2, keepdims=True)
     rcond = kstatistics.correlation_rcond(kstatistics.covariance(x), jnp.max(jnp.abs(xc), axis=-2))
-    return skew, kstatistics.chi2_sf(skew, df), z, 2 * kstatistics.norm_sf(jnp.abs(z)), mom, rcond
+    return skew, z, mom, rcond
 
 
 @x64
@@ -86,7 +86,9 @@ def mardia(x):
             "(a nonsingular covariance)."
         )
     _, x = rescale_pow2(x)  # exact; Mardia's moments are scale-invariant
-    skew, sp, z, kp, mom, rcond = _mardia(x)
+    skew, z, mom, rcond = _mardia(x)
+    df = p * (p + 1) * (p + 2) // 6
+    sp, kp = _tails.chi2_sf(skew, df), 2 * _tails.norm_sf(abs(z))
     _check_rcond(rcond, "The covariance of `x`", None, "Drop a redundant measure.")
     return MardiaResult(
         skewness_statistic=skew,
@@ -95,5 +97,5 @@ def mardia(x):
         kurtosis_pvalue=kp,
         skewness=mom.skewness,
         kurtosis=mom.kurtosis,
-        skewness_df=p * (p + 1) * (p + 2) // 6,
+        skewness_df=df,
     )

@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxtests import _tails
 from jaxtests._buckets import pad_last
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
@@ -46,7 +47,6 @@ def _mcnemar(y_true, pred_a, pred_b, method, correction):
     n01 = n01.astype(jnp.float64)
     n10 = n10.astype(jnp.float64)
     n = n01 + n10
-    small = jnp.minimum(n01, n10)
     if method == "chi2":
         diff = jnp.abs(n01 - n10)
         if correction:
@@ -54,17 +54,25 @@ def _mcnemar(y_true, pred_a, pred_b, method, correction):
             # a tie gives statistic 0 rather than 1/n.
             diff = jnp.where(diff >= 1, diff - 1, diff)
         stat = jnp.where(n > 0, diff**2 / jnp.where(n > 0, n, 1), 0.0)
-        p = kstatistics.chi2_sf(stat, 1)
     else:
-        stat = small
-        cdf = kstatistics.binom_cdf(small, n, 0.5)
-        if method == "exact":
-            p = 2 * cdf
-        else:
-            # Mid-p: half the probability of the observed count (Fagerland et al. 2013).
-            p = 2 * cdf - kstatistics.binom_pmf(small, n, 0.5)
-        p = jnp.where(n > 0, jnp.minimum(p, 1.0), 1.0)
-    return stat, p, n01, n10
+        stat = jnp.minimum(n01, n10)
+    return stat, n01, n10
+
+
+def _pvalue(stat, n, method):
+    """The tail of ``stat`` (jaxtests._tails: on the host for concrete counts)."""
+    if method == "chi2":
+        return _tails.chi2_sf(stat, 1)
+    xp = jnp if _tails.traced(stat, n) else np
+    cdf = _tails.binom_cdf(stat, n, 0.5)
+    if method == "exact":
+        # Bin(n, 1/2) puts at least half its mass at or below k >= (n - 1) / 2: p is 1
+        # exactly there (2 cdf would give 0.9999999999999998 from rounding; issue 39.7)
+        p = xp.where(2 * stat + 1 >= n, 1.0, 2 * cdf)
+    else:
+        # Mid-p: half the probability of the observed count (Fagerland et al. 2013).
+        p = 2 * cdf - _tails.binom_pmf(stat, n, 0.5)
+    return xp.where(n > 0, xp.minimum(p, 1.0), 1.0)
 
 
 def _labels_iv(x, name):
@@ -162,7 +170,8 @@ def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
     y, pa, pb = _mcnemar_labels_iv(y_true, pred_a, pred_b)
     # Padded instances are equal in all three arrays: concordant, never counted.
     y, pa, pb, _ = pad_last(y, pa, pb)
-    stat, p, n01, n10 = _mcnemar(y, pa, pb, method, bool(correction))
+    stat, n01, n10 = _mcnemar(y, pa, pb, method, bool(correction))
+    p = _pvalue(stat, n01 + n10, method)
     return McNemarResult(
         statistic=stat, pvalue=p, n01=n01, n10=n10, method=method, correction=bool(correction)
     )

@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _permutation_methods as PM
+from jaxtests import _tails
 from jaxtests._direction import direction_words
 from jaxtests._precision import x64
 from jaxtests._results import _to_numpy, result, static_field
@@ -40,9 +41,8 @@ _ADJUST_ALIASES = {"fdr_bh": "bh", "fdr_by": "by", "simes-hochberg": "hochberg"}
 # ----------------------------------------------------------------------------------------
 
 
-@functools.partial(jax.jit, static_argnames=("method",))
 def _adjust(p, method):
-    return kmultitest.adjust(p, method)
+    return _tails.adjust(p, method)
 
 
 @x64
@@ -437,37 +437,46 @@ def _pairs(n):
     return i, j
 
 
-@functools.partial(jax.jit, static_argnames=("paired", "correction"))
 def _pairwise_t(x, paired, correction):
-    i, j = _pairs(x.shape[0])
+    t, mean = _pairwise_t_statistics(x, paired)
     k = x.shape[1]
+    p = _tails.t_pvalue(t, k - 1 if paired else 2 * k - 2, "two-sided")
+    return t, p, _tails.adjust(p, correction), mean
+
+
+@functools.partial(jax.jit, static_argnames=("paired",))
+def _pairwise_t_statistics(x, paired):
+    i, j = _pairs(x.shape[0])
     if paired:
         t = kstatistics.t_statistic(x[i] - x[j])
-        p = kstatistics.t_pvalue(t, k - 1, "two-sided")
     else:
         t = kstatistics.pooled_t_statistic(x[i], x[j])
-        p = kstatistics.t_pvalue(t, 2 * k - 2, "two-sided")
-    return t, p, kmultitest.adjust(p, correction), jnp.mean(x, axis=-1)
+    return t, jnp.mean(x, axis=-1)
 
 
-@functools.partial(jax.jit, static_argnames=("paired", "correction"))
 def _pairwise_hotelling(x, paired, correction):
+    t2, f, mean, rcond = _pairwise_hotelling_statistics(x, paired)
+    k, p = x.shape[1], x.shape[2]
+    pv = _tails.f_sf(f, p, k - p) if paired else _tails.f_sf(f, p, 2 * k - 2 - p + 1)
+    return t2, pv, _tails.adjust(pv, correction), mean, rcond
+
+
+@functools.partial(jax.jit, static_argnames=("paired",))
+def _pairwise_hotelling_statistics(x, paired):
     i, j = _pairs(x.shape[0])
     k, p = x.shape[1], x.shape[2]
     if paired:
         d = x[i] - x[j]
         parts = kstatistics.hotelling_parts(d)
         f = parts.statistic * (k - p) / (p * (k - 1))
-        pv = kstatistics.f_sf(f, p, k - p)
         scale = jnp.max(jnp.abs(d), axis=-2)
     else:
         parts = kstatistics.hotelling_parts_two_sample(x[i], x[j])
         m = 2 * k - 2
         f = parts.statistic * (m - p + 1) / (p * m)
-        pv = kstatistics.f_sf(f, p, m - p + 1)
         scale = jnp.maximum(jnp.max(jnp.abs(x[i]), axis=-2), jnp.max(jnp.abs(x[j]), axis=-2))
     rcond = kstatistics.correlation_rcond(parts.covariance, scale)
-    return parts.statistic, pv, kmultitest.adjust(pv, correction), jnp.mean(x, axis=-2), rcond
+    return parts.statistic, f, jnp.mean(x, axis=-2), rcond
 
 
 def _square(vals, n, diag, antisym=False):

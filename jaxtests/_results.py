@@ -74,11 +74,13 @@ def _repr(self):
 
 
 def _to_numpy(v):
-    """A concrete JAX array as numpy (0-d: a numpy scalar); anything else unchanged.
+    """A concrete JAX array as numpy, a 0-d array (JAX's or numpy's) as a numpy scalar.
 
     Tracers, typed PRNG keys and non-array leaves (None, the placeholders JAX's tree
     utilities pass while unflattening) are returned as they are.
     """
+    if isinstance(v, np.ndarray):
+        return v[()] if v.ndim == 0 else v
     if not isinstance(v, jax.Array) or isinstance(v, jax.core.Tracer):
         return v
     if jax.dtypes.issubdtype(v.dtype, jax.dtypes.prng_key):

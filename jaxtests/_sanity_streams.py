@@ -395,9 +395,7 @@ def _builtin_scores(plan, progress):
     inverse = jnp.asarray(slot[np.argsort(order)])
 
     def fit_block(blk):
-        Y = _binary_labels(
-            key, jnp.asarray(blk, jnp.int32), inverse, n_pos, rows=rows, sizes=sizes
-        )
+        Y = _binary_labels(key, jnp.asarray(blk, jnp.int32), inverse, n_pos, rows=rows, sizes=sizes)
         return fit_chunks(Y[: min(rows, B - blk * rows)])
 
     chunks = []

@@ -7,7 +7,6 @@ call runs thousands of independent tests. The intervals of a :class:`TtestResult
 :mod:`jaxtests._t_intervals`.
 """
 
-import functools
 import math
 import warnings
 
@@ -15,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _aot
+from jaxtests import _aot, _tails
 from jaxtests import _permutation_methods as PM
 from jaxtests._buckets import pad_last
 from jaxtests._precision import x64
@@ -179,18 +178,10 @@ def _warn_zero_variance(se, what):
 # ----------------------------------------------------------------------------------------
 
 
-@functools.partial(jax.jit, static_argnames=("alternative",))
-def _ttest_paired(a, b, where, alternative):
-    # ``where`` masks a shape bucket's padding (None under the caller's jit).
-    mom = kstatistics.paired_moments(a - b, where)
-    n = kstatistics.count(a, where)
-    p = kstatistics.t_pvalue(mom.statistic, n - 1, alternative)
-    return mom, p, _dz(mom.statistic, n)
-
-
 @jax.jit
 def _paired_moments(a, b, where):
-    # The permutation method needs no t tail (and no compile of betainc).
+    # ``where`` masks a shape bucket's padding (None under the caller's jit). The t tail
+    # is the host's (jaxtests._tails): no compile of betainc.
     mom = kstatistics.paired_moments(a - b, where)
     return mom, _dz(mom.statistic, kstatistics.count(a, where))
 
@@ -305,13 +296,11 @@ def ttest_paired(
     factor, a, b = rescale_pow2(a, b)
     fields = {}
     ap, bp, where = pad_last(a, b)  # a new size inside a compiled bucket compiles nothing
+    mom, dz = _aot.call(_paired_moments, "ttests._paired_moments", (ap, bp, where), {})
     if method == "parametric":
-        mom, p, dz = _aot.call(
-            _ttest_paired, "ttests._ttest_paired", (ap, bp, where), {"alternative": alternative}
-        )
+        p = _tails.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
         _warn_zero_variance(mom.standard_error, "`a - b`")
     else:
-        mom, dz = _paired_moments(ap, bp, where)
         perm = PM.signflip(
             "t", a - b, alternative=alternative, n_resamples=n_resamples, key=typed_key, seed=seed
         )
@@ -353,18 +342,16 @@ def _5x2_iv(a, b, method):
     return a, b
 
 
-@functools.partial(jax.jit, static_argnames=("alternative",))
-def _ttest_5x2cv(a, b, alternative):
+@jax.jit
+def _ttest_5x2cv(a, b):
     d = a - b
-    t = kstatistics.ttest_5x2cv_statistic(d)
-    return t, kstatistics.t_pvalue(t, 5, alternative), kstatistics.within_replication_ss(d)
+    return kstatistics.ttest_5x2cv_statistic(d), kstatistics.within_replication_ss(d)
 
 
 @jax.jit
 def _ftest_5x2cv(a, b):
     d = a - b
-    f = kstatistics.ftest_5x2cv_statistic(d)
-    return f, kstatistics.f_sf(f, 10, 5), kstatistics.within_replication_ss(d)
+    return kstatistics.ftest_5x2cv_statistic(d), kstatistics.within_replication_ss(d)
 
 
 @x64
@@ -409,7 +396,8 @@ def ttest_5x2cv(a, b, *, alternative="two-sided", method="parametric"):
     check_alternative(alternative)
     a, b = _5x2_iv(a, b, method)
     _, a, b = rescale_pow2(a, b)  # t is scale-invariant
-    t, p, s2 = _ttest_5x2cv(a, b, alternative)
+    t, s2 = _ttest_5x2cv(a, b)
+    p = _tails.t_pvalue(t, 5, alternative)
     _warn_zero_variance(s2, "`a - b` within replications")
     return Ttest5x2cvResult(statistic=t, pvalue=p, df=5, alternative=alternative, method=method)
 
@@ -454,7 +442,8 @@ def ftest_5x2cv(a, b, *, method="parametric"):
     """
     a, b = _5x2_iv(a, b, method)
     _, a, b = rescale_pow2(a, b)  # F is scale-invariant
-    f, p, s2 = _ftest_5x2cv(a, b)
+    f, s2 = _ftest_5x2cv(a, b)
+    p = _tails.f_sf(f, 10, 5)
     _warn_zero_variance(s2, "`a - b` within replications")
     return Ttest5x2cvResult(
         statistic=f, pvalue=p, df=(10, 5), alternative="two-sided", method=method
@@ -466,13 +455,13 @@ def ftest_5x2cv(a, b, *, method="parametric"):
 # ----------------------------------------------------------------------------------------
 
 
-@functools.partial(jax.jit, static_argnames=("alternative",))
-def _ttest_corrected(a, b, where, ratio, alternative):
+@jax.jit
+def _ttest_corrected(a, b, where, ratio):
     mom = kstatistics.corrected_t_statistic(a - b, ratio, where)
     n = kstatistics.count(a, where)
     # d_z undoes the correction: t_c sqrt(1/J + ratio) = mean / sd
     dz = mom.statistic * jnp.sqrt(1 / jnp.asarray(n, mom.statistic.dtype) + ratio)
-    return mom, kstatistics.t_pvalue(mom.statistic, n - 1, alternative), dz
+    return mom, dz
 
 
 @x64
@@ -538,12 +527,13 @@ def ttest_corrected(
     a, b = _pair_iv(a, b, axis, 2, method)
     factor, a, b = rescale_pow2(a, b)
     ap, bp, where = pad_last(a, b)  # a new size inside a compiled bucket compiles nothing
-    mom, p, dz = _aot.call(
+    mom, dz = _aot.call(
         _ttest_corrected,
         "ttests._ttest_corrected",
         (ap, bp, where, np.float64(n_test / n_train)),
-        {"alternative": alternative},
+        {},
     )
+    p = _tails.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
     _warn_zero_variance(mom.standard_error, "`a - b`")
     return _ttest_result(
         mom, p, dz, a.shape[-1], factor, alternative, method, test_train_ratio=n_test / n_train

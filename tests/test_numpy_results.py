@@ -69,3 +69,22 @@ def test_adjust_pvalues_is_numpy():
     out = jaxtests.adjust_pvalues([0.01, 0.04, 0.03], "holm")
     assert _is_float64_numpy(out)
     np.testing.assert_allclose(out, [0.03, 0.06, 0.06])
+
+
+def test_rank_and_bayesian_fields_are_numpy_scalars_for_json():
+    # Issue 39.3: wilcoxon's pvalue/statistic/rank_biserial, ScoreTable.wilcoxon and
+    # correlated_ttest's p_right were 0-d arrays, which json.dumps refuses.
+    import jaxtests
+
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=(2, 12))
+    w = jaxtests.wilcoxon(a, b)
+    c = jaxtests.bayesian.correlated_ttest(a[:10], b[:10], rho=0.1, rope=0.01)
+    n = len(a)
+    table = jaxtests.read_scores(
+        {"dataset": [*range(n), *range(n)], "learner": ["x"] * n + ["y"] * n, "score": [*a, *b]}
+    )
+    tw = table.wilcoxon("x", "y")
+    fields = [w.pvalue, w.statistic, w.rank_biserial, tw.pvalue, c.p_left, c.p_right, c.p_rope]
+    assert all(type(v) is np.float64 for v in fields), [type(v) for v in fields]
+    json.dumps(fields)

@@ -103,10 +103,10 @@ def test_batched_equals_looped_and_no_recompile(rng):
         one = ttest_paired(a[i], b[i])
         np.testing.assert_allclose(one.statistic, batched.statistic[i], rtol=1e-13)
         np.testing.assert_allclose(one.pvalue, batched.pvalue[i], rtol=1e-13)
-    n_compiled = T._ttest_paired._cache_size()
+    n_compiled = T._paired_moments._cache_size()
     ttest_paired(a + 1.0, b)  # same shapes and options: the cached executable
     ttest_paired(a[0] * 2.0, b[0])
-    assert T._ttest_paired._cache_size() == n_compiled
+    assert T._paired_moments._cache_size() == n_compiled
 
 
 def test_jit_parity(rng):
@@ -312,6 +312,22 @@ def test_mcnemar_against_statsmodels(rng, method):
         ref = sm_mcnemar(table, exact=method == "exact", correction=True)
         np.testing.assert_allclose(res.statistic[i], ref.statistic, rtol=1e-10)
         np.testing.assert_allclose(res.pvalue[i], ref.pvalue, rtol=1e-10)
+
+
+def test_mcnemar_exact_near_ties_is_one_and_statsmodels_elsewhere():
+    # Issue 39.7: n01 = 7, n10 = 8 gave 0.9999999999999997 (2 P(X <= 7), X ~ Bin(15, 1/2),
+    # is 1 exactly). statsmodels' mcnemar(exact=True) on the same tables; where it rounds
+    # (49 vs 50: 0.9999999999999987) the exact 1 is within 1e-12.
+    from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+
+    for n01, n10 in [(7, 8), (8, 7), (20, 21), (49, 50), (100, 101), (3, 3), (0, 1), (3, 9)]:
+        r = mcnemar(*_predictions(5, n01, n10, 5))
+        ref = sm_mcnemar([[5, n01], [n10, 5]], exact=True).pvalue
+        np.testing.assert_allclose(r.pvalue, ref, rtol=1e-12)
+        traced = jax.jit(mcnemar)(*_predictions(5, n01, n10, 5)).pvalue
+        if abs(n01 - n10) <= 1:
+            assert r.pvalue == 1.0 == traced and type(r.pvalue) is np.float64
+        np.testing.assert_allclose(traced, r.pvalue, rtol=1e-12)
 
 
 def test_mcnemar_midp_and_degenerate():

@@ -88,7 +88,7 @@ def mardia(x):
     _, x = rescale_pow2(x)  # exact; Mardia's moments are scale-invariant
     skew, z, mom, rcond = _mardia(x)
     df = p * (p + 1) * (p + 2) // 6
-    sp, kp = _tails.chi2_sf(skew, df), 2 * _tails.norm_sf(abs(z))
+    sp, kp = _tails.chi2_sf(skew, df), 2 * _tails.norm_sf(abs(_tails.host(z)))
     _check_rcond(rcond, "The covariance of `x`", None, "Drop a redundant measure.")
     return MardiaResult(
         skewness_statistic=skew,

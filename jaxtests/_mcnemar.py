@@ -1,7 +1,5 @@
 """McNemar's test of equal error rates of two classifiers on one test set, and its label checks."""
 
-import functools
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -41,29 +39,27 @@ class McNemarResult:
 MCNEMAR_METHODS = ("exact", "midp", "chi2")
 
 
-@functools.partial(jax.jit, static_argnames=("method", "correction"))
-def _mcnemar(y_true, pred_a, pred_b, method, correction):
+@jax.jit
+def _counts(y_true, pred_a, pred_b):
     n01, n10 = kstatistics.mcnemar_counts(pred_a == y_true, pred_b == y_true)
-    n01 = n01.astype(jnp.float64)
-    n10 = n10.astype(jnp.float64)
+    return n01.astype(jnp.float64), n10.astype(jnp.float64)
+
+
+def _mcnemar(n01, n10, method, correction):
+    """Statistic and p-value from the discordant counts: numpy on the host for concrete
+    counts (one compiled program, the counts', serves every method), traced under jit."""
+    xp = jnp if _tails.traced(n01, n10) else np
+    n01, n10 = xp.asarray(n01), xp.asarray(n10)  # numpy: no eager JAX op (each compiles)
     n = n01 + n10
     if method == "chi2":
-        diff = jnp.abs(n01 - n10)
+        diff = xp.abs(n01 - n10)
         if correction:
             # Yates' correction, skipped when n01 == n10 (as R's mcnemar.test) so that
             # a tie gives statistic 0 rather than 1/n.
-            diff = jnp.where(diff >= 1, diff - 1, diff)
-        stat = jnp.where(n > 0, diff**2 / jnp.where(n > 0, n, 1), 0.0)
-    else:
-        stat = jnp.minimum(n01, n10)
-    return stat, n01, n10
-
-
-def _pvalue(stat, n, method):
-    """The tail of ``stat`` (jaxtests._tails: on the host for concrete counts)."""
-    if method == "chi2":
-        return _tails.chi2_sf(stat, 1)
-    xp = jnp if _tails.traced(stat, n) else np
+            diff = xp.where(diff >= 1, diff - 1, diff)
+        stat = xp.where(n > 0, diff**2 / xp.where(n > 0, n, 1), 0.0)
+        return stat, _tails.chi2_sf(stat, 1)
+    stat = xp.minimum(n01, n10)
     cdf = _tails.binom_cdf(stat, n, 0.5)
     if method == "exact":
         # Bin(n, 1/2) puts at least half its mass at or below k >= (n - 1) / 2: p is 1
@@ -72,7 +68,7 @@ def _pvalue(stat, n, method):
     else:
         # Mid-p: half the probability of the observed count (Fagerland et al. 2013).
         p = 2 * cdf - _tails.binom_pmf(stat, n, 0.5)
-    return xp.where(n > 0, xp.minimum(p, 1.0), 1.0)
+    return stat, xp.where(n > 0, xp.minimum(p, 1.0), 1.0)
 
 
 def _labels_iv(x, name):
@@ -170,8 +166,8 @@ def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
     y, pa, pb = _mcnemar_labels_iv(y_true, pred_a, pred_b)
     # Padded instances are equal in all three arrays: concordant, never counted.
     y, pa, pb, _ = pad_last(y, pa, pb)
-    stat, n01, n10 = _mcnemar(y, pa, pb, method, bool(correction))
-    p = _pvalue(stat, n01 + n10, method)
+    n01, n10 = _counts(y, pa, pb)
+    stat, p = _mcnemar(n01, n10, method, bool(correction))
     return McNemarResult(
         statistic=stat, pvalue=p, n01=n01, n10=n10, method=method, correction=bool(correction)
     )

@@ -29,6 +29,7 @@ __all__ = [
     "binom_pmf",
     "chi2_sf",
     "f_sf",
+    "host",
     "norm_sf",
     "t_pvalue",
     "traced",
@@ -38,6 +39,12 @@ __all__ = [
 def traced(*xs):
     """Whether any of ``xs`` is a tracer (a call under the caller's ``jit`` or ``vmap``)."""
     return any(isinstance(x, jax.core.Tracer) for x in xs)
+
+
+def host(x):
+    """``x`` as numpy when concrete (arithmetic on a concrete JAX array compiles a program
+    per operation and shape: 20 ms each), a tracer as it is."""
+    return x if traced(x) else np.asarray(x)
 
 
 @functools.cache

@@ -17,6 +17,7 @@ import numpy as np
 
 from jaxtests import _tails
 from jaxtests import _validation as v
+from jaxtests._buckets import bucket, pad_axis
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests.kernels import bootstrap as kboot
@@ -205,7 +206,8 @@ def cochran_q(
     if names is not None and len(names) != k:
         raise ValueError(f"`names` must hold {k} names, got {len(names)}.")
     xf = x.astype(np.float64)
-    q = float(_q(jnp.asarray(xf)))
+    # zero rows (padding to a shape bucket) add nothing to Q: a new n compiles nothing
+    q = float(_q(jnp.asarray(pad_axis(xf, bucket(xf.shape[0]), axis=0))))
     df = k - 1
     p_chi2 = float(_tails.chi2_sf(q, df))
     mixed = xf[(xf.sum(axis=1) > 0) & (xf.sum(axis=1) < k)]

@@ -11,6 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtests._bootstrap import ConfidenceInterval
+from jaxtests._buckets import bucket, pad_axis
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._validation import (
@@ -73,11 +74,11 @@ class DeLongIntervalResult:
 def _delong(y, s, order):
     """AUCs ``(K,)`` and DeLong's covariance ``(K, K)`` of scores ``s : (K, n)``."""
     auc, v10, v01 = kboot.delong_placements(y, s, *order)
-    pos = y > 0
+    pos, neg = y > 0, y < 0  # y = 0: a shape bucket's padding
     n_pos = jnp.sum(pos).astype(s.dtype)
-    n_neg = y.shape[-1] - n_pos
+    n_neg = jnp.sum(neg).astype(s.dtype)
     d10 = jnp.where(pos, v10 - auc[:, None], 0)  # over positives only
-    d01 = jnp.where(pos, 0, v01 - auc[:, None])  # over negatives only
+    d01 = jnp.where(neg, v01 - auc[:, None], 0)  # over negatives only
     s10 = d10 @ d10.T / (n_pos - 1)
     s01 = d01 @ d01.T / (n_neg - 1)
     return auc, s10 / n_pos + s01 / n_neg
@@ -109,8 +110,12 @@ def _iv(y_true, scores):
             f"`y_true` needs at least 2 positives and 2 negatives for DeLong's variance, got "
             f"{n_pos} and {n_neg}."
         )
-    # stacked on the host: an eager jnp.stack compiles a program per shape
-    return y, jnp.asarray(np.stack([np.asarray(x) for x in out]))
+    # Stacked on the host (an eager jnp.stack compiles a program per shape) and padded to
+    # a shape bucket, so that a new size inside it compiles nothing: labels 0 (neither
+    # class) and NaN scores (sorted after every real one).
+    size = bucket(y.shape[0])
+    s = pad_axis(np.stack([np.asarray(x) for x in out]), size, value=np.nan)
+    return jnp.asarray(pad_axis(np.asarray(y), size)), jnp.asarray(s)
 
 
 @x64

@@ -124,11 +124,12 @@ def as_label_array(y, name, *, allow_empty=False):
         vals = np.unique(a)
         # On the host, and jnp.asarray with a dtype: eager jnp arithmetic (and, in
         # jax 0.10, jnp.asarray of a numpy array without one) compiles a program per shape.
+        # The dtype conversion too: a converting jnp.asarray compiles a program per shape.
         dtype = _float_dtype()
         if np.all(np.isin(vals, (-1, 1))):
-            return jnp.asarray(a, dtype=dtype)
+            return jnp.asarray(a.astype(np.dtype(dtype)), dtype=dtype)
         if np.all(np.isin(vals, (0, 1))):
-            return jnp.asarray(2.0 * a.astype(np.float64) - 1.0, dtype=dtype)
+            return jnp.asarray((2.0 * a.astype(np.float64) - 1.0).astype(dtype), dtype=dtype)
         bad = vals[~np.isin(vals, (-1, 0, 1))]
         shown = bad[0].item() if bad.size else vals.tolist()
         raise ValueError(

@@ -5,6 +5,7 @@ import numpy as np
 
 from jaxtests import _pvalues
 from jaxtests import _validation as v
+from jaxtests._buckets import pad_last
 from jaxtests._engine import MAX_MITM, jitted
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
@@ -75,7 +76,10 @@ def _signed_ranks(d, zero_method):
     """
     zero = d == 0
     n0 = np.sum(zero, axis=-1).astype(float)
-    rank, tie_term = (np.asarray(a) for a in jitted(kstatistics.average_ranks)(np.abs(d)))
+    # padded to a shape bucket and masked: a new number of data sets compiles nothing
+    *padded, where = pad_last(np.abs(d))
+    rank, tie_term = (np.asarray(a) for a in jitted(kstatistics.average_ranks)(*padded, where))
+    rank = rank[..., : d.shape[-1]]
     # Zeros have the smallest |d|; their own group is never a tie of nonzero ranks
     # (it counts with "zsplit", where the zeros are ranked and kept).
     if zero_method != "zsplit":

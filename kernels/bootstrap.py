@@ -200,7 +200,9 @@ def delong_placements(y, s, order=None, inverse=None):
 
     Returns ``(auc (K,), v10 (K, n), v01 (K, n))``: ``v10_i`` (positives) is the
     fraction of negatives below ``s_i``, ties 1/2; ``v01_j`` (negatives) the fraction
-    of positives above ``s_j``, ties 1/2; entries of the other class are 0. Sun & Xu
+    of positives above ``s_j``, ties 1/2; entries of the other class are 0. Entries with
+    ``y = 0`` are padding (a shape bucket's): neither class, their scores NaN so that
+    they sort last; their placements are meaningless and must be masked. Sun & Xu
     (2014) get them from midranks; here the counts come straight from one sort:
     in score order, a tie group ``[lo, hi]`` holds ``P(hi) - P(lo - 1)`` positives
     (``P`` the running count of positives) and has ``P(lo - 1)`` positives and
@@ -209,7 +211,7 @@ def delong_placements(y, s, order=None, inverse=None):
     pos = y > 0
     n = s.shape[-1]
     n_pos = jnp.sum(pos).astype(s.dtype)
-    n_neg = n - n_pos
+    n_neg = jnp.sum(y < 0).astype(s.dtype)
 
     def one(x, order, inv):
         xs = x[order]

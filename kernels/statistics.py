@@ -117,20 +117,26 @@ def nonzero_variance(d, ddof=1, where=None):
 # ----------------------------------------------------------------------------------------
 
 
-def average_ranks(x):
+def average_ranks(x, where=None):
     """Average ranks over the last axis of ``x : (..., n)``: ``(ranks, tie_term)``.
 
     Ranks run from 1 to ``n``; a group of ``t`` equal values shares the mean of
     its ranks (half-integers, exact in floating point). ``tie_term : (...)`` is
     ``sum_groups (t^3 - t)``, the tie correction of rank tests. No NaN.
+    ``where : (n,)`` bool, optional, keeps entries (a shape bucket's padding is
+    False): the kept entries, finite, are ranked among themselves; the others'
+    ranks are meaningless.
     """
     n = x.shape[-1]
+    keep = jnp.broadcast_to(True if where is None else where, x.shape)
     if n <= 64:
         # Few values per row (Friedman's learners): pairwise comparisons beat a sort.
-        less = jnp.sum(x[..., None, :] < x[..., :, None], axis=-1).astype(x.dtype)
-        equal = jnp.sum(x[..., None, :] == x[..., :, None], axis=-1).astype(x.dtype)
-        return less + (equal + 1) / 2, jnp.sum(equal * equal - 1, axis=-1)
-    flat = x.reshape(-1, n)
+        kj = keep[..., None, :]
+        less = jnp.sum((x[..., None, :] < x[..., :, None]) & kj, axis=-1).astype(x.dtype)
+        equal = jnp.sum((x[..., None, :] == x[..., :, None]) & kj, axis=-1).astype(x.dtype)
+        ties = jnp.where(keep, equal * equal - 1, 0)
+        return less + (equal + 1) / 2, jnp.sum(ties, axis=-1)
+    flat = jnp.where(keep, x, jnp.inf).reshape(-1, n)  # padding sorts last
     s = jnp.sort(flat, axis=-1)
     left = jax.vmap(lambda row, v: jnp.searchsorted(row, v, side="left"))(s, flat)
     right = jax.vmap(lambda row, v: jnp.searchsorted(row, v, side="right"))(s, flat)
@@ -138,7 +144,7 @@ def average_ranks(x):
     right = right.astype(x.dtype).reshape(x.shape)
     group = right - left
     # Each of a group's t members contributes t^2 - 1: t^3 - t per group.
-    return (left + right + 1) / 2, jnp.sum(group * group - 1, axis=-1)
+    return (left + right + 1) / 2, jnp.sum(jnp.where(keep, group * group - 1, 0), axis=-1)
 
 
 def mean(d, where=None):

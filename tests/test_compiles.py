@@ -31,6 +31,12 @@ def _second_size_compiles(call, sizes):
     return counter.traces, counter.compiles
 
 
+def _labels(n):
+    y = RNG.integers(0, 2, size=n)
+    y[:2], y[2:4] = 0, 1  # both classes
+    return y
+
+
 def _swap_data(n):
     rng = np.random.default_rng(n)  # its own stream: the swapped counts must not depend on order
     y = rng.integers(0, 2, n)
@@ -92,6 +98,35 @@ FAMILIES = {
             RNG.normal(size=n // 2), RNG.normal(size=n - n // 2), n_resamples=999, key=3
         ),
         (200, 210, 230),
+    ),
+    # Issue 37: five sizes inside one bucket, for the tests that pad (labels 0 and NaN
+    # scores for DeLong, zero rows for Cochran and Friedman, a mask for the signed ranks).
+    "delong_test": (
+        lambda n: jaxtests.delong_test(_labels(n), RNG.normal(size=n), RNG.normal(size=n)),
+        (1000, 1001, 1003, 1010, 1024),
+    ),
+    "delong_interval": (
+        lambda n: jaxtests.delong_interval(_labels(n), RNG.normal(size=n)),
+        (1000, 1001, 1003, 1010, 1024),
+    ),
+    "cochran_q": (
+        lambda n: jaxtests.cochran_q(*(RNG.integers(0, 2, size=n) for _ in range(4))),
+        (500, 501, 505, 510, 512),
+    ),
+    "wilcoxon": (
+        lambda n: jaxtests.wilcoxon(RNG.normal(size=n), RNG.normal(size=n)),
+        (20, 21, 22, 23, 24),
+    ),
+    "friedman and nemenyi": (
+        lambda n: (
+            jaxtests.friedman(RNG.normal(size=(n, 4))),
+            jaxtests.nemenyi(RNG.normal(size=(n, 4))),
+        ),
+        (13, 14, 15, 16, 16),
+    ),
+    "mcnemar, five sizes": (
+        lambda n: jaxtests.mcnemar(*(RNG.integers(0, 2, size=n) for _ in range(3))),
+        (100, 101, 110, 120, 128),
     ),
     # The fused Monte Carlo programs hold a capacity of 16,384 instances and loop over the
     # live words only: one program for every size up to it.

@@ -214,9 +214,10 @@ def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream, n_live=None):
     is the number drawn from, so one program serves a shape bucket.
     """
     k0, k1, k2, k3, k4, k5 = (lane_keys[:, i] for i in range(6))
-    direct = rows * 32 >= n
+    # rows and stream may be traced (one program for every tier of subset_corrections)
+    direct = rows * 32 >= n if isinstance(rows, int) else jnp.asarray(rows) * 32 >= n
     hkey = k5 + r * jnp.uint32(0x9E3779B9)  # one random bucket function per draw
-    k3 = k3 ^ jnp.uint32(0x68E31DA4 * stream)
+    k3 = k3 ^ (jnp.uint32(0x68E31DA4) * jnp.asarray(stream).astype(jnp.uint32))
 
     def trial(t):
         tu = t.astype(jnp.uint32)
@@ -231,11 +232,11 @@ def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream, n_live=None):
             member = ((w >> (u & 31)) & 1) == 1
         else:
             member = jnp.full(u.shape, mode == "full")
-        bucket = (
-            u
-            if direct
-            else krandom.keyed_words(lift(k4), lift(hkey), u) & jnp.uint32(32 * rows - 1)
-        )
+        if isinstance(direct, bool) and direct:  # static exact buckets: no hash to compute
+            bucket = u
+        else:
+            mask = (jnp.asarray(rows) * 32 - 1).astype(jnp.uint32)
+            bucket = jnp.where(direct, u, krandom.keyed_words(lift(k4), lift(hkey), u) & mask)
         return u, bucket, ok, member, lift
 
     return trial
@@ -267,7 +268,20 @@ def _packed_trials(lane_keys, r, want, **kw):
 
 
 def _correction_chunk(
-    lane_keys, r, need, want, z, *, n, n_words, mode, rows, stream, t_cap, n_live=None
+    lane_keys,
+    r,
+    need,
+    want,
+    z,
+    *,
+    n,
+    n_words,
+    mode,
+    rows,
+    stream,
+    t_cap,
+    n_live=None,
+    max_rows=None,
 ):
     """Sums of ``need`` distinct uniform members (``want``) or non-members, one lane per draw.
 
@@ -277,7 +291,8 @@ def _correction_chunk(
     accepted positions) or a per-draw random hash of ``u``. Returns the sums
     of ``z`` over the accepted positions and the counts still missing after
     ``t_cap`` trials (0 when done). ``stream`` (0 or 1) selects an independent
-    trial stream (restarts use 1).
+    trial stream (restarts use 1). ``rows``, ``stream`` and ``t_cap`` may be traced,
+    with ``max_rows`` (static, default ``rows``) the bucket rows kept in memory.
 
     The trial of step ``t + 1`` (three hashes) is computed at the end of step
     ``t`` and carried, packed in one uint64, so XLA keeps it in memory instead
@@ -324,7 +339,7 @@ def _correction_chunk(
         jnp.int32(0),
         need,
         jnp.zeros((z.shape[0], q), z.dtype),
-        jnp.zeros((rows * q,), jnp.uint32),
+        jnp.zeros(((rows if max_rows is None else max_rows) * q,), jnp.uint32),
         trial(jnp.int32(0)),
     )
     _, rem, total, _, _ = lax.while_loop(cond, body, init)
@@ -445,40 +460,53 @@ def subset_corrections(
     rem_all = jnp.zeros((n_lanes,), jnp.int32)
     lo = jnp.sum((need == 0).astype(jnp.int32), dtype=jnp.int32)
     exact_last = 32 * tiers[-1][1] >= n
-    for i, (hi, rows) in enumerate(tiers):
-        # Trial caps far above the ~2.4 trials per needed position (acceptance
-        # ~1/2); exact buckets never fail, so an exact last tier has no cap.
-        cap = 2**31 - 1 if (exact_last and i == len(tiers) - 1) else 16 * hi + 256
-        hi_end = jnp.sum((need <= hi).astype(jnp.int32), dtype=jnp.int32)
-        # Bucket bits in memory for every tier: a register-carried variant for small
-        # tiers (unrolled batches of trials) compiled ~1 s longer and ran slower at the
-        # capacity sizes (2-core VM, 2026-11-24: 47 vs 62-70 ms at 50 + 950 items).
-        run = functools.partial(
-            _correction_chunk,
-            n=n,
-            n_words=n_words,
-            mode=mode,
-            rows=rows,
-            stream=0,
-            t_cap=cap,
-            n_live=n_live,
-        )
+    # One compiled chunk loop serves every tier (its bucket rows, trial cap and need bound
+    # are traced, its bucket bits sized for the largest tier): a loop per tier compiled
+    # the same code once per tier (four at a 16,384 capacity, ~0.45 s of the two-sample
+    # program's 1.9 s). Trial caps lie far above the ~2.4 trials per needed position
+    # (acceptance ~1/2); exact buckets never fail, so an exact last tier has no cap.
+    caps = [16 * hi + 256 for hi, _ in tiers]
+    if exact_last:
+        caps[-1] = 2**31 - 1
+    tier_hi = jnp.asarray([hi for hi, _ in tiers], jnp.int32)
+    tier_rows = jnp.asarray([rows for _, rows in tiers], jnp.int32)
+    tier_cap = jnp.asarray(caps, jnp.int32)
+    # Bucket bits in memory for every tier: a register-carried variant for small
+    # tiers (unrolled batches of trials) compiled ~1 s longer and ran slower at the
+    # capacity sizes (2-core VM, 2026-11-24: 47 vs 62-70 ms at 50 + 950 items).
+    run = functools.partial(
+        _correction_chunk,
+        n=n,
+        n_words=n_words,
+        mode=mode,
+        stream=0,
+        n_live=n_live,
+        max_rows=max(rows for _, rows in tiers),
+    )
 
-        def tier_body(state, run=run, hi_end=hi_end):
-            start, total, rem_all = state
+    def tier(i, state):
+        lo, total, rem_all = state
+        hi_end = jnp.sum((need <= tier_hi[i]).astype(jnp.int32), dtype=jnp.int32)
+
+        def chunk_body(st):
+            start, total, rem_all = st
             ln = lax.dynamic_slice_in_dim(pad, start, chunk)
             live = (start + jnp.arange(chunk, dtype=jnp.int32)) < hi_end
             nd = jnp.where(live, lax.dynamic_slice_in_dim(need_pad, start, chunk), 0)
-            tot, rem = run(lane_keys[ln], r[ln], nd, want[ln], z)
+            tot, rem = run(
+                lane_keys[ln], r[ln], nd, want[ln], z, rows=tier_rows[i], t_cap=tier_cap[i]
+            )
             dest = jnp.where(live, ln, n_lanes)
             total = total.at[:, dest].set(tot, mode="drop")
             rem_all = rem_all.at[dest].set(rem, mode="drop")
             return start + chunk, total, rem_all
 
         _, total, rem_all = lax.while_loop(
-            lambda s, hi_end=hi_end: s[0] < hi_end, tier_body, (lo, total, rem_all)
+            lambda st: st[0] < hi_end, chunk_body, (lo, total, rem_all)
         )
-        lo = hi_end
+        return hi_end, total, rem_all
+
+    _, total, rem_all = lax.fori_loop(0, len(tiers), tier, (lo, total, rem_all))
     if top >= n and all(32 * rows >= n for _, rows in tiers):
         return total  # exact buckets for every need: no lane can fail
 

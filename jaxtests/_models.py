@@ -13,6 +13,12 @@ import dataclasses
 import numbers
 
 _KERNELS = ("linear", "poly", "rbf")
+_GAMMAS = ("scale", "auto")
+
+# Yildiz & Alpaydin's normalised kernels with coef0 = 1 and gamma = 1 / n_features (the
+# svc defaults before scikit-learn's, svr's defaults): the demo and the reproductions of
+# the seeds pass them to svc/svr explicitly, so their numbers do not move.
+NORMALIZED_KERNELS = {"normalize": True, "coef0": 1.0, "degree": 2, "gamma": "auto"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -323,13 +329,27 @@ def _flag(value, name):
     return value
 
 
+def _gamma(value):
+    if isinstance(value, str):
+        if value not in _GAMMAS:
+            raise ValueError(
+                f"`gamma` must be 'scale', 'auto' or a positive number; got {value!r}."
+            )
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"`gamma` must be 'scale', 'auto' or a real number, got {type(value).__name__}."
+        )
+    return _positive(value, "gamma")
+
+
 def _kernel_params(kernel, degree, gamma, coef0, normalize, tol, max_iter, standardize):
     if kernel not in _KERNELS:
         raise ValueError(f"`kernel` must be one of {_KERNELS}; got {kernel!r}.")
     return (
         ("kernel", kernel),
         ("degree", _count(degree, "degree")),
-        ("gamma", None if gamma is None else _positive(gamma, "gamma")),
+        ("gamma", _gamma(gamma)),
         ("coef0", _positive(coef0, "coef0", allow_zero=True)),
         ("normalize", _flag(normalize, "normalize")),
         ("tol", _positive(tol, "tol")),
@@ -343,7 +363,7 @@ def svc(
     C=1.0,
     *,
     degree=2,
-    gamma=None,
+    gamma="auto",
     coef0=1.0,
     normalize=True,
     tol=1e-3,
@@ -364,7 +384,11 @@ def svc(
         or ``exp(-gamma |a - b|^2)``.
     C : float
         Box constraint (hinge-loss weight).
-    degree, gamma, coef0 : kernel parameters; ``gamma=None`` means ``1 / n_features``.
+    degree, gamma, coef0 : kernel parameters; ``gamma="auto"`` means ``1 / n_features``,
+        ``"scale"`` ``1 / (n_features * var)`` with ``var`` the variance of all entries
+        of the training fold's features as the machine sees them (standardised with
+        ``standardize=True``; scikit-learn's ``X.var()`` in ``SVC.fit``), computed on
+        each fold, 1 where it is 0.
     normalize : bool
         Use ``k(a, b) / sqrt(k(a, a) k(b, b))`` so the discriminants of all
         kernels have the same scale (Yildiz & Alpaydin).
@@ -410,7 +434,7 @@ def svr(
     epsilon=0.1,
     *,
     degree=2,
-    gamma=None,
+    gamma="auto",
     coef0=1.0,
     normalize=True,
     tol=1e-3,

@@ -269,8 +269,12 @@ def test_model_validation_messages():
         models.svr(C=0)
     with pytest.raises(ValueError, match=r"`reg_param` must lie in \[0, 1\]"):
         models.qda(2.0)
-    with pytest.raises(TypeError, match="`gamma` must be a real number"):
-        models.svc(gamma="scale")
+    with pytest.raises(ValueError, match="`gamma` must be 'scale', 'auto' or a positive"):
+        models.svc(gamma="median")
+    with pytest.raises(TypeError, match="`gamma` must be 'scale', 'auto' or a real number"):
+        models.svc(gamma=None)
+    with pytest.raises(ValueError, match="`gamma` must be a finite positive"):
+        models.svc(gamma=0.0)
     with pytest.raises(TypeError, match="`standardize` must be a bool"):
         models.svc(standardize="yes")
     with pytest.raises(TypeError, match="`normalize` must be a bool"):

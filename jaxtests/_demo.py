@@ -62,9 +62,10 @@ QUICK_KERNELS = ("svm-linear", "svm-gaussian")
 
 def _learners(quick):
     from jaxtests import models
+    from jaxtests._models import NORMALIZED_KERNELS
 
     kernels = {k: KERNELS[k] for k in QUICK_KERNELS} if quick else KERNELS
-    out = {name: models.svc(C=1.0, **kw) for name, kw in kernels.items()}
+    out = {name: models.svc(C=1.0, **{**NORMALIZED_KERNELS, **kw}) for name, kw in kernels.items()}
     out["lda"] = models.lda(reg=1e-3)
     if not quick:
         out["logistic"] = models.logistic()

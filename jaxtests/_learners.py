@@ -88,10 +88,20 @@ def _logistic(p, X, y, w):
 
 
 def _kernel_inputs(p, X, w):
-    """Kernel arguments and the (optionally standardised) features of a kernel machine."""
-    gamma = p["gamma"] if p["gamma"] is not None else 1.0 / X.shape[1]
+    """Kernel arguments and the (optionally standardised) features of a kernel machine.
+
+    ``gamma="scale"`` is computed from the training rows (``w > 0``) of the features the
+    machine sees, after standardisation (scikit-learn computes it in ``SVC.fit`` on the
+    pipeline's scaled training fold): traced, one value per fold and label vector.
+    """
+    X = _scaled(p, X, w)
+    gamma = p["gamma"]
+    if gamma == "scale":
+        gamma = klearners.gamma_scale(X, w)
+    elif gamma == "auto":
+        gamma = 1.0 / X.shape[1]
     kargs = (p["kernel"], p["degree"], gamma, p["coef0"], p["normalize"])
-    return kargs, _scaled(p, X, w)
+    return kargs, X
 
 
 def _kernel_machine(fit):

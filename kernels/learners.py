@@ -30,6 +30,7 @@ __all__ = [
     "KernelMachine",
     "LinearModel",
     "class_weights",
+    "gamma_scale",
     "gram",
     "knn_decision",
     "knn_fit",
@@ -363,11 +364,27 @@ def _newton(step, theta0, n_iter, tol):
 # ---------------------------------------------------------------- kernel machines
 
 
+def gamma_scale(X, w):
+    """scikit-learn's ``gamma="scale"``: ``1 / (d var)``, 1 where ``var = 0``.
+
+    ``var`` is the population variance of all ``n_train * d`` entries of the training
+    rows (``w > 0``, weighted by ``w``) of ``X : (n, d)``, as ``X.var()`` in
+    scikit-learn's ``SVC.fit``; a scalar of ``X``'s dtype. Pure; no validation.
+    """
+    d = X.shape[1]
+    wx = w[:, None]  # elementwise weights, not ``w @ X``: vmap-stable rounding
+    sw = jnp.sum(w) * d
+    mean = jnp.sum(wx * X) / sw
+    var = jnp.sum(wx * jnp.square(X - mean)) / sw
+    return jnp.where(var > 0, 1 / (d * jnp.where(var > 0, var, 1)), 1).astype(X.dtype)
+
+
 def gram(A, B, kernel, degree, gamma, coef0, normalize):
     """Kernel matrix ``(m, p)`` between ``A : (m, d)`` and ``B : (p, d)``.
 
     ``kernel`` is ``"linear"`` (``a'b``), ``"poly"`` (``(gamma a'b + coef0)^degree``)
-    or ``"rbf"`` (``exp(-gamma |a - b|^2)``). With ``normalize`` the kernel is
+    or ``"rbf"`` (``exp(-gamma |a - b|^2)``); ``gamma`` may be traced (a scalar, e.g.
+    :func:`gamma_scale` of a fold). With ``normalize`` the kernel is
     ``k(a, b) / sqrt(k(a, a) k(b, b))`` so that every kernel has unit diagonal
     and the discriminants have the same scale (Yildiz & Alpaydin, Section 3).
     """

@@ -8,8 +8,11 @@ from jaxtests.kernels import learners as klearners
 from sklearn import discriminant_analysis as da
 from sklearn import linear_model as lm
 from sklearn import neighbors, svm
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
-from jaxtests import datasets, models
+from jaxtests import cross_validate, datasets, models
 from jaxtests._learners import LEARNERS, cli_models, fit_decision, fold_decisions, learner
 
 
@@ -100,6 +103,9 @@ def test_knn_and_nearest_centroid_match_sklearn(clf_data):
 
 
 _SVM_KERNELS = [("linear", 1), ("poly", 2), ("poly", 3), ("rbf", 1)]
+# Yildiz & Alpaydin's normalised kernels with coef0 = 1, the kernels that the LIBSVM
+# precomputed references below build with ``gram(..., coef0=1.0, normalize=True)``
+_YA = {"coef0": 1.0, "normalize": True}
 
 
 @pytest.mark.parametrize(("kernel", "degree"), _SVM_KERNELS)
@@ -107,7 +113,7 @@ def test_svc_matches_libsvm_precomputed(clf_data, kernel, degree):
     X, y, w = clf_data
     _, ytr, _, tr, te = _split(X, y, w)
     # the solver on the given features (standardisation is tested separately)
-    m = models.svc(kernel, C=1.0, degree=degree, gamma=0.2, tol=1e-6, standardize=False)
+    m = models.svc(kernel, C=1.0, degree=degree, gamma=0.2, tol=1e-6, standardize=False, **_YA)
     K = np.asarray(klearners.gram(jnp.asarray(X), jnp.asarray(X), kernel, degree, 0.2, 1.0, True))
     ref = svm.SVC(kernel="precomputed", C=1.0, tol=1e-6).fit(K[np.ix_(tr, tr)], ytr)
     # Both solvers stop at KKT gap 1e-6 (LIBSVM's `tol` is the same gap), so the
@@ -140,13 +146,11 @@ def test_svm_standardizes_on_the_training_fold(clf_data, reg_data, task):
     # Issue 13.11: kernel machines standardise features by default with the training
     # rows' mean and standard deviation only. Reference: scikit-learn's StandardScaler
     # fitted on the training rows, then LIBSVM (SVC/SVR) on the same kernel matrix.
-    from sklearn.preprocessing import StandardScaler
-
     X, y, w = clf_data if task == "svc" else reg_data
     X = _raw_scales(X[:, :5])
     _, ytr, _, tr, te = _split(X, y, w)
     Xs = StandardScaler().fit(X[tr]).transform(X)
-    kw = dict(C=1.0, degree=2, gamma=0.2, tol=1e-6)
+    kw = dict(C=1.0, degree=2, gamma=0.2, tol=1e-6, **_YA)
     if task == "svc":
         m = models.svc("poly", **kw)
         ref = svm.SVC(kernel="precomputed", C=1.0, tol=1e-6)
@@ -168,10 +172,67 @@ def test_svm_standardizes_on_the_training_fold(clf_data, reg_data, task):
         assert np.max(np.abs(_ours(raw, X, y, w)[te] - ours)) > 0.1
 
 
+@pytest.fixture(scope="module")
+def svc_folds(clf_data):
+    # raw feature scales (the pipeline's scaler matters) and a constant feature, 0 on
+    # every scaled training fold: there gamma="scale" is 1/5 and gamma="auto" 1/6
+    X, y, _ = clf_data
+    X = np.c_[_raw_scales(X), np.full(len(y), 3.7)]
+    return X, y, list(StratifiedKFold(4, shuffle=True, random_state=0).split(X, y))
+
+
+@pytest.mark.parametrize("gamma", ["scale", "auto"])
+@pytest.mark.parametrize("kernel", ["linear", "poly", "rbf"])
+def test_svc_defaults_match_sklearn_pipeline_fold_by_fold(svc_folds, kernel, gamma):
+    # Issue 39.2: svc's defaults are scikit-learn's SVC (degree=3, gamma="scale", coef0=0,
+    # no kernel normalisation, tol=1e-3), behind a StandardScaler fitted on each training
+    # fold. Reference: scikit-learn's make_pipeline(StandardScaler(), SVC(kernel=kernel,
+    # gamma=gamma)) fitted on the same explicit folds.
+    X, y, folds = svc_folds
+    m = models.svc(kernel) if gamma == "scale" else models.svc(kernel, gamma=gamma)
+    r = cross_validate({"svc": m}, X, y, cv=folds)
+    out, index, valid = (np.asarray(a) for a in r.instance_outputs("svc"))
+    errors = np.asarray(r.fold_losses("svc", "zero_one"))[0]
+    for k, (tr, te) in enumerate(folds):
+        ref = make_pipeline(StandardScaler(), svm.SVC(kernel=kernel, gamma=gamma))
+        ref.fit(X[tr], y[tr])
+        idx = index[0, k, valid[0, k]]
+        expected = ref.decision_function(X[idx])
+        # Both SMOs stop at a KKT gap of tol = 1e-3 (decision-value units on the
+        # training rows) but select different working sets (maximal violating pair vs
+        # LIBSVM's second order, with shrinking), so they stop at different points of
+        # that band: the decision values differ by about tol times their scale (at most
+        # 1.0 tol max|f| here; 0.14-0.41 on all of breast cancer, ten folds).
+        scale = max(1.0, float(np.max(np.abs(expected))))
+        np.testing.assert_allclose(out[0, k, valid[0, k]], expected, rtol=0, atol=3e-3 * scale)
+        # the same predictions: the same fold errors (scikit-learn's predict)
+        assert errors[k] == pytest.approx(np.mean(ref.predict(X[te]) != y[te]), abs=1e-12)
+
+
+def test_svc_gamma_scale_is_computed_on_the_training_rows(clf_data):
+    # gamma="scale" depends on the training fold (traced in the fit), never on the test
+    # rows. Reference: scikit-learn's SVC() (gamma="scale") on the raw training rows;
+    # clf_data was scaled on all 569 rows, so these rows' variance is not 1.
+    X, y, w = clf_data
+    Xtr, ytr, Xte, tr, te = _split(X, y, w)
+    m = models.svc(standardize=False)
+    expected = svm.SVC().fit(Xtr, ytr).decision_function(Xte)
+    ours = _ours(m, X, y, w)
+    # SMO tolerance 1e-3 as in the test above
+    np.testing.assert_allclose(ours[te], expected, rtol=0, atol=3e-3 * np.max(np.abs(expected)))
+    X2 = X.copy()
+    X2[te] *= 100.0
+    np.testing.assert_allclose(_ours(m, X2, y, w)[tr], ours[tr], atol=1e-9)
+    # scikit-learn's formula, 1 / (n_features X.var()), on the weighted training rows;
+    # 1 where the variance is 0
+    g = klearners.gamma_scale(jnp.asarray(X), jnp.asarray(w))
+    np.testing.assert_allclose(g, 1 / (Xtr.shape[1] * Xtr.var()), rtol=1e-12)
+    const = jnp.full((4, 3), 2.5)
+    assert float(klearners.gamma_scale(const, jnp.ones(4))) == 1.0
+
+
 def test_standardize_fit_matches_standard_scaler(clf_data):
     # weighted (w = 0/1) mean and population sd; a constant feature keeps scale 1
-    from sklearn.preprocessing import StandardScaler
-
     X, _, w = clf_data
     X = np.c_[_raw_scales(X), np.full(len(X), 3.7)]
     mean, scale = klearners.standardize_fit(jnp.asarray(X), jnp.asarray(w))
@@ -199,10 +260,10 @@ def test_batched_fits_equal_looped(clf_data):
     Y = np.stack([y, -y, y[rng.permutation(len(y))]])
     Xj, Yj, Wj = jnp.asarray(X), jnp.asarray(Y), jnp.asarray(W)
     ridge = models.ridge_classifier(0.7)
-    svc = models.svc("poly", C=1.0, degree=2, gamma=0.2, tol=1e-6, standardize=False)
+    svc = models.svc("poly", C=1.0, degree=2, gamma=0.2, tol=1e-6, standardize=False, **_YA)
     # per-fold standardisation rounds differently batched (1 ulp), and SMO can then
     # take another path to the same KKT gap 1e-6: agreement to that gap only
-    scaled = models.svc("poly", C=1.0, degree=2, gamma=0.2, tol=1e-6)
+    scaled = models.svc("poly", C=1.0, degree=2, gamma=0.2, tol=1e-6, **_YA)
     for m, atol in ((ridge, 1e-10), (svc, 1e-10), (scaled, 2e-5)):
         batched = np.asarray(fold_decisions(m, Xj, Yj, Wj))
         for b in range(3):
@@ -269,8 +330,12 @@ def test_model_validation_messages():
         models.svr(C=0)
     with pytest.raises(ValueError, match=r"`reg_param` must lie in \[0, 1\]"):
         models.qda(2.0)
-    with pytest.raises(TypeError, match="`gamma` must be a real number"):
-        models.svc(gamma="scale")
+    with pytest.raises(ValueError, match="`gamma` must be 'scale', 'auto' or a positive"):
+        models.svc(gamma="median")
+    with pytest.raises(TypeError, match="`gamma` must be 'scale', 'auto' or a real number"):
+        models.svc(gamma=None)
+    with pytest.raises(ValueError, match="`gamma` must be a finite positive"):
+        models.svc(gamma=0.0)
     with pytest.raises(TypeError, match="`standardize` must be a bool"):
         models.svc(standardize="yes")
     with pytest.raises(TypeError, match="`normalize` must be a bool"):

@@ -44,6 +44,7 @@ from jaxtests._validation import (
     as_label_array,
     binary_classes,
     check_choice,
+    to_device,
 )
 from jaxtests.kernels import losses as klosses
 from jaxtests.kernels import measures as kmeasures
@@ -684,7 +685,8 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     R, K = splits.shape
     index, valid = padded_test_index(splits.test)
     W = splits.train.reshape(R * K, -1).astype(np.float64)
-    Xj, yj, Wj = jnp.asarray(X), jnp.asarray(y), jnp.asarray(W)
+    Xj, yj, Wj = to_device(X), to_device(y), to_device(W)
+    y1 = to_device(y[None, :])
     n_classes = 0 if classes is None else len(classes)
     for name, m in items:  # before any fit: all folds of a model are fitted at once
         if is_builtin(m):
@@ -693,14 +695,14 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     for _, m in items:
         if is_builtin(m) and m.kind in _learners.KERNEL_MACHINES:
             # SMO in host-level calls of bounded time (Ctrl-C between them); the same values.
-            full = _learners.kernel_outputs(m, Xj, yj[None, :], Wj, n_classes)
-            out = jnp.take_along_axis(full[0].reshape(R, K, -1), jnp.asarray(index), axis=-1)
+            full = _learners.kernel_outputs(m, Xj, y1, Wj, n_classes)
+            out = np.take_along_axis(np.asarray(full[0]).reshape(R, K, -1), index, axis=-1)
         elif is_builtin(m):
             if classes is None:
-                full = _learners.fold_decisions(m, Xj, yj[None, :], Wj)
+                full = _learners.fold_decisions(m, Xj, y1, Wj)
             else:
-                full = _learners.fold_predictions(m, Xj, yj[None, :], Wj, n_classes=len(classes))
-            out = jnp.take_along_axis(full[0].reshape(R, K, -1), jnp.asarray(index), axis=-1)
+                full = _learners.fold_predictions(m, Xj, y1, Wj, n_classes=len(classes))
+            out = np.take_along_axis(np.asarray(full[0]).reshape(R, K, -1), index, axis=-1)
         else:
             out = np.zeros(index.shape)
             for r in range(R):
@@ -711,10 +713,10 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
                         out[r, k, v] = sklearn_outputs(m, X, y, tr, te)
                     else:
                         out[r, k, v] = sklearn_predictions(m, X, y, tr, te, len(classes))
-            out = jnp.asarray(out)
-        outs.append(jnp.where(jnp.asarray(valid), out, 0.0))
+        # on the host: eager JAX gathers and stacks compile a program per shape
+        outs.append(np.where(valid, out, 0.0))
     return CVResult(
-        outputs=jnp.stack(outs),
+        outputs=np.stack(outs),
         index=jnp.asarray(index),
         valid=jnp.asarray(valid),
         y=yj,

@@ -8,12 +8,14 @@ splits, so its per-fold results are paired.
 """
 
 import dataclasses
+import functools
 import numbers
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxtests._buckets import bucket
 from jaxtests._validation import (
     as_int_scalar,
 )
@@ -59,8 +61,20 @@ def _class_strata(y):
     return np.unique(y, return_inverse=True)[1].astype(np.int64).reshape(-1)
 
 
+@functools.partial(jax.jit, static_argnames="size")
+def _uniform_draw(key, r, size):
+    return jax.random.uniform(jax.random.fold_in(key, r), (size,), dtype=jnp.float64)
+
+
 def _uniforms(key, r, n):
-    return np.asarray(jax.random.uniform(jax.random.fold_in(key, r), (n,), dtype=jnp.float64))
+    """``n`` uniforms of repetition ``r``: one program per shape bucket of ``n``.
+
+    With JAX's partitionable threefry (its default) the first ``n`` of ``size >= n``
+    draws are the ``n`` draws themselves, so a bucket's program gives the same folds;
+    otherwise the exact size is drawn.
+    """
+    size = bucket(n) if jax.config.jax_threefry_partitionable else n
+    return np.asarray(_uniform_draw(key, np.int32(r), size))[:n]
 
 
 @dataclasses.dataclass(frozen=True)

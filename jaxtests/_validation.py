@@ -31,6 +31,7 @@ __all__ = [
     "normalize_axis",
     "rescale_pow2",
     "scale_back",
+    "to_device",
 ]
 
 ALTERNATIVES = ("two-sided", "less", "greater")
@@ -80,8 +81,20 @@ def as_float_array(x, name, *, ndim=None, min_ndim=None, allow_empty=False, fini
     dtype = _float_dtype()
     if isinstance(arr, np.ndarray):
         # Convert on the host: a converting jnp.asarray compiles a program per shape.
-        arr = arr.astype(np.dtype(dtype), copy=False)
+        return to_device(arr.astype(np.dtype(dtype), copy=False))
     return jnp.asarray(arr, dtype=dtype)
+
+
+def to_device(a):
+    """A numpy array as a JAX array on the default device, compiling nothing.
+
+    ``jnp.asarray`` of a numpy array compiles a small program per shape in JAX 0.10
+    ("stage", 5-10 ms each, dozens in a first call); ``jax.device_put`` transfers it.
+    Anything else goes through ``jnp.asarray``.
+    """
+    if isinstance(a, np.ndarray | np.generic):
+        return jax.device_put(a)
+    return jnp.asarray(a)
 
 
 def _is_key(arr):
@@ -127,9 +140,9 @@ def as_label_array(y, name, *, allow_empty=False):
         # The dtype conversion too: a converting jnp.asarray compiles a program per shape.
         dtype = _float_dtype()
         if np.all(np.isin(vals, (-1, 1))):
-            return jnp.asarray(a.astype(np.dtype(dtype)), dtype=dtype)
+            return to_device(a.astype(np.dtype(dtype)))
         if np.all(np.isin(vals, (0, 1))):
-            return jnp.asarray((2.0 * a.astype(np.float64) - 1.0).astype(dtype), dtype=dtype)
+            return to_device((2.0 * a.astype(np.float64) - 1.0).astype(dtype))
         bad = vals[~np.isin(vals, (-1, 0, 1))]
         shown = bad[0].item() if bad.size else vals.tolist()
         raise ValueError(

@@ -13,7 +13,6 @@ import numbers
 import warnings
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _learners
@@ -88,7 +87,7 @@ def _pvalues(obs, perm):
     """
     obs = np.asarray(obs, np.float64)
     perm = np.asarray(perm, np.float64)
-    tol = np.asarray(tie_tol(obs, 1.0))
+    tol = tie_tol(obs, 1.0, xp=np)  # on the host: eager JAX ops compile one by one
     C = np.sum(perm >= obs[None] - tol[None], axis=0)
     B = perm.shape[0]
     lo, hi = clopper_pearson(C, B, CI_LEVEL)
@@ -414,10 +413,8 @@ def permutation_test_score(
     else:
         obs, null = _sklearn_permutation_scores(plan, n_jobs, progress)
     pval, interval = _pvalues(obs, null)
-    obs = jnp.asarray(obs, jnp.float64)
-    null = jnp.asarray(null, jnp.float64)
-    pval = jnp.asarray(pval)
-    interval = jnp.asarray(interval)
+    obs = np.asarray(obs, np.float64)
+    null = np.asarray(null, np.float64)
     if plan.single:
         obs, pval, null, interval = obs[0], pval[0], null[:, 0], interval[0]
     return PermutationTestScoreResult(

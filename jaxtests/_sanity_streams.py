@@ -29,6 +29,7 @@ from jax import lax
 
 from jaxtests import _distributed, _learners
 from jaxtests._sanity_scores import count_scores, fold_scores
+from jaxtests._validation import to_device
 from jaxtests.kernels import labels as klabels
 from jaxtests.kernels import learners as klearners
 from jaxtests.kernels import measures as kmeasures
@@ -303,15 +304,15 @@ def _builtin_scores(plan, progress):
     n = y.shape[0]
     n_classes = 0 if plan.classes is None else len(plan.classes)
     fit = _Fit(plan.model, plan.scoring, plan.classification, n_classes)
-    data = _Data(
-        X=jnp.asarray(plan.X),
-        y=jnp.asarray(y),
-        train=jnp.asarray(plan.train, jnp.float64),
-        index=jnp.asarray(plan.index),
-        valid=jnp.asarray(plan.valid),
-        strata=jnp.asarray(plan.strata),
+    data = _Data(  # numpy put on the device: jnp.asarray compiles a program per shape
+        X=to_device(np.asarray(plan.X)),
+        y=to_device(np.asarray(y)),
+        train=to_device(np.asarray(plan.train, np.float64)),
+        index=to_device(np.asarray(plan.index)),
+        valid=to_device(np.asarray(plan.valid)),
+        strata=to_device(np.asarray(plan.strata)),
     )
-    obs = _data_scores(fit, data, data.y[None])[0]
+    obs = np.asarray(_data_scores(fit, data, to_device(np.asarray(y)[None])))[0]
     chunk = fit.chunk
     done = 0
 
@@ -362,7 +363,7 @@ def _builtin_scores(plan, progress):
         n_pos = [int(np.sum(y[t] > 0)) for t in plan.test]
     else:
         n_pos = [int(np.sum(y > 0))]
-    n_pos = jnp.asarray(n_pos, jnp.uint32)  # traced: other labels, same program
+    n_pos = np.asarray(n_pos, np.uint32)  # traced: other labels, same program
     # blocks per call: the compiled stream always holds _CALL_BLOCKS blocks and
     # runs a traced number of them, so no batch size triggers a compilation
     per_call = min(_CALL_BLOCKS, -(-(plan.batch_size or _CALL_BLOCKS * rows) // rows))
@@ -372,15 +373,14 @@ def _builtin_scores(plan, progress):
         sizes = split[1]
         h = model.hyper
         part = _ridge_partition(
-            data.X[jnp.asarray(order)], sizes, h["alpha"], standardize=h["standardize"]
+            to_device(np.asarray(plan.X)[order]), sizes, h["alpha"], standardize=h["standardize"]
         )
         layout = _RidgeStream(sizes=sizes, rows=rows, scoring=fit.scoring)
 
         def stream(b0):
             nb = min(per_call, n_blocks - b0)
-            b0_, nb_ = jnp.asarray(b0, jnp.int32), jnp.asarray(nb, jnp.int32)
-            out = _ridge_binary_stream(part, key, b0_, nb_, n_pos, stream=layout)
-            return out[: min(nb * rows, B - b0 * rows)]
+            out = _ridge_binary_stream(part, key, np.int32(b0), np.int32(nb), n_pos, stream=layout)
+            return np.asarray(out)[: min(nb * rows, B - b0 * rows)]
 
         chunks = []
         for b0 in _mine(range(0, n_blocks, per_call)):
@@ -413,6 +413,8 @@ def _mine(items):
 
 def _joined(chunks, obs):
     """The scores of every process's chunks, in permutation order."""
-    local = jnp.concatenate(chunks) if chunks else jnp.zeros((0, obs.shape[-1]), obs.dtype)
+    # on the host: an eager concatenate compiles a program per shape
+    chunks = [np.asarray(c) for c in chunks]
+    local = np.concatenate(chunks) if chunks else np.zeros((0, obs.shape[-1]), obs.dtype)
     _distributed.WORK["labels"] += local.shape[0]
     return _distributed.gather_rows(local)

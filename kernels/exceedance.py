@@ -27,7 +27,7 @@ __all__ = [
 EPS = float(np.finfo(np.float64).eps)
 
 
-def tie_tol(observed, magnitude):
+def tie_tol(observed, magnitude, xp=jnp):
     """Tie tolerance ``100 eps max(|t|, s)`` of an observed statistic ``t``; ``(H,)``.
 
     scipy's ``100 eps |t|`` is relative to ``t`` alone and vanishes at ``t = 0``,
@@ -35,11 +35,12 @@ def tie_tol(observed, magnitude):
     ``-4e-17`` (a difference of two AUCs near 0.6). Rounding scales with the
     terms of the statistic, so ``s`` is their size: the range of a bounded
     measure, or the statistic of a fixed rearrangement. A non-finite ``s`` is
-    ignored.
+    ignored. ``xp=numpy`` computes it on the host (the same operations, the same bits),
+    for concrete scores outside any program.
     """
-    s = jnp.abs(magnitude)
-    s = jnp.where(jnp.isfinite(s), s, 0.0)
-    return 100 * EPS * jnp.maximum(jnp.abs(observed), s)
+    s = xp.abs(magnitude)
+    s = xp.where(xp.isfinite(s), s, 0.0)
+    return 100 * EPS * xp.maximum(xp.abs(observed), s)
 
 
 def tie_band(t_obs, tol):

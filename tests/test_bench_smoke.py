@@ -1,5 +1,6 @@
-"""The GPU benchmark keeps working: its smoke run on this CPU (the dense evaluators against the
-host's word evaluators, same keys, same p-values, or it exits non-zero)."""
+"""The benchmarks keep working: the GPU benchmark's smoke run on this CPU (the dense evaluators
+against the host's word evaluators, same keys, same p-values, or it exits non-zero) and the
+cold tour's (first calls in fresh processes)."""
 
 import os
 import subprocess
@@ -16,3 +17,16 @@ def test_bench_gpu_smoke_runs_and_agrees_with_the_host():
     )
     assert res.returncode == 0, res.stderr[-3000:]
     assert "signflip m=200 B=2000" in res.stdout and "cold start" in res.stdout
+
+
+def test_bench_cold_tour_smoke_runs():
+    # Issue 37: the cold tour (first calls in fresh processes, cache off) keeps working,
+    # and a new size inside a bucket compiles nothing on its three calls.
+    tour = os.path.join(os.path.dirname(BENCH), "bench_cold_tour.py")
+    res = subprocess.run(
+        [sys.executable, tour, "--smoke"], capture_output=True, text=True, timeout=600
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    lines = [line for line in res.stdout.splitlines() if line.startswith("| `")]
+    assert len(lines) == 3 and "new sizes that compiled" not in res.stdout, res.stdout
+    assert all(line.split("|")[6].strip().endswith("(0)") for line in lines), res.stdout

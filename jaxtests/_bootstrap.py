@@ -15,11 +15,11 @@ import warnings
 from typing import NamedTuple
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _bootstrap_draws as _draws
 from jaxtests import _pvalues
+from jaxtests._buckets import bucket, pad_axis
 from jaxtests._precision import x64
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
@@ -31,6 +31,7 @@ from jaxtests._validation import (
     check_choice,
     check_probability,
     normalize_axis,
+    to_device,
 )
 
 __all__ = [
@@ -294,7 +295,7 @@ def _quantiles(dist, probs):
     return out
 
 
-def _interval(dist, theta_hat, stat, samples, paired, opts):
+def _interval(dist, theta_hat, stat, samples, paired, opts, live=None):
     """``(low, high, z0, a)`` of one test from its distribution."""
     from scipy import special
 
@@ -304,7 +305,7 @@ def _interval(dist, theta_hat, stat, samples, paired, opts):
     if opts.method == "BCa":
         b = dist.size
         z0 = special.ndtri((np.sum(dist < theta_hat) + np.sum(dist <= theta_hat)) / (2 * b))
-        a = _acceleration(_draws.jackknife(stat, samples, paired))
+        a = _acceleration(_draws.jackknife(stat, samples, paired, live))
         z_a = float(special.ndtri(alpha))
         with np.errstate(invalid="ignore", divide="ignore"):
             n1, n2 = z0 + z_a, z0 - z_a
@@ -341,14 +342,21 @@ def _run(data, statistic, paired, axis, opts):
     flat = [np.asarray(a).reshape((h, a.shape[-1])) for a in arrays]
     rows = []
     for t in range(h):
-        samples = tuple(jnp.asarray(a[t]) for a in flat)
-        layouts = _draws.layouts(stat, [a[t] for a in flat])
-        theta_hat = float(_draws.observed(samples, layouts, stat, bool(paired)))
+        raw = [a[t] for a in flat]
+        live = None
+        if _draws.pads(stat):  # padded to shape buckets: a new size compiles nothing
+            live = np.asarray([x.shape[0] for x in raw], np.int32)
+            raw_p = [pad_axis(x, bucket(x.shape[0])) for x in raw]
+            samples = tuple(to_device(x) for x in raw_p)
+        else:
+            samples = tuple(to_device(x) for x in raw)
+        layouts = _draws.layouts(stat, raw)
+        theta_hat = float(_draws.observed(samples, layouts, stat, bool(paired), live))
         dist = _draws.distribution(
-            stat, opts.key, samples, layouts, bool(paired), opts.n_resamples, opts.batch_size
+            stat, opts.key, samples, layouts, bool(paired), opts.n_resamples, opts.batch_size, live
         )
         _warn_undefined(dist)
-        low, high, z0, a = _interval(dist, theta_hat, stat, samples, bool(paired), opts)
+        low, high, z0, a = _interval(dist, theta_hat, stat, samples, bool(paired), opts, live)
         if opts.method == "BCa" and not np.isnan(dist).any() and np.isnan([low, high]).any():
             warnings.warn(
                 "The BCa confidence interval cannot be calculated (a degenerate bootstrap "

@@ -62,6 +62,27 @@ def _auc_layout(y, s):
     )
 
 
+def pads(stat):
+    """Whether ``stat``'s samples are padded to shape buckets (a new size compiles nothing):
+    the mean, the mean difference and the confusion-count measures. AUCs (their score
+    layouts and tie groups) and callables run at their exact size."""
+    return not callable(stat) and not stat.startswith("roc_auc")
+
+
+def _columns(samples, live):
+    """Masks ``(n_s,)`` of each padded sample's live observations (None: no padding)."""
+    if live is None:
+        return [None] * len(samples)
+    return [jnp.arange(s.shape[0], dtype=live.dtype) < live[i] for i, s in enumerate(samples)]
+
+
+def _masked_mean(x, col, n):
+    """Mean over the last axis of the columns ``col`` (all when ``col`` is None)."""
+    if col is None:
+        return jnp.mean(x, axis=-1)
+    return jnp.sum(jnp.where(col, x, 0), axis=-1) / n.astype(x.dtype)
+
+
 def layouts(stat, samples):
     """The AUC statistics' score layouts (host arrays in, device arrays out); None otherwise."""
     if callable(stat) or not stat.startswith("roc_auc"):
@@ -107,7 +128,8 @@ def _from_slots(name, slot_counts, dtype):
 
 
 def _from_weights(name, weights, samples, prep, layouts):
-    """The built-in statistic of weighted observations (one ``(R, n_s)`` per sample)."""
+    """The built-in statistic of weighted observations (one ``(R, n_s)`` per sample; a
+    shape bucket's padding has weight 0)."""
     if name == "mean":
         return kboot.weighted_mean(weights[0], samples[0])
     if name == "mean_difference":
@@ -126,52 +148,77 @@ def _from_weights(name, weights, samples, prep, layouts):
     return _from_slots(name, [kboot.slot_weights(weights[0], sl, m) for sl, m in prep], dtype)
 
 
-def _resample_block(stat, key, start, samples, prep, layouts, paired, draws):
-    """Statistics of draws ``start .. start + draws - 1``: ``(draws,)``."""
+def _resample_block(stat, key, start, samples, prep, layouts, paired, draws, live):
+    """Statistics of draws ``start .. start + draws - 1``: ``(draws,)``.
+
+    ``live`` (traced ``(n_samples,)``, or None): the samples' observation counts when
+    they are padded to shape buckets. Each live column draws the index it draws
+    unpadded (the counters are the same), the padding's columns are masked out.
+    """
     sizes = [s.shape[0] for s in samples]
+    n_live = [None] * len(samples) if live is None else [live[i] for i in range(len(samples))]
     if paired:
-        idx = [kboot.draw_indices(key, start, draws, 0, sizes[0])] * len(samples)
-    else:
+        idx = [kboot.draw_indices(key, start, draws, 0, sizes[0], n_live[0])] * len(samples)
+    elif live is None:
         offsets = np.cumsum([0, *sizes[:-1]]).tolist()
         idx = [kboot.draw_indices(key, start, draws, o, n) for o, n in zip(offsets, sizes)]
+    else:  # the counters of the unpadded samples: each starts after the live ones before it
+        offsets = [jnp.sum(live[:i]) for i in range(len(samples))]
+        idx = [
+            kboot.draw_indices(key, start, draws, o, n, nl)
+            for o, n, nl in zip(offsets, sizes, n_live)
+        ]
+    col = _columns(samples, live)
     if callable(stat):
         xs = [s[i] for s, i in zip(samples, idx)]
         return jax.vmap(stat)(*xs)
     if stat == "mean":
-        return jnp.mean(samples[0][idx[0]], axis=-1)
+        return _masked_mean(samples[0][idx[0]], col[0], n_live[0])
     if stat == "mean_difference":
         if paired:
-            return jnp.mean((samples[0] - samples[1])[idx[0]], axis=-1)
-        return jnp.mean(samples[0][idx[0]], axis=-1) - jnp.mean(samples[1][idx[1]], axis=-1)
+            return _masked_mean((samples[0] - samples[1])[idx[0]], col[0], n_live[0])
+        return _masked_mean(samples[0][idx[0]], col[0], n_live[0]) - _masked_mean(
+            samples[1][idx[1]], col[1], n_live[1]
+        )
     # AUC: counts of each observation in each score's layout; measures: per confusion cell
     # (exact integers)
     if stat.startswith("roc_auc"):
         n = sizes[0]
         return _difference(kboot.auc_resamples(idx[0], n, layouts, _auc_dtype(n)))
-    counts = [kboot.slot_counts(sl[idx[0]], m) for sl, m in prep]
+    if live is None:
+        counts = [kboot.slot_counts(sl[idx[0]], m) for sl, m in prep]
+    else:  # the padding's draws go to an extra slot, dropped
+        counts = [
+            kboot.slot_counts(jnp.where(col[0], sl[idx[0]], m), m + 1)[:, :m] for sl, m in prep
+        ]
     return _from_slots(stat, counts, samples[-1].dtype)
 
 
 @functools.partial(jax.jit, static_argnames=("stat", "paired", "draws", "n_blocks"))
-def resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks):
+def resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks, live=None):
     """``n_blocks`` blocks of ``draws`` resamples from draw ``first``: ``(n_blocks draws,)``."""
     prep = None if callable(stat) else _prepare(stat, samples)
 
     def one(b):
         start = first + b.astype(jnp.int64) * draws
-        return _resample_block(stat, key, start, samples, prep, layouts, paired, draws)
+        return _resample_block(stat, key, start, samples, prep, layouts, paired, draws, live)
 
     return lax.map(one, jnp.arange(n_blocks)).reshape(-1)
 
 
 @functools.partial(jax.jit, static_argnames=("stat", "paired"))
-def observed(samples, layouts, stat, paired):
+def observed(samples, layouts, stat, paired, live=None):
     if callable(stat):
         return stat(*samples)
     prep = _prepare(stat, samples)
+    col = _columns(samples, live)
     if stat == "mean_difference" and paired:
-        return jnp.mean(samples[0] - samples[1])
-    weights = [jnp.ones((1, s.shape[0]), samples[-1].dtype) for s in samples]
+        return _masked_mean(samples[0] - samples[1], col[0], None if live is None else live[0])
+    dtype = samples[-1].dtype
+    weights = [
+        jnp.ones((1, s.shape[0]), dtype) if c is None else c[None, :].astype(dtype)
+        for s, c in zip(samples, col)
+    ]
     return _from_weights(stat, weights, samples, prep, layouts)[0]
 
 
@@ -212,15 +259,26 @@ def _loo_auc(y, s):
 
 
 @functools.partial(jax.jit, static_argnames=("stat", "which", "paired"))
-def _jackknife_builtin(samples, stat, which, paired):
-    """Leave-one-out statistics ``(n_which,)`` of a built-in statistic, in closed form."""
+def _jackknife_builtin(samples, stat, which, paired, live=None):
+    """Leave-one-out statistics ``(n_which,)`` of a built-in statistic, in closed form
+    (padded samples: the padding's entries are meaningless, sliced off by the caller)."""
+    col = _columns(samples, live)
+    n = [None] * len(samples) if live is None else [live[i] for i in range(len(samples))]
+
+    def loo(x, c, k):
+        if c is None:
+            return _loo_mean(x)
+        return (jnp.sum(jnp.where(c, x, 0)) - x) / (k - 1).astype(x.dtype)
+
     if stat == "mean":
-        return _loo_mean(samples[0])
+        return loo(samples[0], col[0], n[0])
     if stat == "mean_difference":
         a, b = samples
         if paired:
-            return _loo_mean(a - b)
-        return _loo_mean(a) - jnp.mean(b) if which == 0 else jnp.mean(a) - _loo_mean(b)
+            return loo(a - b, col[0], n[0])
+        if which == 0:
+            return loo(a, col[0], n[0]) - _masked_mean(b, col[1], n[1])
+        return _masked_mean(a, col[0], n[0]) - loo(b, col[1], n[1])
     y = samples[0]
     if stat.startswith("roc_auc"):
         vals = [_loo_auc(y, s) for s in samples[1:]]
@@ -228,7 +286,10 @@ def _jackknife_builtin(samples, stat, which, paired):
     # measures: the confusion cells less the left-out instance's own cell
     dtype = samples[-1].dtype
     ((slot, m),) = _prepare(stat, samples)
-    total = jnp.zeros((m,), dtype).at[slot].add(1)
+    if col[0] is None:
+        total = jnp.zeros((m,), dtype).at[slot].add(1)
+    else:  # the padding counts in an extra cell, dropped
+        total = jnp.zeros((m + 1,), dtype).at[jnp.where(col[0], slot, m)].add(1)[:m]
     counts = total[None, :] - jax.nn.one_hot(slot, m, dtype=dtype)
     return _from_slots(stat, [counts], dtype)
 
@@ -278,8 +339,9 @@ def host_threads(stat, samples):
     return max(1, cores)
 
 
-def distribution(stat, key, samples, layouts, paired, n_resamples, batch_size):
-    """The bootstrap distribution ``(n_resamples,)`` float64, computed in fixed blocks."""
+def distribution(stat, key, samples, layouts, paired, n_resamples, batch_size, live=None):
+    """The bootstrap distribution ``(n_resamples,)`` float64, computed in fixed blocks
+    (``live``: the observation counts of samples padded to shape buckets, or None)."""
     draws = block_draws(samples, paired)
     # Blocks per dispatch, whatever n_resamples (one program per data size; surplus draws of
     # the last dispatch are dropped)
@@ -288,9 +350,9 @@ def distribution(stat, key, samples, layouts, paired, n_resamples, batch_size):
     out = np.empty(n_resamples, np.float64)
 
     def dispatch(b):
-        first = jnp.asarray(b * draws, jnp.int64)
+        first = np.int64(b * draws)
         vals = np.asarray(
-            resample_blocks(key, first, samples, layouts, stat, paired, draws, per_call)
+            resample_blocks(key, first, samples, layouts, stat, paired, draws, per_call, live)
         )
         lo = b * draws
         hi = min(n_resamples, lo + vals.size)
@@ -327,11 +389,12 @@ def distribution(stat, key, samples, layouts, paired, n_resamples, batch_size):
     return out
 
 
-def jackknife(stat, samples, paired):
+def jackknife(stat, samples, paired, live=None):
     """Leave-one-out statistics, one array per resampled sample (one when paired)."""
     which = [0] if paired else list(range(len(samples)))
     if not callable(stat):
-        return [np.asarray(_jackknife_builtin(samples, stat, j, paired)) for j in which]
+        out = [np.asarray(_jackknife_builtin(samples, stat, j, paired, live)) for j in which]
+        return out if live is None else [o[: int(live[j])] for o, j in zip(out, which)]
     out = []
     for j in which:
         n = samples[j].shape[0]

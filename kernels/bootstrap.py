@@ -43,18 +43,22 @@ __all__ = [
 ]
 
 
-def draw_indices(key, first, n_draws, offset, n):
+def draw_indices(key, first, n_draws, offset, n, n_live=None):
     """Resample indices ``(n_draws, n)`` uint32 of draws ``first ..``, sample words from ``offset``.
 
-    ``first`` a traced int; ``n_draws``, ``offset``, ``n`` static. Needs
-    ``offset + n <= 2^32``.
+    ``first`` a traced int; ``n_draws``, ``n`` static; ``offset`` static or traced. Needs
+    ``offset + n <= 2^32``. ``n_live`` (traced, default ``n``): indices drawn from
+    ``[0, n_live)``; column ``j < n_live`` is then the same as with ``n = n_live`` (its
+    word depends on ``offset + j`` only), the columns from ``n_live`` on are a shape
+    bucket's padding, to be masked.
     """
     g = first + jnp.arange(n_draws, dtype=jnp.int64)
     keys = krandom.block_keys(key, g)  # (R, 2): one threefry key per draw
-    j = jnp.uint32(offset) + jnp.arange(n, dtype=jnp.uint32)
+    j = jnp.asarray(offset).astype(jnp.uint32) + jnp.arange(n, dtype=jnp.uint32)
     words = krandom.keyed_words(keys[:, :1], keys[:, 1:2], j[None, :])
+    mult = jnp.uint64(n) if n_live is None else jnp.asarray(n_live).astype(jnp.uint64)
     # Lemire's multiply-shift: floor(word n / 2^32), in [0, n)
-    return ((words.astype(jnp.uint64) * jnp.uint64(n)) >> 32).astype(jnp.uint32)
+    return ((words.astype(jnp.uint64) * mult) >> 32).astype(jnp.uint32)
 
 
 def slot_counts(slots, n_slots):

@@ -16,6 +16,7 @@ from jaxtests._buckets import bucket, pad_axis
 from jaxtests._engine import jitted
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
+from jaxtests._studentized import range_isf, range_sf
 from jaxtests.kernels import statistics as kstatistics
 
 __all__ = ["FriedmanResult", "NemenyiResult", "friedman", "nemenyi"]
@@ -412,7 +413,8 @@ def nemenyi(scores, *, alpha=0.05, higher_is_better=True, names=None):
     Two learners differ when their average ranks differ by at least
     ``CD = q_alpha sqrt(k (k + 1) / (6 N))``, ``q_alpha`` the studentized range
     quantile of ``k`` means with infinite degrees of freedom over ``sqrt 2``
-    (``scipy.stats.studentized_range``).
+    (:mod:`jaxtests._studentized`: ``scipy.stats.studentized_range``'s values to 1e-14,
+    without importing ``scipy.stats``).
 
     References
     ----------
@@ -428,17 +430,15 @@ def nemenyi(scores, *, alpha=0.05, higher_is_better=True, names=None):
     >>> round(float(r.critical_difference), 3), r.groups
     (1.482, (('svm', 'lda'), ('lda', 'knn')))
     """
-    from scipy import stats  # studentized_range: imported on use (scipy.stats is slow to load)
-
     alpha = v.check_probability(alpha, "alpha")
     ranks, _ = _ranks_iv(scores, higher_is_better)
     n, k = ranks.shape
     names = _learner_names(names, k)
     avg = ranks.mean(axis=0)
-    q = float(stats.studentized_range.ppf(1 - alpha, k, np.inf) / np.sqrt(2))
+    q = range_isf(float(alpha), int(k)) / np.sqrt(2)
     cd = q * np.sqrt(k * (k + 1) / (6 * n))
     diff = np.abs(avg[:, None] - avg[None, :])
-    pvalues = stats.studentized_range.sf(diff / np.sqrt(k * (k + 1) / (12 * n)), k, np.inf)
+    pvalues = range_sf(diff / np.sqrt(k * (k + 1) / (12 * n)), k)
     pvalues = np.where(np.eye(k, dtype=bool), 1.0, np.minimum(pvalues, 1.0))
     order = np.argsort(avg, kind="stable")
     groups, last_end = [], -1

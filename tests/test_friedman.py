@@ -224,3 +224,35 @@ def test_exact_agrees_with_brute_force_with_ties():
     with warnings.catch_warnings():  # method "chi2" does not warn about F
         warnings.simplefilter("error")
         jaxtests.friedman(scores)
+
+
+def test_studentized_range_of_infinite_df_equals_scipys():
+    # Issue 37: Nemenyi's quantile and tail without scipy.stats (0.3-0.5 s to import).
+    # References: scipy.stats.studentized_range(k, df=inf); for k = 2 the range of two
+    # normals is |N(0, 2)|: P(R > q) = erfc(q / 2) exactly.
+    from scipy import special, stats
+
+    from jaxtests._studentized import range_isf, range_sf
+
+    q = np.array([0.1, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0])
+    np.testing.assert_allclose(range_sf(q, 2), special.erfc(q / 2), rtol=1e-13)
+    for k in (3, 5, 10, 20, 50):
+        ref = stats.studentized_range.sf(q[:6], k, np.inf)  # scipy's far tail loses digits
+        np.testing.assert_allclose(range_sf(q[:6], k), ref, rtol=1e-12)
+        for alpha in (0.1, 0.05, 0.01):
+            ppf = stats.studentized_range.ppf(1 - alpha, k, np.inf)
+            np.testing.assert_allclose(range_isf(alpha, k), ppf, rtol=1e-13)
+
+
+def test_nemenyi_loads_no_scipy_stats():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, jaxtests; "
+        "r = jaxtests.nemenyi(np.random.default_rng(0).normal(size=(12, 4))); "
+        "print('scipy.stats' in sys.modules, r.groups is not None)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["False", "True"]

@@ -344,13 +344,19 @@ def _run(data, statistic, paired, axis, opts):
     for t in range(h):
         raw = [a[t] for a in flat]
         live = None
+        size = None
         if _draws.pads(stat):  # padded to shape buckets: a new size compiles nothing
             live = np.asarray([x.shape[0] for x in raw], np.int32)
-            raw_p = [pad_axis(x, bucket(x.shape[0])) for x in raw]
-            samples = tuple(to_device(x) for x in raw_p)
+            size = bucket(raw[0].shape[0])
+            # an AUC's padding: labels 0 (neither class), scores NaN (sorted last)
+            auc = stat.startswith("roc_auc")
+            fills = [0.0] + [np.nan if auc else 0.0] * (len(raw) - 1)
+            samples = tuple(
+                to_device(pad_axis(x, bucket(x.shape[0]), value=f)) for x, f in zip(raw, fills)
+            )
         else:
             samples = tuple(to_device(x) for x in raw)
-        layouts = _draws.layouts(stat, raw)
+        layouts = _draws.layouts(stat, raw, size)
         theta_hat = float(_draws.observed(samples, layouts, stat, bool(paired), live))
         dist = _draws.distribution(
             stat, opts.key, samples, layouts, bool(paired), opts.n_resamples, opts.batch_size, live

@@ -16,6 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jaxtests._buckets import pad_axis
+from jaxtests._validation import to_device
 from jaxtests.kernels import bootstrap as kboot
 from jaxtests.kernels import measures as kmeasures
 
@@ -28,7 +30,7 @@ _THREADS_ENV = "JAXTESTS_HOST_THREADS"
 # ----------------------------------------------------------------------------------------
 
 
-def _auc_layout(y, s):
+def _auc_layout(y, s, size=None):
     """One score's layout for :func:`kboot.auc_parts`, on the host: ``(src_p, src_q, tie_src,
     tie_pos, tie_group)``.
 
@@ -39,34 +41,42 @@ def _auc_layout(y, s):
     group number).
     """
     n = s.shape[0]
+    padded = size is not None
+    size = n if size is None else size  # a shape bucket's size: slot `size` is the empty one
     k = kboot.AUC_ROWS
-    m = -(-n // k)
+    m = -(-size // k)
     positive = y > 0
     order = np.lexsort((positive, s))
     p = np.arange(n)
     slot = (p % k) * m + p // k
-    src_p = np.full(k * m, n, np.int32)  # slot n of the counts: always 0
-    src_q = np.full(k * m, n, np.int32)
-    src_p[slot] = np.where(positive[order], order, n)
-    src_q[slot] = np.where(positive[order], n, order)
+    src_p = np.full(k * m, size, np.int32)  # slot `size` of the counts: always 0
+    src_q = np.full(k * m, size, np.int32)
+    src_p[slot] = np.where(positive[order], order, size)
+    src_q[slot] = np.where(positive[order], size, order)
     ss = s[order]
     group = np.cumsum(np.r_[True, ss[1:] != ss[:-1]]) - 1
     tied = np.bincount(group)[group] > 1
     tie_group = np.unique(group[tied], return_inverse=True)[1].astype(np.int32)
-    return (
-        jnp.asarray(src_p.reshape(k, m)),
-        jnp.asarray(src_q.reshape(k, m)),
-        jnp.asarray(order[tied].astype(np.int32)),
-        jnp.asarray(positive[order][tied].astype(np.int32)),
-        jnp.asarray(tie_group.reshape(-1)),
+    tie_src = order[tied].astype(np.int32)
+    tie_pos = positive[order][tied].astype(np.int32)
+    if padded and tie_src.size:
+        # Tied instances padded (empty slot, group 0) to a sixteenth, a quarter or all of
+        # the size: at most four programs per size bucket (no ties, few, some, many),
+        # whatever the data's tie count, for at most 1/16 of the size in extra gathers.
+        t = next(c for c in (-(-size // 16), -(-size // 4), size) if c >= tie_src.size)
+        tie_src = pad_axis(tie_src, t, value=size)
+        tie_pos, tie_group = pad_axis(tie_pos, t), pad_axis(tie_group, t)
+    return tuple(
+        to_device(np.ascontiguousarray(a))
+        for a in (src_p.reshape(k, m), src_q.reshape(k, m), tie_src, tie_pos, tie_group)
     )
 
 
 def pads(stat):
     """Whether ``stat``'s samples are padded to shape buckets (a new size compiles nothing):
-    the mean, the mean difference and the confusion-count measures. AUCs (their score
-    layouts and tie groups) and callables run at their exact size."""
-    return not callable(stat) and not stat.startswith("roc_auc")
+    every built-in statistic (the AUCs' score layouts and tie groups too); callables run
+    at their exact size."""
+    return not callable(stat)
 
 
 def _columns(samples, live):
@@ -83,12 +93,15 @@ def _masked_mean(x, col, n):
     return jnp.sum(jnp.where(col, x, 0), axis=-1) / n.astype(x.dtype)
 
 
-def layouts(stat, samples):
-    """The AUC statistics' score layouts (host arrays in, device arrays out); None otherwise."""
+def layouts(stat, samples, size=None):
+    """The AUC statistics' score layouts (host arrays in, device arrays out); None otherwise.
+
+    ``size``: the shape bucket the samples are padded to (None: their own size).
+    """
     if callable(stat) or not stat.startswith("roc_auc"):
         return None
     y = np.asarray(samples[0])
-    return tuple(_auc_layout(y, np.asarray(s)) for s in samples[1:])
+    return tuple(_auc_layout(y, np.asarray(s), size) for s in samples[1:])
 
 
 def _prepare(name, samples):
@@ -141,8 +154,8 @@ def _from_weights(name, weights, samples, prep, layouts):
     dtype = samples[-1].dtype
     if name.startswith("roc_auc"):  # integer weights (the observed statistic's ones)
         w = jnp.pad(weights[0][0].astype(jnp.int32), (0, 1))  # slot n: empty
-        n = weights[0].shape[-1]
-        dtype = _auc_dtype(n)
+        dtype = _auc_dtype(weights[0].shape[-1])
+        n = jnp.sum(w, dtype=dtype)  # the live observations (a bucket's padding weighs 0)
         vals = [kboot.auc_finish(*kboot.auc_parts(w, lay, dtype), n, dtype) for lay in layouts]
         return _difference(vals)[None]
     return _from_slots(name, [kboot.slot_weights(weights[0], sl, m) for sl, m in prep], dtype)
@@ -184,7 +197,12 @@ def _resample_block(stat, key, start, samples, prep, layouts, paired, draws, liv
     # (exact integers)
     if stat.startswith("roc_auc"):
         n = sizes[0]
-        return _difference(kboot.auc_resamples(idx[0], n, layouts, _auc_dtype(n)))
+        if live is None:
+            return _difference(kboot.auc_resamples(idx[0], n, layouts, _auc_dtype(n)))
+        # the padding's draws go to slot n + 1, which no layout reads
+        i = jnp.where(col[0], idx[0], jnp.uint32(n + 1))
+        dtype = _auc_dtype(n)
+        return _difference(kboot.auc_resamples(i, n, layouts, dtype, n_live[0].astype(dtype)))
     if live is None:
         counts = [kboot.slot_counts(sl[idx[0]], m) for sl, m in prep]
     else:  # the padding's draws go to an extra slot, dropped
@@ -251,7 +269,7 @@ def _loo_auc(y, s):
     auc, v10, v01 = auc[0], v10[0], v01[0]
     pos = y > 0
     n_pos = jnp.sum(pos).astype(s.dtype)
-    n_neg = y.shape[0] - n_pos
+    n_neg = jnp.sum(y < 0).astype(s.dtype)  # y = 0: a shape bucket's padding
     u = auc * n_pos * n_neg
     with_pos = (u - n_neg * v10) / ((n_pos - 1) * n_neg)
     with_neg = (u - n_pos * v01) / (n_pos * (n_neg - 1))

@@ -91,8 +91,12 @@ def weighted_mean(c, x):
 AUC_ROWS = 64  # K: rows of the score layout (sorted position t K + k sits at row k, column t)
 
 
-def auc_resamples(idx, n, layouts, dtype):
+def auc_resamples(idx, n, layouts, dtype, n_live=None):
     """ROC areas ``(R,)`` per score layout of the resamples ``idx : (R, n)`` (ties 1/2).
+
+    ``n_live`` (traced, default ``n``): the observations a resample draws when the data
+    are padded to a shape bucket; the padding's draws are then index ``n + 1``, a slot no
+    layout reads (slot ``n`` stays the always-empty one).
 
     One resample at a time (``lax.map``): its counts of the ``n`` observations (a scatter of
     its draws) stay in cache while each layout reads them (:func:`auc_parts`), and nothing
@@ -102,10 +106,11 @@ def auc_resamples(idx, n, layouts, dtype):
     """
 
     def parts(i):
-        c = jnp.zeros((n + 1,), jnp.int32).at[i].add(1, mode="promise_in_bounds")
+        c = jnp.zeros((n + 1 + (n_live is not None),), jnp.int32)
+        c = c.at[i].add(1, mode="promise_in_bounds")
         return tuple(auc_parts(c, lay, dtype) for lay in layouts)
 
-    return [auc_finish(*o, n, dtype) for o in lax.map(parts, idx)]
+    return [auc_finish(*o, n if n_live is None else n_live, dtype) for o in lax.map(parts, idx)]
 
 
 def auc_parts(c, layout, dtype):

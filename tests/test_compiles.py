@@ -124,6 +124,40 @@ FAMILIES = {
         ),
         (13, 14, 15, 16, 16),
     ),
+    # the bootstrap's built-in statistics pad their samples (the AUCs' tie groups too)
+    "bootstrap mean_difference": (
+        lambda n: jaxtests.bootstrap(
+            (RNG.normal(size=n), RNG.normal(size=n)), "mean_difference", n_resamples=999, key=0
+        ),
+        (500, 501, 505, 510, 512),
+    ),
+    "bootstrap accuracy_difference, unpaired mean_difference": (
+        lambda n: (
+            jaxtests.bootstrap(
+                (_labels(n), RNG.normal(size=n), RNG.normal(size=n)),
+                "accuracy_difference",
+                n_resamples=999,
+                key=0,
+            ),
+            jaxtests.bootstrap(
+                (RNG.normal(size=n), RNG.normal(size=n - 5)),
+                "mean_difference",
+                paired=False,
+                n_resamples=999,
+                key=0,
+            ),
+        ),
+        (500, 501, 505, 510, 512),
+    ),
+    "bootstrap roc_auc_difference with ties": (
+        lambda n: jaxtests.bootstrap(
+            (_labels(n), np.round(RNG.normal(size=n), 1), np.round(RNG.normal(size=n), 1)),
+            "roc_auc_difference",
+            n_resamples=999,
+            key=0,
+        ),
+        (500, 501, 505, 510, 512),
+    ),
     "mcnemar, five sizes": (
         lambda n: jaxtests.mcnemar(*(RNG.integers(0, 2, size=n) for _ in range(3))),
         (100, 101, 110, 120, 128),

@@ -97,6 +97,7 @@ def _check_outside(python, env=None, prefix=None):
         assert where.startswith(str(prefix)), where
 
 
+@pytest.mark.slow
 def test_wheel_installs_every_module_and_runs_the_demo(tmp_path):
     # Issue 39.1: a wheel once lacked jaxtests/_plotting/ (a hand-written package list), so
     # `jaxtests demo` failed after every regular `pip install`. Build the wheel as pip does,

@@ -11,6 +11,11 @@ Workloads (full mode; ``--smoke`` shrinks them to seconds):
     vs scipy's ``PermutationMethod``.
   * 10,000 Friedman tests (N = 20 data sets, k = 5 learners): one batched ``jaxtests.friedman``
     vs ``scipy.stats.friedmanchisquare(axis=-1)``.
+  * Friedman exact, 1,000 tables of N = 5 data sets, k = 5 learners with ties (scores rounded
+    to 0, 1, 2, 3): one batched ``jaxtests.friedman(method="exact")`` (each distinct multiset
+    of data sets counted once, shared parts once; issue 42.3) vs scipy's
+    ``permutation_test(permutation_type="samples")`` per table (Monte Carlo, 9,999 draws:
+    scipy has no exact Friedman null), timed on 10 tables and scaled.
   * Friedman permutation (within-data-set permutations), N = 20, k = 5, 99,999 draws:
     ``jaxtests.friedman(method="permutation")`` vs ``scipy.stats.permutation_test(
     permutation_type="samples")`` on ``friedmanchisquare`` (vectorized).
@@ -137,6 +142,50 @@ def bench_friedman_batch(n_tests, n, k, repeats, rng):
     _report(name, first, jax_s, "scipy", ref_s, dict(n_tests=n_tests, N=n, k=k))
 
 
+def bench_friedman_exact_ties(n_tests, n, k, draws, repeats, rng):
+    from jaxtests import _friedman_exact
+
+    x = rng.integers(0, 4, size=(n_tests, n, k)).astype(float)
+
+    def ours():
+        _friedman_exact._NULLS.clear()  # count every table again: no result kept from before
+        return _p(jaxtests.friedman(x, method="exact"))
+
+    def stat(*samples, axis=-1):
+        return scipy.stats.friedmanchisquare(*samples, axis=axis).statistic
+
+    def theirs(table):
+        return scipy.stats.permutation_test(
+            tuple(table.T),
+            stat,
+            permutation_type="samples",
+            n_resamples=draws,
+            vectorized=True,
+            alternative="greater",
+            rng=3,
+        ).pvalue
+
+    res, first = _first(ours)
+    n_ref = 10
+    t0 = time.perf_counter()
+    refs = [theirs(x[i]) for i in range(n_ref)]
+    ref_s = (time.perf_counter() - t0) / n_ref * n_tests
+    for got, ref in zip(res[:n_ref], refs):
+        # scipy's Monte Carlo p (an exact rank null with ties) within 5 standard errors
+        se = np.sqrt(max(float(got), 1 / draws) * (1 - float(got)) / draws)
+        assert abs(ref - float(got)) <= 5 * se + 2 / draws, (ref, got)
+    for i in range(3):  # the batch equals each table alone
+        _friedman_exact._NULLS.clear()
+        one = float(jaxtests.friedman(x[i], method="exact").pvalue)
+        assert one == float(res[i]), (one, res[i])
+    jax_s = _best(ours, repeats)
+    name = (
+        f"friedman exact, {n_tests} tables of N = {n} x k = {k} with ties (one batched call) "
+        f"vs scipy Monte Carlo ({draws} draws) per table"
+    )
+    _report(name, first, jax_s, "scipy", ref_s, dict(n_tests=n_tests, N=n, k=k, draws=draws))
+
+
 def bench_friedman_permutation(n, k, draws, repeats, rng):
     x = rng.normal(size=(n, k)) + np.linspace(0, 0.25, k)
 
@@ -177,12 +226,14 @@ def main():
         bench_wilcoxon_exact(20, 2, rng)
         bench_wilcoxon_ties(16, 999, 2, rng)
         bench_friedman_batch(200, 10, 4, 2, rng)
+        bench_friedman_exact_ties(100, 5, 5, 999, 2, rng)
         bench_friedman_permutation(10, 4, 999, 2, rng)
     else:
         bench_wilcoxon_exact(50, 5, rng)
         bench_wilcoxon_exact(500, 3, rng)
         bench_wilcoxon_ties(30, 9_999, 3, rng)
         bench_friedman_batch(10_000, 20, 5, 5, rng)
+        bench_friedman_exact_ties(1000, 5, 5, 9_999, 3, rng)
         bench_friedman_permutation(20, 5, 99_999, 3, rng)
 
 

@@ -1,9 +1,5 @@
 """Friedman's test and Nemenyi's critical difference over many data sets (Demšar 2006)."""
 
-import bisect
-import functools
-import itertools
-import math
 import warnings
 
 import jax
@@ -14,6 +10,7 @@ from jaxtests import _permutation_methods as PM
 from jaxtests import _validation as v
 from jaxtests._buckets import bucket, pad_axis
 from jaxtests._engine import jitted
+from jaxtests._friedman_exact import EXACT_MAX_WORK, exact_pvalues, n_orders
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._studentized import range_isf, range_sf
@@ -27,9 +24,6 @@ METHODS = ("chi2", "f", "exact", "permutation")
 # 12.5% at N = 7, k = 2 and 7.5% at N = 3, k = 4; from N = 8 on it rejects what the
 # chi-square test rejects (an excess under 1%, from the statistic's discreteness).
 F_MIN_DATASETS = 8
-# Most (state, arrangement) steps of the exact enumeration (about 2 s): k = 5 learners up to
-# 7 data sets, k = 3 up to about 100.
-EXACT_MAX_WORK = 500_000
 
 
 @result
@@ -126,72 +120,10 @@ def _alike_pvalues(ranks, alike):
     first = ranks[..., 0, :].reshape(-1, k)
     out = np.full(first.shape[0], np.nan)
     for h in np.flatnonzero(alike.reshape(-1)):
-        m = _arrangements(tuple(first[h].tolist()))
+        m = n_orders(tuple(first[h].tolist()))
         # m^(1 - N) as a correctly rounded integer quotient, 0 below the float64 range
         out[h] = 0.0 if (n - 1) * (m.bit_length() - 1) > 1075 else 1 / m ** (n - 1)
     return out.reshape(alike.shape)
-
-
-def _arrangements(row):
-    """Number of distinct orders of ``row`` (a tuple): ``k! / prod t!``."""
-    m = math.factorial(len(row))
-    for t in np.unique(row, return_counts=True)[1].tolist():
-        m //= math.factorial(t)
-    return m
-
-
-@functools.lru_cache(maxsize=256)
-def _exact_null(rows):
-    """Null distribution of ``S = sum_j R_j^2`` under independent uniform permutations of the
-    learners within each data set, or None when it takes more than ``EXACT_MAX_WORK`` steps.
-
-    ``rows`` are the data sets' doubled ranks (integers), each sorted, in sorted order: the
-    distribution depends on nothing else. Returns ``(values, tails, total)``: the values of
-    ``S`` (of doubled ranks) ascending, the number of arrangements with ``S >= value``, and
-    the number of arrangements. Dynamic programming over the learners' rank sums, kept
-    sorted: relabelling the learners changes neither ``S`` nor the uniform law of the next
-    data set's arrangement, so each state stands for all its relabellings and the first
-    data set is held in one order.
-    """
-    dist = {rows[0]: 1}
-    work = 0
-    for row in rows[1:]:
-        work += len(dist) * _arrangements(row)
-        if work > EXACT_MAX_WORK:
-            return None
-        arrangements = set(itertools.permutations(row))
-        new = {}
-        for state, count in dist.items():
-            for a in arrangements:
-                s = tuple(sorted([x + y for x, y in zip(state, a, strict=True)]))
-                new[s] = new.get(s, 0) + count
-        dist = new
-    by_value = {}
-    for state, count in dist.items():
-        value = sum(x * x for x in state)
-        by_value[value] = by_value.get(value, 0) + count
-    values = sorted(by_value)
-    tails = list(itertools.accumulate(by_value[x] for x in reversed(values)))[::-1]
-    return values, tails, tails[0]
-
-
-def _exact_pvalues(ranks):
-    """Exact permutation p-values of ``chi2_F`` of the tables ``ranks : (..., N, k)``: the
-    fraction of the ``(k!)^N`` within-data-set arrangements whose ``sum_j R_j^2`` reaches the
-    observed one (``chi2_F`` increases with it; the tie correction stays). NaN where the
-    enumeration is too long."""
-    doubled = np.rint(2 * ranks).astype(np.int64)  # average ranks are multiples of 1/2
-    flat = doubled.reshape(-1, *doubled.shape[-2:])
-    p = np.empty(flat.shape[0])
-    for h, table in enumerate(flat):
-        null = _exact_null(tuple(sorted(tuple(sorted(r)) for r in table.tolist())))
-        if null is None:
-            p[h] = np.nan
-            continue
-        values, tails, total = null
-        observed = int(np.sum(table.sum(axis=0) ** 2))
-        p[h] = tails[bisect.bisect_left(values, observed)] / total
-    return p.reshape(ranks.shape[:-2])
 
 
 @x64
@@ -212,8 +144,9 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
         recommends it; exact below 8 data sets, see Notes), or the permutation
         distribution of ``chi2_F`` under independent permutations of the ranks within
         each data set, enumerated ("exact", for few data sets and learners: at most
-        ``EXACT_MAX_WORK`` steps, about 2 s) or drawn (Monte Carlo). Every result
-        carries the chi-square and F p-values.
+        ``EXACT_MAX_WORK`` = 10^7 steps, about 2 s; without ties k = 3 learners up to
+        about 200 data sets, 4 up to 36, 5 up to 12, 6 up to 5, 7 up to 3) or drawn
+        (Monte Carlo). Every result carries the chi-square and F p-values.
     n_resamples : int, optional
         "permutation" only: Monte Carlo draws (default 100,000).
     key : int, JAX key or None
@@ -242,8 +175,11 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
     12.5% at N = 7, k = 2), so ``method="f"`` warns and reports the exact
     permutation p-value (method "exact") as ``pvalue``, or, where the enumeration
     is too long (many learners), the F p-value with a pointer to "permutation";
-    ``f_pvalue`` keeps the F approximation. The exact null is counted by dynamic
-    programming over the rank sums of the learners (doubled ranks, exact integers).
+    ``f_pvalue`` keeps the F approximation.
+
+    The exact null is counted by dynamic programming over the learners' sorted rank
+    sums (doubled ranks, exact integers), once per distinct multiset of data sets in a
+    batch, tables that share data sets sharing the counts of their common part.
 
     References
     ----------
@@ -289,7 +225,7 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
     fields = {}
     p = chi2_p if method == "chi2" else f_p
     if method == "exact":
-        p = _exact_pvalues(ranks)
+        p = exact_pvalues(ranks)
         if np.isnan(p).any():
             raise ValueError(
                 f"method='exact' enumerates the arrangements of {k} learners over {n} data "
@@ -298,7 +234,7 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
             )
         fields = dict(permutation_method="exact")
     if method == "f" and n < F_MIN_DATASETS:
-        exact = _exact_pvalues(ranks)
+        exact = exact_pvalues(ranks)
         done = ~np.isnan(exact)
         p = np.where(done, exact, f_p)
         if done.all():

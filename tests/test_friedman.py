@@ -256,3 +256,70 @@ def test_nemenyi_loads_no_scipy_stats():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["False", "True"]
+
+
+@pytest.mark.parametrize(("k", "n"), [(3, 38), (4, 12), (5, 10)])
+def test_exact_null_has_friedmans_moments(k, n):
+    # Issue 42.1 extends the exact p-value to these sizes (k = 5 at N = 10 was past the old
+    # enumeration's limit). Closed form (Friedman 1937; Kendall's W): under H0 without ties
+    # E[chi2_F] = k - 1 and Var[chi2_F] = 2 (k - 1)(N - 1) / N.
+    from jaxtests._friedman_exact import null_distribution
+
+    row = tuple(range(2, 2 * k + 1, 2))  # doubled ranks 2, 4, ..., 2k
+    values, tails, total = null_distribution((row,) * n)
+    prob = -np.diff(np.append(tails, 0.0)) / total
+    chi2 = 12 / (n * k * (k + 1)) * values / 4 - 3 * n * (k + 1)
+    mean = np.sum(prob * chi2)
+    assert mean == pytest.approx(k - 1, rel=1e-10)
+    assert np.sum(prob * (chi2 - mean) ** 2) == pytest.approx(2 * (k - 1) * (n - 1) / n, rel=1e-10)
+
+
+def test_exact_null_mean_with_ties():
+    # With ties, each learner's rank sum R_j adds one uniformly placed entry of every row:
+    # E[S] = k (sum_i v_i + (sum_i m_i)^2), v_i and m_i the population variance and mean of
+    # row i (a closed form of the within-row permutation null).
+    from jaxtests._friedman_exact import null_distribution
+
+    rows = ((3, 3, 6, 8, 10), (2, 4, 8, 8, 8), (3, 3, 7, 7, 10), (2, 4, 6, 8, 10)) * 2
+    values, tails, total = null_distribution(rows)
+    prob = -np.diff(np.append(tails, 0.0)) / total
+    r = np.array(rows, float)
+    closed = 5 * (np.sum(r.var(axis=1)) + np.sum(r.mean(axis=1)) ** 2)
+    assert np.sum(prob * values) == pytest.approx(closed, rel=1e-12)
+
+
+def _tied_tables(n_tables, n, k, seed):
+    return np.random.default_rng(seed).integers(0, 3, size=(n_tables, n, k)).astype(float)
+
+
+def test_exact_batch_counts_shared_data_sets_once(monkeypatch):
+    # Issue 42.3: a batch of tied tables was enumerated table by table. Now each distinct
+    # multiset of data sets is counted once and tables share the counts of their common
+    # data sets: fewer counting steps than one table at a time, the same p-values.
+    from jaxtests import _friedman_exact as fe
+
+    steps = []
+    step = fe._step
+    monkeypatch.setattr(fe, "_step", lambda *a: steps.append(1) or step(*a))
+    scores = _tied_tables(200, 5, 4, seed=42)
+    fe._NULLS.clear()
+    batch = jaxtests.friedman(scores, method="exact")
+    batched = len(steps)
+    looped = []
+    for table in scores:
+        fe._NULLS.clear()
+        looped.append(float(jaxtests.friedman(table, method="exact").pvalue))
+    assert batched < (len(steps) - batched) / 3
+    np.testing.assert_array_equal(batch.pvalue, looped)
+
+
+def test_exact_batch_compiles_one_program():
+    # Issue 42.3: the exact p-values of a batch are counted on the host; the batch compiles
+    # the ranking program once, and another batch of that shape compiles nothing.
+    from jaxtests._monitoring import CompileCounter
+
+    with CompileCounter() as first:
+        jaxtests.friedman(_tied_tables(200, 5, 4, seed=1), method="exact")
+    with CompileCounter() as second:
+        jaxtests.friedman(_tied_tables(200, 5, 4, seed=2), method="exact")
+    assert first.compiles <= 1 and (second.traces, second.compiles) == (0, 0)

@@ -19,11 +19,34 @@ from jaxtests.kernels import statistics as kstatistics
 __all__ = ["FriedmanResult", "NemenyiResult", "friedman", "nemenyi"]
 
 METHODS = ("chi2", "f", "exact", "permutation")
-# With fewer data sets the Iman-Davenport F rejects too many null tables: enumerated at
-# alpha = 0.05 (issue 29) it rejects 50% at N = 2, k = 2 (F infinite), 19.4% at N = 3, k = 3,
-# 12.5% at N = 7, k = 2 and 7.5% at N = 3, k = 4; from N = 8 on it rejects what the
-# chi-square test rejects (an excess under 1%, from the statistic's discreteness).
-F_MIN_DATASETS = 8
+# From how many data sets the Iman-Davenport F holds its level (issue 42.1): its size at
+# alpha = 0.05 and at 0.01 stays within two standard errors of a rejection rate measured on
+# 10,000 null tables (5.436% and 1.199%) at every N from there on. Sizes by exact
+# enumeration of the null for k <= 5 (k = 3 to N = 200, k = 4 to 38, k = 5 to 30), by
+# 400,000 simulated null tables for k >= 6 (their estimate plus two standard errors);
+# bench/friedman_level.py recomputes them. Rows: (largest k of the row, N from which the F
+# approximation is used, and its largest size below that N at alpha = 0.05 and at 0.01, %).
+# Below it method "f" reports the exact p-value, or warns where that is too long to count.
+F_LEVEL = (
+    (2, None, 12.5, 3.9),  # never (6.2% at N = 115, 1.26% at N = 118): the sign test
+    (3, 39, 19.4, 4.2),  # 5.80% at N = 12, 5.49% at N = 30; 1.24% at N = 38
+    (4, 13, 7.5, 2.0),  # 5.81% at N = 8, 5.47% at N = 12; 1.45% at N = 8
+    (5, 11, 6.7, 4.2),  # 5.35% at N = 8; 1.24% at N = 10
+    (6, 11, 6.9, 1.8),  # 5.42% at N = 8; 1.17% at N = 10
+    (9, 9, 6.9, 1.8),
+    (12, 6, 6.2, 1.5),
+    (16, 4, 5.7, 1.4),
+    (39, 3, 5.5, 1.3),
+)  # k >= 40: from N = 2
+
+
+def f_min_datasets(k):
+    """``(N, size_05, size_01)``: the data sets from which the F approximation holds its
+    level for ``k`` learners (None: never) and its largest size below, in percent."""
+    for k_max, n_min, size_05, size_01 in F_LEVEL:
+        if k <= k_max:
+            return n_min, size_05, size_01
+    return 2, None, None
 
 
 @result
@@ -35,8 +58,9 @@ class FriedmanResult:
     statistic : array
         Friedman's ``chi2_F`` (tie-corrected, as ``scipy.stats.friedmanchisquare``).
     pvalue : array
-        The p-value of ``method``: chi-square, Iman-Davenport F (exact below
-        ``F_MIN_DATASETS = 8`` data sets, see :func:`friedman`), exact, or permutation.
+        The p-value of ``method``: chi-square, Iman-Davenport F (exact where the F
+        approximation does not hold its level, ``F_LEVEL``, see :func:`friedman`), exact,
+        or permutation.
     chi2_pvalue : array
         ``P(chi2_{k-1} >= chi2_F)``.
     f_statistic, f_pvalue : arrays
@@ -126,6 +150,40 @@ def _alike_pvalues(ranks, alike):
     return out.reshape(alike.shape)
 
 
+def _f_below_its_level(ranks, f_p, n, k, n_min, size_05, size_01):
+    """Method "f" where the F approximation exceeds its level: the exact p-value where it
+    can be counted, else the F p-value; a warning with the measured size either way."""
+    exact = exact_pvalues(ranks)
+    done = ~np.isnan(exact)
+    p = np.where(done, exact, f_p)
+    fields = dict(permutation_method="exact") if done.all() else {}
+    if done.all():
+        what = "pvalue is the exact permutation p-value (method='exact')"
+    else:
+        what = (
+            f"the exact enumeration is too long for {k} learners, so pvalue is the F "
+            "approximation's: prefer method='permutation'"
+        )
+    sizes = f"{size_05:.1f}% at alpha = 0.05 and {size_01:.1f}% at alpha = 0.01"
+    if n_min is None:  # two learners: the sign test
+        why = (
+            "with k = 2 learners the Iman-Davenport F approximation does not hold its level "
+            f"at any N (its size on the null reaches {sizes})"
+        )
+    else:
+        why = (
+            f"N = {n} data sets are too few for the Iman-Davenport F approximation with k = "
+            f"{k} learners: it holds its level from N = {n_min} (below, its size on the null "
+            f"reaches {sizes})"
+        )
+    warnings.warn(
+        f"friedman: {why}; {what}. f_pvalue keeps the F approximation.",
+        RuntimeWarning,
+        stacklevel=4,
+    )
+    return p, fields
+
+
 @x64
 def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, key=None):
     """Friedman's rank test that ``k`` learners perform alike over ``N`` data sets.
@@ -141,11 +199,12 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
     method : {"chi2", "f", "exact", "permutation"}
         p-value reported as ``pvalue``: the chi-square approximation (scipy's
         ``friedmanchisquare``), Iman & Davenport's F (less conservative; Demšar
-        recommends it; exact below 8 data sets, see Notes), or the permutation
-        distribution of ``chi2_F`` under independent permutations of the ranks within
-        each data set, enumerated ("exact", for few data sets and learners: at most
-        ``EXACT_MAX_WORK`` = 10^7 steps, about 2 s; without ties k = 3 learners up to
-        about 200 data sets, 4 up to 36, 5 up to 12, 6 up to 5, 7 up to 3) or drawn
+        recommends it; exact where the F approximation does not hold its level: every N
+        for 2 learners, N < 39 for 3, N < 13 for 4, N < 11 for 5, see Notes), or the
+        permutation distribution of ``chi2_F`` under independent permutations of the
+        ranks within each data set, enumerated ("exact", for few data sets and learners:
+        at most ``EXACT_MAX_WORK`` = 10^7 steps, about 2 s; without ties k = 3 learners
+        up to about 200 data sets, 4 up to 36, 5 up to 12, 6 up to 5, 7 up to 3) or drawn
         (Monte Carlo). Every result carries the chi-square and F p-values.
     n_resamples : int, optional
         "permutation" only: Monte Carlo draws (default 100,000).
@@ -170,12 +229,30 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
     ``(k! / prod t!)^(1 - N)``, the probability that ``N`` independent shuffles all
     agree (0.25 for three data sets and two learners).
 
-    With fewer than ``F_MIN_DATASETS = 8`` data sets the F approximation rejects
-    far too often (enumerated null tables at alpha = 0.05: 19.4% at N = 3, k = 3;
-    12.5% at N = 7, k = 2), so ``method="f"`` warns and reports the exact
-    permutation p-value (method "exact") as ``pvalue``, or, where the enumeration
-    is too long (many learners), the F p-value with a pointer to "permutation";
-    ``f_pvalue`` keeps the F approximation.
+    The F approximation's level (issue 42.1): exact sizes (%) of the F test at alpha =
+    0.05 / 0.01 on the null without ties, by enumerating it (``bench/friedman_level.py``)::
+
+        k   N = 5        8            10           12           15           20           30
+        2   0.00/0.00    7.03/0.78    2.15/2.15    3.86/0.64    3.52/0.74    4.14/1.18    4.28/1.61
+        3   3.94/2.39    4.69/1.79    4.56/1.15    5.80/1.07    4.68/1.11    5.25/1.15    5.49/1.16
+        4   6.66/1.96    5.81/1.45    5.34/1.31    5.47/1.15    4.91/1.16    5.04/1.11    5.18/1.07
+        5   5.77/1.35    5.35/1.27    5.21/1.24    5.40/1.17    5.24/1.13    5.23/1.11    5.11/1.07
+
+    (for two learners it is the sign test's normal approximation, and its size keeps
+    swinging: 6.54% at N = 11, 9.23% at 13, 6.17% at 115). ``method="f"`` uses the F
+    approximation only from where its size stays within two standard errors of a
+    rejection rate measured on 10,000 null tables (5.436% at 0.05, 1.199% at 0.01) at
+    every larger N measured (``F_LEVEL``): from N = 39 for k = 3 (largest size there
+    5.38% / 1.14%, N up to 200), 13 for k = 4 (5.32% / 1.19%, to N = 40), 11 for k = 5
+    (5.40% / 1.17%, to N = 30), never for k = 2; by 400,000 simulated tables, from 11
+    for k = 6, 9 for k = 7 to 9, 6 for 10 to 12, 4 for 13 to 16, 3 for 17 to 39, 2 from
+    40. Below, ``pvalue`` is the exact permutation p-value (method "exact"; for two
+    learners the two-sided sign test), with a ``RuntimeWarning`` that gives the F's
+    measured size; where the enumeration is too long (mostly 6 learners or more), the F
+    p-value, with a warning that points to "permutation". ``f_pvalue`` keeps the F
+    approximation. The chi-square p-value (method "chi2", scipy's) is conservative from
+    k = 4 on (at most 4.9% / 0.91% from N = 8) but not for 2 and 3 learners (7.03% at
+    N = 8, k = 2; 5.70% at N = 9 and 5.80% at N = 12, k = 3): prefer "f" there.
 
     The exact null is counted by dynamic programming over the learners' sorted rank
     sums (doubled ranks, exact integers), once per distinct multiset of data sets in a
@@ -233,25 +310,9 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
                 "method='permutation' (Monte Carlo)."
             )
         fields = dict(permutation_method="exact")
-    if method == "f" and n < F_MIN_DATASETS:
-        exact = exact_pvalues(ranks)
-        done = ~np.isnan(exact)
-        p = np.where(done, exact, f_p)
-        if done.all():
-            fields = dict(permutation_method="exact")
-            what = "pvalue is the exact permutation p-value (method='exact')"
-        else:
-            what = (
-                f"the exact enumeration is too long for {k} learners, so pvalue is the F "
-                "approximation's: prefer method='permutation'"
-            )
-        warnings.warn(
-            f"friedman: N = {n} data sets are too few for the Iman-Davenport F approximation "
-            f"(it needs about {F_MIN_DATASETS}; with fewer it rejects up to 19% of null "
-            f"tables at alpha = 0.05); {what}. f_pvalue keeps the F approximation.",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+    n_min, size_05, size_01 = f_min_datasets(k)
+    if method == "f" and (n_min is None or n < n_min):
+        p, fields = _f_below_its_level(ranks, f_p, n, k, n_min, size_05, size_01)
     if method == "permutation":
         n_res, typed_key, seed = PM.permutation_iv(
             "permutation", PM.N_RESAMPLES if n_resamples is None else n_resamples, key

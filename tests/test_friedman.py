@@ -1,6 +1,7 @@
 """friedman and nemenyi against scipy.stats.friedmanchisquare, brute force and Demšar's Table 5."""
 
 import itertools
+import math
 import warnings
 
 import numpy as np
@@ -31,12 +32,15 @@ def test_chi2_is_scipys_friedmanchisquare_with_ties(n, k):
 
 def test_leading_axes_are_independent_tables():
     scores = np.round(RNG.normal(size=(3, 2, 12, 4)) + np.arange(4) * 0.3, 1)  # ties
-    r = jaxtests.friedman(scores, method="f")
+    with pytest.warns(RuntimeWarning, match="exact"):  # 12 data sets of 4: exact p-values
+        r = jaxtests.friedman(scores, method="f")
     ref = stats.friedmanchisquare(*np.moveaxis(scores, -1, 0), axis=-1)  # scipy, batched
     np.testing.assert_allclose(r.statistic, ref.statistic, rtol=1e-12)
     np.testing.assert_allclose(r.chi2_pvalue, ref.pvalue, rtol=1e-10)
     assert r.average_ranks.shape == (3, 2, 4) and r.pvalue.shape == (3, 2)
-    one = jaxtests.friedman(scores[1, 0], method="f")
+    with pytest.warns(RuntimeWarning, match="exact"):
+        one = jaxtests.friedman(scores[1, 0], method="f")
+    assert r.permutation_method == one.permutation_method == "exact"
     np.testing.assert_allclose(r.f_pvalue[1, 0], float(one.f_pvalue), rtol=1e-14)
     np.testing.assert_allclose(r.pvalue[1, 0], float(one.pvalue), rtol=1e-14)
     with pytest.raises(ValueError, match="one \\(N, k\\) table"):
@@ -44,9 +48,14 @@ def test_leading_axes_are_independent_tables():
 
 
 def test_iman_davenport_f():
-    scores = np.r_[SCORES, [[0.71, 0.74, 0.69], [0.85, 0.86, 0.80], [0.90, 0.83, 0.84]]]
-    r = jaxtests.friedman(scores, method="f")  # 8 data sets: the F approximation
-    chi2, n, k = 7.75, 8, 3  # scipy 1.17: friedmanchisquare -> 7.75 on these scores
+    # 14 data sets of 4 learners (Demšar's example size): the F approximation holds its
+    # level from N = 13 for k = 4 (issue 42.1), so method "f" is the F p-value, unwarned.
+    scores = np.round(RNG.normal(size=(14, 4)) + np.arange(4) * 0.2, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = jaxtests.friedman(scores, method="f")
+    n, k = 14, 4
+    chi2 = stats.friedmanchisquare(*scores.T).statistic  # scipy
     np.testing.assert_allclose(float(r.statistic), chi2, rtol=1e-12)
     f = (n - 1) * chi2 / (n * (k - 1) - chi2)
     np.testing.assert_allclose(float(r.f_statistic), f, rtol=1e-12)
@@ -175,7 +184,7 @@ def test_f_method_holds_its_level_with_few_data_sets(n, k):
     # where every data set ranks alike) and 19.4% at N = 3, k = 3. The tables are
     # enumerated, so the rejection rate is exact: no Monte Carlo margin.
     tables = _null_tables(n, k)
-    with pytest.warns(RuntimeWarning, match="too few for the Iman-Davenport F"):
+    with pytest.warns(RuntimeWarning, match="Iman-Davenport F approximation"):
         r = jaxtests.friedman(tables, method="f")
     assert r.pvalue.shape == (len(tables),)
     assert np.mean(r.pvalue <= 0.05) <= 0.05
@@ -191,27 +200,98 @@ def test_f_method_holds_its_level_with_ties():
     assert np.mean(r.pvalue <= 0.05) <= 0.05 + margin
 
 
+def _rank_sum_null(n, k):
+    """The null of the rank sums of ``N`` data sets of ``k`` learners without ties, by brute
+    force over the rank-sum lattice (independent of jaxtests' sorted-state counting): a
+    dense convolution over ``(R_1, ..., R_{k-1})`` (``R_k`` follows), every data set in all
+    ``k!`` orders. Returns, for every reachable rank-sum vector, its number of the
+    ``(k!)^N`` tables, one table that reaches it ``(N, k)``, and ``S = sum_j R_j^2``."""
+    perms = np.array(list(itertools.permutations(range(1, k + 1))))
+    grid = (n * k + 1,) * (k - 1)
+    count = np.zeros(grid)
+    count[(0,) * (k - 1)] = 1
+    witness = np.zeros((*grid, 0), int)  # the orders (indices into perms) of a table
+    for _ in range(n):
+        new, new_w = np.zeros(grid), np.zeros((*grid, witness.shape[-1] + 1), int)
+        for i, p in enumerate(perms):
+            src = tuple(slice(0, g - d) for g, d in zip(grid, p[:-1]))
+            dst = tuple(slice(d, g) for g, d in zip(grid, p[:-1]))
+            first = (new[dst] == 0) & (count[src] > 0)
+            new[dst] += count[src]
+            new_w[dst][first] = np.concatenate(
+                [witness[src][first], np.full((int(first.sum()), 1), i)], axis=1
+            )
+        count, witness = new, new_w
+    cells = np.nonzero(count)
+    sums = np.stack(cells, axis=-1)
+    sums = np.concatenate([sums, n * k * (k + 1) // 2 - sums.sum(-1, keepdims=True)], axis=-1)
+    return count[cells], perms[witness[cells]].astype(float), np.sum(sums**2, axis=-1)
+
+
+# Exact sizes (%) of the F and chi-square approximations at alpha = 0.05 on the Friedman
+# null: issue 42.1's figures, recomputed by bench/friedman_level.py --exact.
+ISSUE_42_SIZES = {(2, 8): (7.031, 7.031), (2, 11): (6.543, 6.543), (4, 8): (5.809, 4.204),
+                  (3, 9): (5.695, 5.695), (3, 12): (5.801, 5.801)}  # fmt: skip
+
+
+@pytest.mark.parametrize(("k", "n"), sorted(ISSUE_42_SIZES))
+def test_f_method_holds_its_level_from_8_data_sets(k, n):
+    # Issue 42.1: from 8 data sets method "f" was the plain F approximation, whose size
+    # exceeds alpha (7.03% at k = 2, N = 8; 5.81% at k = 4, N = 8). One table per reachable
+    # rank-sum vector, weighted by its number of tables: the level is exact.
+    count, tables, s = _rank_sum_null(n, k)
+    weight = count / math.factorial(k) ** n
+    assert weight.sum() == pytest.approx(1.0, rel=1e-12)
+    with pytest.warns(RuntimeWarning, match="Iman-Davenport F approximation"):
+        r = jaxtests.friedman(tables, method="f")
+    # the approximations' sizes are the issue's and the docstring's
+    f_size, chi2_size = ISSUE_42_SIZES[k, n]
+    assert 100 * weight[r.f_pvalue <= 0.05].sum() == pytest.approx(f_size, abs=6e-4)
+    assert 100 * weight[r.chi2_pvalue <= 0.05].sum() == pytest.approx(chi2_size, abs=6e-4)
+    # method "f" now reports the exact p-value P(S >= s), and holds its level
+    tail = np.array([weight[s >= x].sum() for x in s])
+    np.testing.assert_allclose(r.pvalue, tail, rtol=1e-12)
+    assert r.permutation_method == "exact"
+    for alpha in (0.05, 0.01):
+        assert weight[r.pvalue <= alpha].sum() <= alpha
+
+
+def test_f_method_warns_with_the_measured_size_where_it_cannot_count():
+    # Issue 42.1: 7 learners hold the F's level from 9 data sets; at 6 the exact count is
+    # too long (7!^5 arrangements), so the F p-value, with its measured size.
+    scores = RNG.normal(size=(6, 7))
+    with pytest.warns(RuntimeWarning, match=r"from N = 9 .*6\.9% at alpha = 0\.05.*too long"):
+        r = jaxtests.friedman(scores, method="f")
+    assert float(r.pvalue) == float(r.f_pvalue) and r.permutation_method is None
+    assert jaxtests._friedman.f_min_datasets(3)[0] == 39  # the rule's table, as documented
+
+
 def test_tables_that_rank_alike_get_the_exact_pvalue_not_zero():
     # Issue 29: every data set ranks alike, so F_F is infinite, and method="f" gave p = 0.
     issue = [[0.9, 0.8], [0.7, 0.6], [0.95, 0.9]]
-    with pytest.warns(RuntimeWarning, match="too few"):
+    with pytest.warns(RuntimeWarning, match="Iman-Davenport F"):
         r = jaxtests.friedman(issue, method="f")
     assert np.isinf(float(r.f_statistic))
     assert float(r.pvalue) == float(r.f_pvalue) == _brute_force_pvalue(issue) == 0.25
-    with pytest.warns(RuntimeWarning, match="too few"):
+    with pytest.warns(RuntimeWarning, match="Iman-Davenport F"):
         assert float(jaxtests.friedman([[1.0, 2.0], [3.0, 4.0]], method="f").pvalue) == 0.5
     # Closed form (k! / prod t!)^(1 - N), checked by brute force on 3 data sets ...
     tied = np.tile([0.9, 0.9, 0.7], (8, 1))  # 3 distinct orders of (1.5, 1.5, 3)
     assert _brute_force_pvalue(tied[:3]) == pytest.approx(3.0**-2, rel=1e-12)
     assert float(jaxtests.friedman(tied[:3], method="exact").pvalue) == pytest.approx(3.0**-2)
-    # ... and used from 8 data sets on, where method="f" is the F approximation, unwarned.
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    # ... and in f_pvalue wherever method="f" reports the exact p-value (3 learners: below
+    # 39 data sets), which is the same number, and from 39 data sets on, unwarned.
+    with pytest.warns(RuntimeWarning, match="N = 8 data sets are too few"):
         r = jaxtests.friedman(np.stack([tied, np.tile([0.9, 0.8, 0.7], (8, 1))]), method="f")
     np.testing.assert_allclose(r.pvalue, [3.0**-7, 6.0**-7], rtol=1e-12)
-    np.testing.assert_array_equal(r.pvalue, r.f_pvalue)
+    np.testing.assert_allclose(r.f_pvalue, r.pvalue, rtol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = jaxtests.friedman(np.tile([0.9, 0.8, 0.7], (39, 1)), method="f")
+    assert float(r.pvalue) == float(r.f_pvalue) == pytest.approx(6.0**-38, rel=1e-12)
     # Every score tied: chi2_F is 0/0 (NaN, as scipy's friedmanchisquare); exact p = 1.
-    r = jaxtests.friedman(np.ones((8, 3)), method="f")
+    with pytest.warns(RuntimeWarning, match="too few"):
+        r = jaxtests.friedman(np.ones((8, 3)), method="f")
     assert np.isnan(float(r.statistic)) and float(r.pvalue) == 1.0
 
 

@@ -60,7 +60,7 @@ def _all(table):
 
 def _friedman(table, args):
     res, notes = _quiet_call(table.friedman, method="chi2")
-    # method "f": exact below 8 data sets, with a note saying so (issue 29)
+    # method "f": exact where the F approximation does not hold its level, with a note (42.1)
     res_f, notes_f = _quiet_call(table.friedman, method="f")
     rows = [
         _row("friedman (chi2)", _all(table), table.measure, res, args.alpha, notes),

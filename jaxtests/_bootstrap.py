@@ -295,6 +295,18 @@ def _quantiles(dist, probs):
     return out
 
 
+def _tie_tol(theta, dist):
+    """The permutation engine's tie tolerance (:func:`jaxtests._pvalues.tie_tol`,
+    ``100 eps max(|t|, max |t*|)``) of the observed statistic ``t`` among the resampled
+    ``t*``: a resample equal to ``t`` in exact arithmetic can land an ulp to either side."""
+    if not np.isfinite(theta):
+        return 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN distribution
+        magnitude = np.nanmax(np.abs(dist), initial=0.0)
+    return float(_pvalues.tie_tol(theta, magnitude, xp=np))
+
+
 def _interval(dist, theta_hat, stat, samples, paired, opts, live=None):
     """``(low, high, z0, a)`` of one test from its distribution."""
     from scipy import special
@@ -303,8 +315,11 @@ def _interval(dist, theta_hat, stat, samples, paired, opts, live=None):
     alpha = (1 - level) / 2 if opts.alternative == "two-sided" else 1 - level
     z0 = a = None
     if opts.method == "BCa":
-        b = dist.size
-        z0 = special.ndtri((np.sum(dist < theta_hat) + np.sum(dist <= theta_hat)) / (2 * b))
+        # resamples within the tie tolerance of theta-hat count as ties (half below, half
+        # above), as in the permutation engine's p-values; scipy compares floats exactly
+        tol = _tie_tol(theta_hat, dist)
+        below, at_most = np.sum(dist < theta_hat - tol), np.sum(dist <= theta_hat + tol)
+        z0 = special.ndtri((below + at_most) / (2 * dist.size))
         a = _acceleration(_draws.jackknife(stat, samples, paired, live))
         z_a = float(special.ndtri(alpha))
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -442,9 +457,13 @@ def bootstrap(
     Percentile: the ``alpha`` and ``1 - alpha`` quantiles (``"linear"``) of the
     bootstrap distribution, ``alpha = (1 - confidence_level) / 2`` (two-sided) or
     ``1 - confidence_level``. Basic: ``2 theta - `` those, swapped. BCa:
-    ``z0 = Phi^-1((#{t* < t} + #{t* <= t}) / 2B)``, ``a`` from the jackknife of each
-    resampled sample (scipy's ``sum_j sum_i U_ji^3 / n_j^3 / 6 (sum_j sum_i
-    U_ji^2 / n_j^2)^{3/2}``, ``U_ji = (n_j - 1)(mean_i t_ji - t_ji)``), quantiles
+    ``z0 = Phi^-1((#{t* < t} + #{t* <= t}) / 2B)``, where a resample within the
+    permutation engine's tie tolerance ``100 eps max(|t|, max |t*|)`` of ``t`` counts as
+    equal to it (a resampled statistic equal to ``t`` in exact arithmetic, e.g. a mean of
+    the same values in another order, can land an ulp to either side; scipy compares the
+    floats exactly, so its ``z0`` can differ by a few hundredths there), ``a`` from the
+    jackknife of each resampled sample (scipy's ``sum_j sum_i U_ji^3 / n_j^3 / 6 (sum_j
+    sum_i U_ji^2 / n_j^2)^{3/2}``, ``U_ji = (n_j - 1)(mean_i t_ji - t_ji)``), quantiles
     ``Phi(z0 + (z0 + z) / (1 - a (z0 + z)))``. A statistic undefined (NaN) on some
     resample, or a degenerate BCa (constant data: ``a = 0/0``) gives a NaN interval
     and a ``RuntimeWarning``, as scipy does. Memory: the distribution (``8
@@ -568,7 +587,7 @@ return_distribution
     rows, batch = _run(data, statistic, paired, axis, opts)
     p, n_ext = [], []
     for theta, dist, *_ in rows:
-        tol = 100 * _pvalues.EPS * max(abs(theta), float(np.nanmax(np.abs(dist), initial=0)))
+        tol = _tie_tol(theta, dist)
         shifted = dist - theta
         ge = int(np.sum(shifted >= theta - tol))
         le = int(np.sum(shifted <= theta + tol))

@@ -158,6 +158,25 @@ def test_one_sided_intervals_open_as_scipy():
     assert np.isinf(hi.confidence_interval.low) and hi.confidence_interval.high > 4.5
 
 
+def test_bca_counts_resamples_tied_up_to_rounding_as_ties():
+    # Issue 42.2: z0 counted resamples tied with theta-hat by exact float equality, but a
+    # resampled mean equal to the observed one in exact arithmetic (the same total in
+    # another order) lands an ulp to either side. Values in tenths and n = 40: every
+    # resampled sum is an exact number of tenths, so rint(400 t*) is the mean in exact
+    # arithmetic (resampled means differ by at least 1/400, far above any rounding).
+    from scipy import special
+
+    x = np.random.default_rng(1).integers(0, 10, size=40) / 10
+    r = bootstrap((x,), "mean", n_resamples=999, key=1, return_distribution=True)
+    dist, theta = np.asarray(r.bootstrap_distribution), float(r.statistic)
+    exact, exact_theta = np.rint(400 * dist), np.rint(400 * theta)
+    ties = int(np.sum(exact == exact_theta))
+    assert ties >= 20 and np.sum(dist == theta) < ties  # ties that a float comparison misses
+    # z0 of the exact-arithmetic comparison (Efron & Tibshirani 14.3, ties counted half)
+    below, at_most = np.sum(exact < exact_theta), np.sum(exact <= exact_theta)
+    assert float(r.bias_correction) == special.ndtri((below + at_most) / (2 * dist.size))
+
+
 def test_coverage_of_the_mean():
     """95% intervals of a normal mean (n = 30) cover it in 200 data sets: 0.95 +- 3 sd."""
     rng = np.random.default_rng(11)

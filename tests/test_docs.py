@@ -52,6 +52,17 @@ def test_readme_finds_python_blocks():
     assert len(_python_blocks(README.read_text(encoding="utf-8"))) >= 1
 
 
+def test_readme_states_the_measured_limits():
+    # Issue 42.4: the README's comparison with autorank says whom its effect sizes are
+    # measured against.
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    for fact in (
+        "measures every effect size against the first row, its worst learner",
+        "from N = 39 for 3 learners",  # Friedman's F (issue 42.1)
+    ):
+        assert fact in text, fact
+
+
 @pytest.mark.parametrize("index", range(len(_python_blocks(README.read_text(encoding="utf-8")))))
 def test_readme_python_blocks_run(index):
     # Issue 13.11: every README python block runs as written, in a fresh interpreter

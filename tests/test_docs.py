@@ -53,11 +53,15 @@ def test_readme_finds_python_blocks():
 
 
 def test_readme_states_the_measured_limits():
-    # Issue 42.4: the README's comparison with autorank says whom its effect sizes are
-    # measured against.
+    # Issue 42.4 and 42.5: the README's comparison with autorank says whom its effect sizes
+    # are measured against, and the functions' descriptions state the measured limits.
     text = " ".join(README.read_text(encoding="utf-8").split())
     for fact in (
         "measures every effect size against the first row, its worst learner",
+        "86-87% of 2,000 simulated test sets",  # DeLong's one-AUC interval at n = 12
+        "cover about 93-95% at n = 50-200",  # BCa and percentile, accuracy difference
+        "smallest two-sided `signflip_test` p-value of k folds is 2/2^k",  # Holm vs max-T
+        "conf.int` stays the two-sided interval",  # one-sided delong_test
         "from N = 39 for 3 learners",  # Friedman's F (issue 42.1)
     ):
         assert fact in text, fact

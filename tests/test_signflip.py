@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from jaxtests._permutation import signflip_test
+from jaxtests._posthoc import adjust_pvalues
 from jaxtests._signflip import signflip_pvalue
 
 D12 = np.array([0.8, -0.3, 1.1, 0.4, -0.9, 0.6, 1.5, -0.2, 0.7, 0.05, 0.9, -0.4])
@@ -382,3 +383,14 @@ def test_heavy_tailed_monte_carlo_counts_are_float64_counts():
         d, n_resamples=140_000, key=3, method="monte-carlo", return_null=True, batch_size=2**18
     )
     np.testing.assert_array_equal(a.null_distribution, b.null_distribution)
+
+
+def test_holm_cannot_reject_six_folds_where_max_t_can():
+    # README (issue 42.5): the smallest two-sided exact p-value of 6 folds is 2/2^6, so Holm
+    # over two hypotheses gives at least 0.0625; max-T, whose all-positive sign pattern is the
+    # most extreme for both hypotheses at once, gives 2/2^6.
+    d = np.array([[0.02, 0.03, 0.01, 0.04, 0.02, 0.03], [0.05, 0.02, 0.03, 0.02, 0.04, 0.01]])
+    r = signflip_test(d, correction="maxT", key=0)
+    np.testing.assert_array_equal(r.pvalue, 2 / 2**6)  # exact enumeration of 64 patterns
+    np.testing.assert_array_equal(adjust_pvalues(r.pvalue, "holm"), 4 / 2**6)
+    np.testing.assert_array_equal(r.pvalue_adjusted, 2 / 2**6)

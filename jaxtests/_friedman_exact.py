@@ -25,11 +25,12 @@ __all__ = ["EXACT_MAX_WORK", "exact_pvalues", "null_distribution"]
 # without ties, k = 3 learners up to about 200 data sets, 4 up to 36, 5 up to 12, 6 up to 5,
 # 7 up to 3 (ties shorten the count).
 EXACT_MAX_WORK = 10_000_000
+_MAX_ORDERS = 1 << 17  # orders of one data set (8 untied learners: 40,320): tables of more refused
 _CHUNK = 1 << 20  # (state, arrangement) pairs per numpy pass: bounded memory
 _RESCALE = 2.0**900  # counts past it are scaled by 2^-900 (exact): no overflow at any N
 
 
-@functools.lru_cache(maxsize=1024)
+@functools.lru_cache(maxsize=64)
 def _orders(row):
     """The distinct orders of the multiset ``row`` (a sorted tuple), lexicographic, as a
     ``(m, k)`` int64 array; built without visiting the ``k!`` orders of a tied row."""
@@ -151,7 +152,7 @@ def null_distribution(plan, stack=None):
     # the states now times its row's orders.
     m = [n_orders(row) for row in plan]
     out = None
-    while True:
+    while max(m[1:]) <= _MAX_ORDERS:  # else refused: one data set's orders alone too many
         _, states, counts, work = stack[-1]
         i = len(stack)
         if work + len(states) * sum(m[i:]) > EXACT_MAX_WORK:

@@ -12,6 +12,7 @@ import numpy as np
 
 from jaxtests import _direction
 from jaxtests import _validation as v
+from jaxtests._report import column_format
 
 __all__ = ["ScoreReport", "report"]
 
@@ -120,12 +121,14 @@ class ScoreReport:
         spread = "SD" if self.spread_name == "std" else "MAD"
         effect = "d" if self.effect_size_name == "cohen_d" else "gamma"
         head = ("learner", "MR", center, spread, effect, "magnitude")
+        # one number of decimals per column (0.0824 beside 0.09292 reads 0.08240)
+        fc, fs = column_format(self.center), column_format(self.spread)
         rows = [
             (
                 name,
                 f"{self.mean_ranks[i]:.3f}",
-                f"{self.center[i]:.4g}",
-                f"{self.spread[i]:.4g}",
+                format(float(self.center[i]), fc),
+                format(float(self.spread[i]), fs),
                 f"{self.effect_sizes[i]:.3f}",
                 self.magnitudes[i],
             )

@@ -43,7 +43,7 @@ from jaxtests._cli._compare_data import (
     _signflip_data,
 )
 from jaxtests._direction import higher_is_better as direction_of
-from jaxtests._report import estimate_text
+from jaxtests._report import Numbers, estimate_text
 from jaxtests._ttests import TtestResult
 
 
@@ -165,7 +165,7 @@ def _effect_fields(res, confidence_level):
         dz = res.effect_size_interval(confidence_level)
         return {
             "difference": estimate_text(res.mean_difference, diff),
-            "effect": "d_z " + estimate_text(res.effect_size, dz),
+            "effect": estimate_text(res.effect_size, dz, label="d_z "),
             "confidence_level": confidence_level,
             "mean_difference": float(res.mean_difference),
             "mean_difference_interval": [float(diff.low), float(diff.high)],
@@ -182,9 +182,9 @@ def _effect_fields(res, confidence_level):
             "seed": res.seed,
         }
     if isinstance(res, AnovaResult):
-        eta = "eta² " + estimate_text(res.eta_squared)
+        eta = estimate_text(res.eta_squared, label="eta² ")
         if res.blocked:
-            eta += ", partial eta² " + estimate_text(res.partial_eta_squared)
+            eta = Numbers("eta² {}, partial eta² {}", (res.eta_squared, res.partial_eta_squared))
         return {
             "effect": eta,
             "eta_squared": float(res.eta_squared),

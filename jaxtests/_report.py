@@ -11,6 +11,8 @@ import time
 
 import numpy as np
 
+from jaxtests import _progress
+
 __all__ = [
     "Numbers",
     "Progress",
@@ -291,8 +293,11 @@ class Progress:
     the engine has reported yet (a first chunk can take long: compilation, large m),
     and is redrawn every ``interval`` seconds from a background thread, so the elapsed
     time runs and the ETA (from the draws done so far) stays current. ``disable=True``
-    makes it a no-op. ``total`` is the count when known beforehand; until the first
-    report without one, the bar says that it is preparing (compiling), not "0 ?/s".
+    makes it a no-op, and so is a stderr that is not a terminal (a file or a pipe, as
+    ``jaxtests demo 2> log``: the library's rule, :func:`jaxtests._progress.interactive`),
+    where a bar redrawn with carriage returns would be dozens of lines. ``total`` is the
+    count when known beforehand; until the first report without one, the bar says that it
+    is preparing (compiling), not "0 ?/s".
     """
 
     hidden = False  # set on the non-zero processes of a distributed CLI run
@@ -308,7 +313,8 @@ class Progress:
         elapsed_only=False,
         total=None,
     ):
-        self.desc, self.unit, self.disable = desc, unit, disable or self.hidden
+        self.desc, self.unit = desc, unit
+        self.disable = disable or self.hidden or not _progress.stderr_is_terminal()
         # work with no counts to report (a compiled fit) shows only the running time
         self.bar_format = "{desc}: {elapsed} elapsed" if elapsed_only else None
         self.delay, self.interval = delay, interval

@@ -9,7 +9,28 @@ from _helpers import cli as _cli
 from jaxtests._report import Progress
 
 
-def test_progress_before_the_first_report(capsys):
+def _terminal(monkeypatch):
+    """stderr as a terminal, where the command line's bars are drawn (issue 39.4)."""
+    monkeypatch.setattr("jaxtests._progress.stderr_is_terminal", lambda: True)
+
+
+def test_progress_bars_on_a_terminal_only(capsys, monkeypatch):
+    # Issue 39.4: `jaxtests demo 2> log` wrote 70 lines of carriage-return bars into the
+    # file; the library's rule (bars on a terminal only) now holds for the CLI's bars too.
+    # capsys' stderr is not a terminal, as a file or a pipe is not.
+    with Progress("draws", delay=0.0, interval=0.02, total=10) as bar:
+        bar(5, 10)
+        time.sleep(0.2)
+    assert capsys.readouterr().err == ""
+    _terminal(monkeypatch)
+    with Progress("draws", delay=0.0, interval=0.02, total=10) as bar:
+        bar(5, 10)
+        time.sleep(0.2)
+    assert "\r" in capsys.readouterr().err
+
+
+def test_progress_before_the_first_report(capsys, monkeypatch):
+    _terminal(monkeypatch)
     with Progress("draws", delay=0.1, interval=0.05):
         time.sleep(0.4)
         early = capsys.readouterr().err

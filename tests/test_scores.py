@@ -285,6 +285,7 @@ def test_compare_bayes_signrank(capsys, demsar_csv, tmp_path):
         (("--rope", "0.1"), r"--rope is not used by --test friedman nemenyi"),
         (("--test", "t"), r"--test t runs on per-fold or per-instance files"),
         (("--blocked",), r"--blocked is not used on a many-data-set file"),
+        (("--one-way",), r"--one-way is not used on a many-data-set file"),
         (("--seed", "1"), r"--seed is not used by --test friedman nemenyi"),
         (("--control", "svm", "--test", "friedman-posthoc"), r"--control: learner 'svm' is not"),
         (("--correction", "hommel", "--test", "friedman-posthoc"), r"takes one of"),

@@ -179,6 +179,7 @@ _PER_FOLD_OPTIONS = (
     ("n_train", "--n-train"),
     ("n_test", "--n-test"),
     ("blocked", "--blocked"),
+    ("one_way", "--one-way"),
     ("pool_repetitions", "--pool-repetitions"),
     ("swap_measure", "--swap-measure"),
     ("epsilon", "--epsilon"),

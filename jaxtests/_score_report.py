@@ -10,7 +10,7 @@ import dataclasses
 
 import numpy as np
 
-from jaxtests import _direction
+from jaxtests import _direction, _results
 from jaxtests import _validation as v
 from jaxtests._report import column_format
 
@@ -46,6 +46,8 @@ class ScoreReport:
     """Result of :meth:`ScoreTable.report`: the decisions, the numbers and their write-ups.
 
     Per-learner arrays are in the report's order, best first (by mean rank).
+    ``to_dict()`` and ``to_json()`` give the fields as strict JSON (NaN as null), as
+    every result's.
 
     Attributes
     ----------
@@ -114,6 +116,10 @@ class ScoreReport:
     effect_size_name: str
     effect_sizes: np.ndarray
     magnitudes: tuple
+
+    # strict JSON of the fields, as every result's (NaN and inf as null)
+    to_dict = _results.to_dict
+    to_json = _results.to_json
 
     def table_rows(self):
         """Column labels and the formatted cells of each learner (best first)."""

@@ -146,6 +146,21 @@ def test_tables(reports):
     assert isinstance(r.pvalue, float) and isinstance(r.mean_ranks, np.ndarray)
 
 
+def test_to_dict_and_to_json_are_strict_json(reports):
+    # Issue 39.6: ScoreReport had no to_dict()/to_json() (every result has them).
+    import json
+
+    r, x = reports["skew"], TABLES["skew"]
+    d = json.loads(r.to_json())
+    assert d == r.to_dict() and d["learners"] == ["a", "b", "c"] and d["omnibus"] == "friedman"
+    assert d["pvalue"] == pytest.approx(stats.friedmanchisquare(*x.T).pvalue, rel=1e-12)  # scipy
+    assert d["center"] == pytest.approx(list(r.center)) and d["posthoc_pvalues"][0][0] == 1.0
+    with pytest.warns(UserWarning, match="range zero"):
+        const = _table(np.full((6, 3), 0.5)).report()
+    assert json.loads(const.to_json())["homogeneity_pvalue"] is None  # NaN as null
+    assert "NaN" not in const.to_json()
+
+
 def test_bad_input():
     table = _table(TABLES["normal"])
     with pytest.raises(ValueError, match="`alpha`"):

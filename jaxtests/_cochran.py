@@ -42,13 +42,14 @@ class CochranQResult:
     pvalue_chi2 : float
         The chi-square p-value (always).
     df : int
-    pvalue_interval : (2,) array
-        99% Clopper-Pearson interval of a Monte Carlo p-value; ``(p, p)`` otherwise.
     pairwise_pvalue, pairwise_pvalue_adjusted : (k, k) arrays
         McNemar p-values of every pair (``pairwise_method``), raw and adjusted by
         ``correction`` over the ``k (k - 1) / 2`` pairs; 1 on the diagonal.
     accuracy : (k,) array
         Fraction of instances each classifier gets right.
+    pvalue_interval : (2,) array or None
+        99% Clopper-Pearson interval of a Monte Carlo p-value; None for the chi-square
+        and exact p-values (nothing drawn).
     method : str
         ``"chi2"``, ``"exact"`` or ``"monte-carlo"``.
     n_resamples, seed, correction, pairwise_method, names
@@ -57,10 +58,10 @@ class CochranQResult:
     statistic: jax.Array
     pvalue: jax.Array
     pvalue_chi2: jax.Array
-    pvalue_interval: jax.Array
     pairwise_pvalue: jax.Array
     pairwise_pvalue_adjusted: jax.Array
     accuracy: jax.Array
+    pvalue_interval: jax.Array | None = None
     df: int = static_field(default=1)
     method: str = static_field(default="chi2")
     n_resamples: int = static_field(default=0)
@@ -68,6 +69,42 @@ class CochranQResult:
     correction: str = static_field(default="holm")
     pairwise_method: str = static_field(default="exact")
     names: tuple | None = static_field(default=None)
+
+    def text(self):
+        """Q with its p-value, each classifier's accuracy and the pairwise McNemar tests,
+        most significant first."""
+        k = len(self.accuracy)
+        names = self.names or tuple(f"classifier {i}" for i in range(k))
+        if self.method == "chi2":
+            how = f"chi-square, df = {self.df}"
+        elif self.method == "exact":
+            how = f"exact permutation; chi-square p = {float(self.pvalue_chi2):.4g}"
+        else:
+            low, high = (float(v) for v in self.pvalue_interval)
+            how = (
+                f"Monte Carlo, {self.n_resamples} draws, seed {self.seed}, 99% interval "
+                f"[{low:.3g}, {high:.3g}]; chi-square p = {float(self.pvalue_chi2):.4g}"
+            )
+        lines = [
+            f"Cochran's Q test of equal accuracy, {k} classifiers: Q = "
+            f"{float(self.statistic):.4g}, p = {float(self.pvalue):.4g} ({how})"
+        ]
+        width = max(len(n) for n in names)
+        lines += [f"  {n:<{width}}  accuracy {float(a):.4f}" for n, a in zip(names, self.accuracy)]
+        pairs = list(itertools.combinations(range(k), 2))
+        raw = np.asarray(self.pairwise_pvalue)
+        adj = np.asarray(self.pairwise_pvalue_adjusted)
+        pairs.sort(key=lambda ij: raw[ij])
+        lines.append(
+            f"Pairwise McNemar tests ({self.pairwise_method}), {self.correction}-adjusted:"
+        )
+        label = [f"{names[i]} vs {names[j]}" for i, j in pairs]
+        width = max(len(t) for t in label)
+        lines += [
+            f"  {t:<{width}}  p = {raw[i, j]:.4g}  adjusted {adj[i, j]:.4g}"
+            for t, (i, j) in zip(label, pairs)
+        ]
+        return "\n".join(lines)
 
 
 def _correctness_iv(correct):
@@ -304,8 +341,6 @@ def cochran_q(
                 "method='permutation' to draw."
             )
         p = p_chi2
-    if interval is None:
-        interval = (p, p)
     # Pairwise McNemar tests, adjusted over the k (k - 1) / 2 pairs
     pairs = list(itertools.combinations(range(k), 2))
     raw = np.array(
@@ -323,7 +358,7 @@ def cochran_q(
         statistic=np.float64(q),
         pvalue=np.float64(p),
         pvalue_chi2=np.float64(p_chi2),
-        pvalue_interval=np.asarray(interval, np.float64),
+        pvalue_interval=None if interval is None else np.asarray(interval, np.float64),
         pairwise_pvalue=p_raw,
         pairwise_pvalue_adjusted=p_adj,
         accuracy=xf.mean(axis=0),

@@ -50,6 +50,33 @@ def test_correctness_matrix_as_statsmodels_takes_it(three):
     np.testing.assert_array_equal(cochran_q(correct=x.astype(bool)).statistic, r.statistic)
 
 
+def test_text_and_no_pvalue_interval_without_draws(three):
+    # Issue 39.7: a chi-square p showed a pvalue_interval (p, p), and there was no text().
+    import re
+
+    from _helpers import printed
+    from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+
+    y, preds = three
+    r = cochran_q(y, *preds, names=["a", "b", "c"])
+    assert r.pvalue_interval is None and "pvalue_interval" not in repr(r)
+    assert cochran_q(y, *preds, method="exact").pvalue_interval is None
+    assert cochran_q(
+        y, *preds, method="monte-carlo", n_resamples=99, key=0
+    ).pvalue_interval.shape == (2,)
+    x = np.stack([p == y for p in preds], axis=1).astype(int)
+    sm = sm_cochrans_q(x)
+    text = r.text()
+    q, p = re.search(r"Q = (\S+), p = (\S+) \(chi-square, df = 2\)", text).groups()
+    assert printed(q, sm.statistic) and printed(p, sm.pvalue), text  # statsmodels
+    for line, acc in zip(text.splitlines()[1:4], x.mean(axis=0), strict=True):
+        assert printed(line.split()[-1], acc), line
+    a, c = x[:, 0].astype(bool), x[:, 2].astype(bool)
+    table = [[np.sum(a & c), np.sum(a & ~c)], [np.sum(~a & c), np.sum(~a & ~c)]]
+    row = next(line for line in text.splitlines() if line.strip().startswith("a vs c"))
+    assert printed(row.split()[5], sm_mcnemar(table, exact=True).pvalue), row  # statsmodels
+
+
 def test_pairwise_mcnemar_adjusted(three):
     y, preds = three
     r = cochran_q(y, *preds, correction="bonferroni", pairwise_method="midp")

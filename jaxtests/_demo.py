@@ -353,7 +353,7 @@ def run_demo(args):
 
     # Plots and JSON.
     _step("drawing the figures...", args.quiet)
-    pngs = _plots(args.out, names, per_fold, best, ph_err, ma, tf, sf, sc, args.quick)
+    pngs = _plots(args.out, names, per_fold, best, ph_err, ma, tf, sf, sc, X.shape[0], args.quick)
     report["elapsed_s"] = time.perf_counter() - t0
     path = os.path.join(args.out, "demo.json")
 
@@ -381,7 +381,7 @@ def _accepts(fn, name):
     return name in inspect.signature(fn).parameters
 
 
-def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc, quick=False):
+def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc, n_instances, quick=False):
     try:
         import matplotlib
 
@@ -404,20 +404,22 @@ def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc, quick=False):
         files.append(p)
 
     a, b = best
+    # The paired t tests of section 2 test the per-fold differences: they are drawn, not the
+    # two algorithms' values side by side (which hides the pairing).
     fig, axes = plt.subplots(2, 1, figsize=(7.5, 6.5), layout="constrained")
-    plot.fold_histograms(
+    plot.fold_differences(
         {a: per_fold[a]["error"], b: per_fold[b]["error"]},
         measure="0/1 error",
         ax=axes[0],
-        title="0/1 error per fold",
+        title="0/1 error, per-fold differences",
     )
-    plot.fold_histograms(
+    plot.fold_differences(
         {a: per_fold[a]["hinge"], b: per_fold[b]["hinge"]},
         measure="hinge loss",
         ax=axes[1],
-        title="Hinge loss per fold",
+        title="Hinge loss, per-fold differences",
     )
-    fig.suptitle(f"{a} vs {b} ({HINGE})")
+    fig.suptitle(f"{a} vs {b}: what the paired t tests test ({HINGE})")
     save(fig, "folds_error_hinge.png")
     save(
         plot.ordering(
@@ -457,6 +459,7 @@ def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc, quick=False):
             sc,
             statistic="CV accuracy with permuted labels",
             title=f"Label-permutation sanity check\n({HEIN})",
+            lattice=1 / n_instances,  # accuracies of n test instances: multiples of 1 / n
         ),
         "sanity_null.png",
     )

@@ -95,6 +95,26 @@ def _posthoc_summary(ph, names, alpha, what):
     return "\n   ".join([head, *kept])
 
 
+def _agreement(table, first, second):
+    """A 2x2 table of decisions (rows: ``first`` accepts/rejects; columns: ``second``),
+    indented under its section."""
+    rows = [
+        [f"{first} {word}", int(table[i, 0]), int(table[i, 1])]
+        for i, word in enumerate(("accepts", "rejects"))
+    ]
+    text = text_table(rows, ["pairs", f"{second} accepts", f"{second} rejects"])
+    return "\n".join("   " + line.rstrip() for line in text.splitlines())
+
+
+def _clause(exc):
+    """An error's first sentence as a clause inside a line: up to its first colon (the rest
+    is advice), first letter lower case (not of an acronym or a code name)."""
+    head = str(exc).split(":")[0].strip()
+    if len(head) > 1 and head[0].isupper() and not head[1].isupper():
+        head = head[0].lower() + head[1:]
+    return head
+
+
 def _decision(p, alpha):
     return "reject" if p <= alpha else "accept"
 
@@ -211,7 +231,8 @@ def run_demo(args):
         )
     report["error_vs_hinge"] = {"pairs": rows, "table": agree.tolist()}
     say(text_table(rows, list(rows[0])))
-    say(f"   agreement (rows: error accept/reject, cols: hinge accept/reject): {agree.tolist()}")
+    say("   agreement of the decisions, pairs of kernel machines:")
+    say(_agreement(agree, "error", "hinge"))
 
     # 3. Yildiz & Alpaydin 2011: univariate error vs Hotelling's T² on (tpr, fpr).
     _step("paired t on error and Hotelling's T² on (tpr, fpr), all pairs...", args.quiet)
@@ -225,7 +246,7 @@ def run_demo(args):
         except ValueError as exc:  # e.g. identical predictions: singular covariance
             ph, stat = float("nan"), float("nan")
             # one line: the first sentence of the message (the rest is advice)
-            say(f"   {a} vs {b}: Hotelling not defined ({str(exc).split(':')[0]})")
+            say(f"   {a} vs {b}: Hotelling not defined ({_clause(exc)})")
         de, dh = _p(te) <= alpha, ph <= alpha
         if np.isfinite(ph):
             agree[int(de), int(dh)] += 1
@@ -241,7 +262,8 @@ def run_demo(args):
         )
     report["univariate_vs_multivariate"] = {"pairs": rows, "table": agree.tolist()}
     say(text_table(rows, list(rows[0])))
-    say(f"   agreement (rows: univariate accept/reject, cols: multivariate): {agree.tolist()}")
+    say("   agreement of the decisions, all pairs (Hotelling defined):")
+    say(_agreement(agree, "t", "T²"))
 
     # 4. ANOVA / MANOVA, post hoc cliques and ordering, learned measure.
     _step("ANOVA, MANOVA and post hoc tests...", args.quiet)
@@ -271,7 +293,7 @@ def run_demo(args):
         say(_posthoc_summary(ph_mv, names, alpha, "post hoc Hotelling on (tpr, fpr) (Holm)"))
         report["posthoc_tpr_fpr"] = jsonable(ph_mv)
     except ValueError as exc:  # two learners with identical (tpr, fpr) on every fold
-        say(f"   post hoc Hotelling on (tpr, fpr) not defined: {str(exc).split(':')[0]}")
+        say(f"   post hoc Hotelling on (tpr, fpr) not defined: {_clause(exc)}")
         report["posthoc_tpr_fpr"] = {"error": str(exc)}
 
     # 5. Sign-flip permutation tests (Hein): a pair the error test cannot separate but

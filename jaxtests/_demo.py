@@ -17,7 +17,7 @@
 Prints a report on stdout, what it is doing on stderr, writes ``demo.json`` (every
 number) and PNG plots to ``--out`` and lists them. ``--quick`` runs sections 1-5 on 3
 learners (linear and Gaussian SVMs, LDA), 5 folds and 10^4 sign flips, skips the
-sanity check, and draws the fold histograms and the ordering plot only.
+sanity check, and draws the per-fold differences and the ordering plot only.
 """
 
 import itertools

@@ -33,6 +33,7 @@ _WHERE = {
     "models": "jaxtests.models",
     "plot": "jaxtests.plot",  # matplotlib loads at first use, not with jaxtests
     "study": "jaxtests.study",
+    "ConfidenceInterval": "jaxtests._results",
     **dict.fromkeys(("CVResult", "cross_validate"), "jaxtests._cv"),
     **dict.fromkeys(("FiveByTwo", "KFold", "RandomSplits"), "jaxtests._splitters"),
     **dict.fromkeys(

@@ -22,7 +22,7 @@ from jaxtests import _pvalues
 from jaxtests._buckets import bucket, pad_axis
 from jaxtests._precision import x64
 from jaxtests._random import resolve_key
-from jaxtests._results import result, static_field
+from jaxtests._results import ConfidenceInterval, result, static_field
 from jaxtests._validation import (
     as_float_array,
     as_int_scalar,
@@ -48,13 +48,6 @@ METHODS = ("percentile", "basic", "BCa")
 # per test; 10^8 resamples are 800 MB.
 MAX_RESAMPLES = 10**8
 _MEASURES = ("accuracy", "error", "tpr", "recall", "fpr", "precision", "f1")
-
-
-class ConfidenceInterval(NamedTuple):
-    """Lower and upper confidence bounds (scipy's ``ConfidenceInterval``)."""
-
-    low: np.ndarray
-    high: np.ndarray
 
 
 class _Spec(NamedTuple):

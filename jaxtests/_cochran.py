@@ -42,13 +42,14 @@ class CochranQResult:
     pvalue_chi2 : float
         The chi-square p-value (always).
     df : int
-    pvalue_interval : (2,) array
-        99% Clopper-Pearson interval of a Monte Carlo p-value; ``(p, p)`` otherwise.
     pairwise_pvalue, pairwise_pvalue_adjusted : (k, k) arrays
         McNemar p-values of every pair (``pairwise_method``), raw and adjusted by
         ``correction`` over the ``k (k - 1) / 2`` pairs; 1 on the diagonal.
     accuracy : (k,) array
         Fraction of instances each classifier gets right.
+    pvalue_interval : (2,) array or None
+        99% Clopper-Pearson interval of a Monte Carlo p-value; None for the chi-square
+        and exact p-values (nothing drawn).
     method : str
         ``"chi2"``, ``"exact"`` or ``"monte-carlo"``.
     n_resamples, seed, correction, pairwise_method, names
@@ -57,10 +58,10 @@ class CochranQResult:
     statistic: jax.Array
     pvalue: jax.Array
     pvalue_chi2: jax.Array
-    pvalue_interval: jax.Array
     pairwise_pvalue: jax.Array
     pairwise_pvalue_adjusted: jax.Array
     accuracy: jax.Array
+    pvalue_interval: jax.Array | None = None
     df: int = static_field(default=1)
     method: str = static_field(default="chi2")
     n_resamples: int = static_field(default=0)
@@ -69,11 +70,77 @@ class CochranQResult:
     pairwise_method: str = static_field(default="exact")
     names: tuple | None = static_field(default=None)
 
+    def text(self):
+        """Q with its p-value, each classifier's accuracy and the pairwise McNemar tests,
+        most significant first."""
+        k = len(self.accuracy)
+        names = self.names or tuple(f"classifier {i}" for i in range(k))
+        if self.method == "chi2":
+            how = f"chi-square, df = {self.df}"
+        elif self.method == "exact":
+            how = f"exact permutation; chi-square p = {float(self.pvalue_chi2):.4g}"
+        else:
+            low, high = (float(v) for v in self.pvalue_interval)
+            how = (
+                f"Monte Carlo, {self.n_resamples} draws, seed {self.seed}, 99% interval "
+                f"[{low:.3g}, {high:.3g}]; chi-square p = {float(self.pvalue_chi2):.4g}"
+            )
+        lines = [
+            f"Cochran's Q test of equal accuracy, {k} classifiers: Q = "
+            f"{float(self.statistic):.4g}, p = {float(self.pvalue):.4g} ({how})"
+        ]
+        width = max(len(n) for n in names)
+        lines += [f"  {n:<{width}}  accuracy {float(a):.4f}" for n, a in zip(names, self.accuracy)]
+        pairs = list(itertools.combinations(range(k), 2))
+        raw = np.asarray(self.pairwise_pvalue)
+        adj = np.asarray(self.pairwise_pvalue_adjusted)
+        pairs.sort(key=lambda ij: raw[ij])
+        lines.append(
+            f"Pairwise McNemar tests ({self.pairwise_method}), {self.correction}-adjusted:"
+        )
+        label = [f"{names[i]} vs {names[j]}" for i, j in pairs]
+        width = max(len(t) for t in label)
+        lines += [
+            f"  {t:<{width}}  p = {raw[i, j]:.4g}  adjusted {adj[i, j]:.4g}"
+            for t, (i, j) in zip(label, pairs)
+        ]
+        return "\n".join(lines)
+
+
+def _correctness_iv(correct):
+    """Labels and predictions that reproduce a correctness matrix ``(n, k)``: every label
+    +1, classifier ``j`` predicting +1 where it is right (the pairwise McNemar tests read
+    only the agreement with the labels)."""
+    x = np.asarray(correct)
+    if x.dtype.kind not in "biuf":
+        raise TypeError(f"`correct` must be a 0/1 or boolean array, got dtype {x.dtype}.")
+    if x.ndim != 2:
+        raise ValueError(
+            f"`correct` must have shape (n_instances, n_classifiers), got {tuple(x.shape)}."
+        )
+    if x.shape[1] < 2:
+        raise ValueError(f"`correct` needs at least 2 classifiers (columns), got {x.shape[1]}.")
+    if x.shape[0] < 1:
+        raise ValueError("`correct` has no instances (rows).")
+    if not np.all((x == 0) | (x == 1)):
+        raise ValueError("`correct` must hold 0/1 (or False/True): 1 where a classifier is right.")
+    x = x.astype(bool)
+    y = np.ones(x.shape[0], np.int64)
+    return [y, *(np.where(x[:, j], 1, -1) for j in range(x.shape[1]))], x
+
 
 def _correct_iv(y_true, predictions):
     from jaxtests._mcnemar import _is_binary, _labels_iv
 
     if len(predictions) < 2:
+        shape = np.shape(y_true)
+        if not predictions and len(shape) == 2:  # statsmodels' cochrans_q(x) habit
+            raise ValueError(
+                f"`y_true` has shape {shape} and no `predictions` follow: for a correctness "
+                "matrix (n_instances, n_classifiers), 1 where a classifier is right, as "
+                "statsmodels' cochrans_q takes, pass cochran_q(correct=x); otherwise pass "
+                "cochran_q(y_true, pred_a, pred_b, ...)."
+            )
         raise ValueError(f"`predictions` needs at least 2 classifiers, got {len(predictions)}.")
     names = ["y_true", *(f"predictions[{i}]" for i in range(len(predictions)))]
     arrays = [_labels_iv(x, name) for x, name in zip((y_true, *predictions), names)]
@@ -122,8 +189,9 @@ def _exact_tail(x):
 
 @x64
 def cochran_q(
-    y_true,
+    y_true=None,
     *predictions,
+    correct=None,
     method="chi2",
     n_resamples=None,
     key=None,
@@ -140,6 +208,10 @@ def cochran_q(
     *predictions : array_like, (n,) each
         Predicted labels of the k >= 2 classifiers (binary arrays may use {-1, +1} or
         {0, 1}, each its own, as :func:`mcnemar`).
+    correct : array_like, (n, k), optional
+        Instead of ``y_true`` and ``predictions``: the correctness matrix, 1 (or True)
+        where classifier ``j`` is right on instance ``i``, as statsmodels'
+        ``cochrans_q(x)`` and mlxtend's tables take it.
     method : {"chi2", "permutation", "exact", "monte-carlo"}
         The p-value in ``pvalue``: chi-square with ``k - 1`` df (mlxtend's and
         statsmodels' ``cochrans_q``), or the permutation null of exchanging the k
@@ -185,6 +257,13 @@ def cochran_q(
     >>> r = jaxtests.cochran_q(y, a, b, c)
     >>> round(float(r.statistic), 4), r.df
     (9.3333, 2)
+
+    The same from the correctness matrix (statsmodels' ``cochrans_q`` input):
+
+    >>> import numpy as np
+    >>> x = np.stack([np.equal(p, y) for p in (a, b, c)], axis=1).astype(int)
+    >>> round(float(jaxtests.cochran_q(correct=x).statistic), 4)
+    9.3333
     """
     from jaxtests._mcnemar import MCNEMAR_METHODS, mcnemar
     from jaxtests._permutation_methods import N_RESAMPLES
@@ -200,7 +279,17 @@ def cochran_q(
     v.check_choice(_ADJUST_ALIASES.get(correction, correction), "correction", ADJUSTMENTS)
     if n_resamples is not None:
         n_resamples = v.as_int_scalar(n_resamples, "n_resamples", minimum=1)
-    arrays, x = _correct_iv(y_true, predictions)
+    if correct is not None:
+        if y_true is not None or predictions:
+            raise ValueError(
+                "pass either `correct` (a correctness matrix) or `y_true` and `predictions`, "
+                "not both."
+            )
+        arrays, x = _correctness_iv(correct)
+    elif y_true is None:
+        raise TypeError("cochran_q needs `y_true` and `predictions`, or `correct=`.")
+    else:
+        arrays, x = _correct_iv(y_true, predictions)
     k = x.shape[1]
     names = v.as_names(names, k) if names is not None else None
     if names is not None and len(names) != k:
@@ -252,8 +341,6 @@ def cochran_q(
                 "method='permutation' to draw."
             )
         p = p_chi2
-    if interval is None:
-        interval = (p, p)
     # Pairwise McNemar tests, adjusted over the k (k - 1) / 2 pairs
     pairs = list(itertools.combinations(range(k), 2))
     raw = np.array(
@@ -271,7 +358,7 @@ def cochran_q(
         statistic=np.float64(q),
         pvalue=np.float64(p),
         pvalue_chi2=np.float64(p_chi2),
-        pvalue_interval=np.asarray(interval, np.float64),
+        pvalue_interval=None if interval is None else np.asarray(interval, np.float64),
         pairwise_pvalue=p_raw,
         pairwise_pvalue_adjusted=p_adj,
         accuracy=xf.mean(axis=0),

@@ -17,6 +17,7 @@ The splitters live in ``_splitters``, the scikit-learn adapters in
 """
 
 import functools
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -49,7 +50,7 @@ from jaxtests._validation import (
 from jaxtests.kernels import losses as klosses
 from jaxtests.kernels import measures as kmeasures
 
-__all__ = ["CVResult", "cross_validate"]
+__all__ = ["CVResult", "TestOutputs", "cross_validate"]
 
 _LOSSES = ("zero_one", "hinge", "square", "absolute", "epsilon_insensitive", "power")
 _CLF_LOSSES = ("zero_one", "hinge")
@@ -106,6 +107,15 @@ def _numpy_out(method):
         return jax.tree_util.tree_map(_to_numpy, method(*args, **kwargs))
 
     return wrapper
+
+
+class TestOutputs(NamedTuple):
+    """One repetition's test outputs in instance order (:meth:`CVResult.test_outputs`)."""
+
+    index: np.ndarray
+    fold: np.ndarray
+    y: np.ndarray
+    output: np.ndarray
 
 
 @result
@@ -169,7 +179,12 @@ class CVResult(FoldTests, InstanceTests):
 
     @cv_doc()
     def instance_outputs(self, name):
-        """``(outputs, index, valid)`` for model ``name``, each ``(R, K, m)``.
+        """``(outputs, index, valid)`` for model ``name``, each ``(R, K, m)``: padded.
+
+        Every fold's outputs sit in a row of ``m`` entries, ``m`` the largest test fold;
+        a smaller fold is padded at its end with entries that are not instances (``valid``
+        False, ``index`` 0, output 0). Select with ``outputs[valid]``, or use
+        :meth:`test_outputs` for one repetition's outputs in instance order, unpadded.
 
         Parameters
         ----------
@@ -190,8 +205,65 @@ class CVResult(FoldTests, InstanceTests):
         >>> outputs, index, valid = cv.instance_outputs("lda")
         >>> outputs.shape
         (1, 5, 8)
+        >>> outputs[valid].shape  # the 40 instances, fold by fold
+        (40,)
         """
         return self.outputs[self._m(name)], self.index, self.valid
+
+    def test_outputs(self, name, *, repetition=0):
+        """One repetition's outputs of model ``name`` in instance order, without padding.
+
+        As scikit-learn's ``cross_val_predict`` returns them: one entry per test
+        instance, sorted by its row in ``X`` (an instance in several test sets of the
+        repetition, as with overlapping explicit splits, once per test set). A held-out
+        split (``cv=[(train, test)]``) gives the outputs on ``test``.
+
+        Parameters
+        ----------
+        name : str
+            Model name.
+        repetition : int, default 0
+            Which repetition (``0 .. R - 1``).
+
+        Returns
+        -------
+        TestOutputs
+            Named tuple of ``(n_tested,)`` numpy arrays: ``index`` (row of ``X``),
+            ``fold`` (``0 .. K - 1``), ``y`` (targets as the result holds them: ±1,
+            class indices or reals) and ``output`` (decision value, predicted class
+            index or prediction).
+
+        Examples
+        --------
+        A held-out split, one explicit fold (``cross_val_predict``'s order):
+
+        >>> import numpy as np, jaxtests
+        >>> from jaxtests import models
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(40, 2))
+        >>> y = np.where(X[:, 0] + rng.normal(size=40) > 0, 1, -1)
+        >>> train, test = np.arange(30), np.arange(30, 40)
+        >>> cv = jaxtests.cross_validate({"lda": models.lda()}, X, y, cv=[(train, test)])
+        >>> out = cv.test_outputs("lda")
+        >>> out.index
+        array([30, 31, 32, 33, 34, 35, 36, 37, 38, 39])
+        >>> bool(np.all(out.y == y[test])), out.output.shape
+        (True, (10,))
+        """
+        m = self._m(name)
+        R = int(self.index.shape[0])
+        repetition = as_int_scalar(repetition, "repetition", minimum=0)
+        if repetition >= R:
+            raise ValueError(
+                f"`repetition` must be below the number of repetitions, {R}; got {repetition}."
+            )
+        valid = np.asarray(self.valid[repetition])
+        index = np.asarray(self.index[repetition])[valid]
+        fold = np.broadcast_to(np.arange(valid.shape[0])[:, None], valid.shape)[valid]
+        output = np.asarray(self.outputs[m, repetition])[valid]
+        order = np.argsort(index, kind="stable")
+        index = index[order]
+        return TestOutputs(index, fold[order], np.asarray(self.y)[index], output[order])
 
     def _targets(self):
         return self.y[self.index]
@@ -593,7 +665,7 @@ def _cross_validate_iv(models, X, y, cv, repeats, stratified, key):
     repeats = as_int_scalar(repeats, "repeats", minimum=1)
     typed_key, seed = resolve_key(key)
     splits = make_splits(
-        cv, y, typed_key, task == "classification", repeats=repeats, stratified=stratified
+        cv, y, typed_key, task == "classification", repeats=repeats, stratified=stratified, X=X
     )
     return items, task, X, y, classes, binary, splits, seed
 
@@ -620,7 +692,11 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
         real targets for regressors.
     cv : int, splitter or iterable of (train, test) index arrays
         An int is ``KFold(cv, repeats=repeats, stratified=stratified)``; also
-        ``FiveByTwo()``, ``RandomSplits(...)``, or explicit folds.
+        ``FiveByTwo()``, ``RandomSplits(...)``, a scikit-learn splitter (an object
+        with ``split(X, y)`` and ``get_n_splits``: ``StratifiedKFold``,
+        ``ShuffleSplit``...; the folds of ``list(cv.split(X, y))``, a repeated one
+        such as ``RepeatedStratifiedKFold`` as ``n_repeats`` repetitions), or
+        explicit folds: ``[(train, test)]`` is a held-out split (one fold).
     repeats : int
         Repetitions of an int ``cv`` (each reshuffled).
     stratified : bool
@@ -672,6 +748,22 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     >>> res = cross_validate({"lda": models.lda(), "nc": models.nearest_centroid()},
     ...                      X, y, cv=5, key=0)
     >>> res.fold_losses("lda", "zero_one").shape
+    (1, 5)
+
+    A held-out split is one explicit fold; its outputs in instance order, unpadded:
+
+    >>> held_out = cross_validate({"lda": models.lda(), "nc": models.nearest_centroid()},
+    ...                           X, y, cv=[(np.arange(30), np.arange(30, 40))])
+    >>> held_out.test_outputs("lda").index.shape
+    (10,)
+    >>> held_out.mcnemar("lda", "nc").pvalue <= 1
+    np.True_
+
+    A scikit-learn splitter gives the folds of ``list(cv.split(X, y))``:
+
+    >>> from sklearn.model_selection import StratifiedKFold
+    >>> skf = StratifiedKFold(5, shuffle=True, random_state=0)
+    >>> cross_validate({"lda": models.lda()}, X, y, cv=skf).index.shape[:2]
     (1, 5)
 
     References

@@ -300,6 +300,44 @@ class InstanceTests:
 
     @cv_doc()
     @x64
+    def delong_interval(self, name, *, pool_folds=False, **kwargs):
+        """DeLong interval of one model's ROC AUC on the pooled test instances.
+
+        One repetition; with several folds each fold's scores come from its own model,
+        so their pooled ranking is used only with ``pool_folds=True`` (as
+        :meth:`delong_test`). A held-out split (``cv=[(train, test)]``) has one fold.
+
+        Parameters
+        ----------
+        name : str
+            Model name (a binary classifier).
+        pool_folds : bool, default False
+        **kwargs
+            Passed to :func:`jaxtests.delong_interval` (``confidence_level``).
+
+        Returns
+        -------
+        DeLongIntervalResult
+            ``auc``, ``confidence_interval`` (``low``, ``high``), ``standard_error``.
+
+        Examples
+        --------
+        {data}
+        >>> cv = jaxtests.cross_validate(
+        ...     {"lda": models.lda()}, X, y, cv=[(np.arange(20), np.arange(20, 40))])
+        >>> r = cv.delong_interval("lda")
+        >>> bool(r.confidence_interval.low <= r.auc <= r.confidence_interval.high)
+        True
+        """
+        import jaxtests
+
+        self._need_clf("`delong_interval`")
+        self._refuse_multiclass("`delong_interval`", "it is the AUC of binary scores.")
+        y, (f,) = self._pooled((name,), "`delong_interval`", pool_folds=pool_folds)
+        return jaxtests.delong_interval(y, f, **kwargs)
+
+    @cv_doc()
+    @x64
     def cochran_q(self, models=None, **kwargs):
         """Cochran's Q of the models' predictions on the test instances (one repetition).
 

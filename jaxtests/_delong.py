@@ -10,10 +10,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests._bootstrap import ConfidenceInterval
 from jaxtests._buckets import bucket, pad_axis
 from jaxtests._precision import x64
-from jaxtests._results import result, static_field
+from jaxtests._results import ConfidenceInterval, result, static_field
 from jaxtests._validation import (
     as_float_array,
     as_label_array,
@@ -61,13 +60,23 @@ class DeLongResult:
 @result
 class DeLongIntervalResult:
     """Result of :func:`delong_interval`: ``auc`` with its DeLong ``low``/``high`` and
-    ``standard_error`` (the bounds clipped to [0, 1], as pROC's ``ci.auc``)."""
+    ``standard_error`` (the bounds clipped to [0, 1], as pROC's ``ci.auc``).
+
+    ``confidence_interval`` is ``(low, high)`` as a :class:`jaxtests.ConfidenceInterval`,
+    the shape of every interval (``DeLongResult.confidence_interval``,
+    ``BootstrapResult.confidence_interval``).
+    """
 
     auc: jax.Array
     low: jax.Array
     high: jax.Array
     standard_error: jax.Array
     confidence_level: float = static_field(default=0.95)
+
+    @property
+    def confidence_interval(self):
+        """``ConfidenceInterval(low, high)``."""
+        return ConfidenceInterval(self.low, self.high)
 
 
 @jax.jit

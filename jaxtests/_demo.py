@@ -17,7 +17,7 @@
 Prints a report on stdout, what it is doing on stderr, writes ``demo.json`` (every
 number) and PNG plots to ``--out`` and lists them. ``--quick`` runs sections 1-5 on 3
 learners (linear and Gaussian SVMs, LDA), 5 folds and 10^4 sign flips, skips the
-sanity check, and draws the fold histograms and the ordering plot only.
+sanity check, and draws the per-fold differences and the ordering plot only.
 """
 
 import itertools
@@ -93,6 +93,26 @@ def _posthoc_summary(ph, names, alpha, what):
     pair_line = re.compile(r"^  .+ vs .+: p_adj = ")
     kept = [line for line in ph.text().split("\n")[1:] if not pair_line.match(line)]
     return "\n   ".join([head, *kept])
+
+
+def _agreement(table, first, second):
+    """A 2x2 table of decisions (rows: ``first`` accepts/rejects; columns: ``second``),
+    indented under its section."""
+    rows = [
+        [f"{first} {word}", int(table[i, 0]), int(table[i, 1])]
+        for i, word in enumerate(("accepts", "rejects"))
+    ]
+    text = text_table(rows, ["pairs", f"{second} accepts", f"{second} rejects"])
+    return "\n".join("   " + line.rstrip() for line in text.splitlines())
+
+
+def _clause(exc):
+    """An error's first sentence as a clause inside a line: up to its first colon (the rest
+    is advice), first letter lower case (not of an acronym or a code name)."""
+    head = str(exc).split(":")[0].strip()
+    if len(head) > 1 and head[0].isupper() and not head[1].isupper():
+        head = head[0].lower() + head[1:]
+    return head
 
 
 def _decision(p, alpha):
@@ -211,7 +231,8 @@ def run_demo(args):
         )
     report["error_vs_hinge"] = {"pairs": rows, "table": agree.tolist()}
     say(text_table(rows, list(rows[0])))
-    say(f"   agreement (rows: error accept/reject, cols: hinge accept/reject): {agree.tolist()}")
+    say("   agreement of the decisions, pairs of kernel machines:")
+    say(_agreement(agree, "error", "hinge"))
 
     # 3. Yildiz & Alpaydin 2011: univariate error vs Hotelling's T² on (tpr, fpr).
     _step("paired t on error and Hotelling's T² on (tpr, fpr), all pairs...", args.quiet)
@@ -225,7 +246,7 @@ def run_demo(args):
         except ValueError as exc:  # e.g. identical predictions: singular covariance
             ph, stat = float("nan"), float("nan")
             # one line: the first sentence of the message (the rest is advice)
-            say(f"   {a} vs {b}: Hotelling not defined ({str(exc).split(':')[0]})")
+            say(f"   {a} vs {b}: Hotelling not defined ({_clause(exc)})")
         de, dh = _p(te) <= alpha, ph <= alpha
         if np.isfinite(ph):
             agree[int(de), int(dh)] += 1
@@ -241,7 +262,8 @@ def run_demo(args):
         )
     report["univariate_vs_multivariate"] = {"pairs": rows, "table": agree.tolist()}
     say(text_table(rows, list(rows[0])))
-    say(f"   agreement (rows: univariate accept/reject, cols: multivariate): {agree.tolist()}")
+    say("   agreement of the decisions, all pairs (Hotelling defined):")
+    say(_agreement(agree, "t", "T²"))
 
     # 4. ANOVA / MANOVA, post hoc cliques and ordering, learned measure.
     _step("ANOVA, MANOVA and post hoc tests...", args.quiet)
@@ -271,7 +293,7 @@ def run_demo(args):
         say(_posthoc_summary(ph_mv, names, alpha, "post hoc Hotelling on (tpr, fpr) (Holm)"))
         report["posthoc_tpr_fpr"] = jsonable(ph_mv)
     except ValueError as exc:  # two learners with identical (tpr, fpr) on every fold
-        say(f"   post hoc Hotelling on (tpr, fpr) not defined: {str(exc).split(':')[0]}")
+        say(f"   post hoc Hotelling on (tpr, fpr) not defined: {_clause(exc)}")
         report["posthoc_tpr_fpr"] = {"error": str(exc)}
 
     # 5. Sign-flip permutation tests (Hein): a pair the error test cannot separate but
@@ -353,7 +375,7 @@ def run_demo(args):
 
     # Plots and JSON.
     _step("drawing the figures...", args.quiet)
-    pngs = _plots(args.out, names, per_fold, best, ph_err, ma, tf, sf, sc, args.quick)
+    pngs = _plots(args.out, names, per_fold, best, ph_err, ma, tf, sf, sc, X.shape[0], args.quick)
     report["elapsed_s"] = time.perf_counter() - t0
     path = os.path.join(args.out, "demo.json")
 
@@ -381,7 +403,7 @@ def _accepts(fn, name):
     return name in inspect.signature(fn).parameters
 
 
-def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc, quick=False):
+def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc, n_instances, quick=False):
     try:
         import matplotlib
 
@@ -404,20 +426,22 @@ def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc, quick=False):
         files.append(p)
 
     a, b = best
+    # The paired t tests of section 2 test the per-fold differences: they are drawn, not the
+    # two algorithms' values side by side (which hides the pairing).
     fig, axes = plt.subplots(2, 1, figsize=(7.5, 6.5), layout="constrained")
-    plot.fold_histograms(
+    plot.fold_differences(
         {a: per_fold[a]["error"], b: per_fold[b]["error"]},
         measure="0/1 error",
         ax=axes[0],
-        title="0/1 error per fold",
+        title="0/1 error, per-fold differences",
     )
-    plot.fold_histograms(
+    plot.fold_differences(
         {a: per_fold[a]["hinge"], b: per_fold[b]["hinge"]},
         measure="hinge loss",
         ax=axes[1],
-        title="Hinge loss per fold",
+        title="Hinge loss, per-fold differences",
     )
-    fig.suptitle(f"{a} vs {b} ({HINGE})")
+    fig.suptitle(f"{a} vs {b}: what the paired t tests test ({HINGE})")
     save(fig, "folds_error_hinge.png")
     save(
         plot.ordering(
@@ -457,6 +481,7 @@ def _plots(out, names, per_fold, best, ph_err, ma, tf, sf, sc, quick=False):
             sc,
             statistic="CV accuracy with permuted labels",
             title=f"Label-permutation sanity check\n({HEIN})",
+            lattice=1 / n_instances,  # accuracies of n test instances: multiples of 1 / n
         ),
         "sanity_null.png",
     )

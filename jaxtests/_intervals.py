@@ -9,7 +9,7 @@ import numpy as np
 
 from jaxtests import _pvalues
 from jaxtests._precision import x64
-from jaxtests._results import result, static_field
+from jaxtests._results import ConfidenceInterval, result, static_field
 from jaxtests._validation import as_float_array, check_probability
 
 __all__ = [
@@ -35,6 +35,8 @@ class IntervalResult:
     confidence_level : float
     method : str
         ``"clopper-pearson"`` or ``"hoeffding"``.
+    confidence_interval : ConfidenceInterval
+        ``(low, high)``, the shape of every interval of jaxtests.
     """
 
     low: jax.Array
@@ -43,6 +45,11 @@ class IntervalResult:
     epsilon: jax.Array | None
     confidence_level: float = static_field()
     method: str = static_field()
+
+    @property
+    def confidence_interval(self):
+        """``ConfidenceInterval(low, high)``."""
+        return ConfidenceInterval(self.low, self.high)
 
 
 def _counts_iv(k, n):

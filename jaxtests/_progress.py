@@ -14,7 +14,14 @@ import os
 import sys
 import warnings
 
-__all__ = ["AUTO_DELAY", "LongRunWarning", "Reporter", "as_progress", "no_auto_bar"]
+__all__ = [
+    "AUTO_DELAY",
+    "LongRunWarning",
+    "Reporter",
+    "as_progress",
+    "no_auto_bar",
+    "stderr_is_terminal",
+]
 
 # tqdm's ``delay``: a call shorter than this shows nothing, a longer one its bar (issue 28.9:
 # a 14-s call showed no progress).
@@ -32,15 +39,21 @@ def no_auto_bar():
         _AUTO.reset(token)
 
 
-def interactive():
-    """Whether ``progress=None`` shows a bar: stderr is a terminal (tqdm's convention for
-    ``disable=None``), outside a pytest test and outside :func:`no_auto_bar`."""
-    if not _AUTO.get() or "PYTEST_CURRENT_TEST" in os.environ:
-        return False
+def stderr_is_terminal():
+    """Whether stderr is a terminal (tqdm's convention for ``disable=None``): a bar redrawn
+    with carriage returns is drawn there only, never into a file or a pipe (``2> log``)."""
     try:
         return bool(sys.stderr is not None and sys.stderr.isatty())
     except (AttributeError, ValueError):  # a replaced or closed stderr
         return False
+
+
+def interactive():
+    """Whether ``progress=None`` shows a bar: stderr is a terminal, outside a pytest test
+    and outside :func:`no_auto_bar`."""
+    if not _AUTO.get() or "PYTEST_CURRENT_TEST" in os.environ:
+        return False
+    return stderr_is_terminal()
 
 
 class LongRunWarning(UserWarning):

@@ -11,8 +11,12 @@ import time
 
 import numpy as np
 
+from jaxtests import _progress
+
 __all__ = [
+    "Numbers",
     "Progress",
+    "column_format",
     "dumps",
     "estimate_text",
     "jsonable",
@@ -111,40 +115,126 @@ def replace_file(path, write):
         raise
 
 
-def _cell(v):
+# A column's numbers are fixed-point while they lie in [1e-4, 1e6), else scientific.
+_FIXED_RANGE = (1e-4, 1e6)
+_DIGITS = 4  # significant digits of the column's smallest nonzero magnitude
+_MAX_EXTRA = 3  # fixed point: at most this many digits past _DIGITS on the largest value
+
+
+def _is_number(v):
+    return isinstance(v, float | int | np.floating | np.integer) and not isinstance(
+        v, bool | np.bool_
+    )
+
+
+def column_format(values):
+    """One format spec for a column of numbers, so that it has one number of decimals.
+
+    ``_DIGITS`` significant digits of its smallest nonzero magnitude, in fixed point with
+    the same decimals on every row (at most ``_MAX_EXTRA`` more digits than that on its
+    largest: ``0.0824`` beside ``0.09292`` prints ``0.08240``, ``0.09292``); scientific
+    notation with ``_DIGITS`` significant digits for the whole column when a magnitude
+    lies outside ``[1e-4, 1e6)``; no decimals when every value is a whole number.
+    """
+    a = np.abs(np.asarray([float(v) for v in values], dtype=np.float64))
+    a = a[np.isfinite(a) & (a > 0)]
+    if a.size == 0:
+        return ".0f"
+    lo, hi = float(a.min()), float(a.max())
+    if lo < _FIXED_RANGE[0] or hi >= _FIXED_RANGE[1]:
+        return f".{_DIGITS - 1}e"
+    if np.all(a == np.round(a)):
+        return ".0f"
+    need = _DIGITS - 1 - math.floor(math.log10(lo))
+    most = _DIGITS - 1 - math.floor(math.log10(hi)) + _MAX_EXTRA
+    return f".{max(0, min(need, most))}f"
+
+
+def _number(v, fmt):
+    v = float(v)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return format(v, fmt)
+
+
+class Numbers(str):
+    """A table cell of numbers in a text template: ``Numbers("{} [{}, {}]", (m, lo, hi))``.
+
+    The text (a ``str``, as JSON writes it) has one format for its own numbers
+    (:func:`column_format`); in :func:`text_table` and :func:`markdown_table` the numbers
+    take the format of their whole column.
+    """
+
+    def __new__(cls, template, values):
+        values = tuple(float(v) for v in values)
+        self = super().__new__(cls, _fill(template, values, column_format(values)))
+        self.template, self.values = template, values
+        return self
+
+    def format_with(self, fmt):
+        return _fill(self.template, self.values, fmt)
+
+
+def _fill(template, values, fmt):
+    return template.format(*(_number(v, fmt) for v in values))
+
+
+def _cell(v, fmt=None):
     if v is None:
         return "-"
-    if isinstance(v, float | np.floating):
-        v = float(v)
-        if math.isnan(v):
-            return "nan"
-        return f"{v:.4g}"
+    if isinstance(v, Numbers):
+        return v if fmt is None else v.format_with(fmt)
+    if _is_number(v) and (fmt is not None or not isinstance(v, int | np.integer)):
+        return _number(v, fmt or column_format([v]))
     return str(v)
 
 
-def estimate_text(value, interval=None):
-    """An estimate, with its confidence interval when given, as one table cell:
-    ``0.046 [0.01108, 0.08092]``.
+def _column_formats(cells_by_column):
+    """A format per column holding a float (or a :class:`Numbers` cell); None otherwise."""
+    out = []
+    for cells in cells_by_column:
+        numbers, has_float = [], False
+        for v in cells:
+            if isinstance(v, Numbers):
+                numbers += v.values
+                has_float = True
+            elif _is_number(v):
+                numbers.append(v)
+                has_float |= not isinstance(v, int | np.integer)
+        out.append(column_format(numbers) if has_float else None)
+    return out
 
-    ``interval`` is a ``(low, high)`` pair (a one-sided one has ``inf``); numbers as
-    :func:`text_table` prints them.
+
+def estimate_text(value, interval=None, *, label=""):
+    """An estimate, with its confidence interval when given, as one table cell:
+    ``0.04600 [0.01108, 0.08092]`` (a :class:`Numbers` cell: one format for its numbers,
+    and in a table the format of its column).
+
+    ``interval`` is a ``(low, high)`` pair (a one-sided one has ``inf``); ``label`` goes
+    before the numbers (``"d_z "``).
     """
     if interval is None:
-        return _cell(float(value))
+        return Numbers(label + "{}", (value,))
     low, high = interval
-    return f"{_cell(float(value))} [{_cell(float(low))}, {_cell(float(high))}]"
+    return Numbers(label + "{} [{}, {}]", (value, low, high))
+
+
+def _table_cells(rows, columns):
+    raw = [[r.get(c) for c in columns] if isinstance(r, dict) else list(r) for r in rows]
+    formats = _column_formats([[row[i] for row in raw] for i in range(len(columns))])
+    return [[_cell(x, f) for x, f in zip(row, formats)] for row in raw]
 
 
 def text_table(rows, columns):
-    """Fixed-width text table of ``rows`` over ``columns``.
+    """Fixed-width text table of ``rows`` over ``columns``, one number format per column
+    (:func:`column_format`).
 
     A row is a dict keyed by column or a sequence of cells in column order (so that
     columns may share a label).
     """
-    cells = [
-        [_cell(r.get(c)) for c in columns] if isinstance(r, dict) else [_cell(x) for x in r]
-        for r in rows
-    ]
+    cells = _table_cells(rows, columns)
     widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
     line = "  ".join(c.ljust(w) for c, w in zip(columns, widths))
     out = [line, "  ".join("-" * w for w in widths)]
@@ -153,9 +243,10 @@ def text_table(rows, columns):
 
 
 def markdown_table(rows, columns):
-    """GitHub-flavoured markdown table of ``rows`` over ``columns``."""
+    """GitHub-flavoured markdown table of ``rows`` over ``columns``, one number format per
+    column."""
     out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    out += ["| " + " | ".join(_cell(r.get(c)) for c in columns) + " |" for r in rows]
+    out += ["| " + " | ".join(row) + " |" for row in _table_cells(rows, columns)]
     return "\n".join(out)
 
 
@@ -174,7 +265,7 @@ def result_summary(res, *, statistic, resamples, method=None, label=None, labels
     if labels is not None:
         columns.insert(0, label)
     for i, (t, p, (lo, hi)) in enumerate(zip(stat, pval, iv)):
-        row = {statistic: t, "p-value": p, "99% interval": f"[{_cell(lo)}, {_cell(hi)}]"}
+        row = {statistic: t, "p-value": p, "99% interval": Numbers("[{}, {}]", (lo, hi))}
         if labels is not None:
             row[label] = labels[i]
         rows.append(row)
@@ -202,8 +293,11 @@ class Progress:
     the engine has reported yet (a first chunk can take long: compilation, large m),
     and is redrawn every ``interval`` seconds from a background thread, so the elapsed
     time runs and the ETA (from the draws done so far) stays current. ``disable=True``
-    makes it a no-op. ``total`` is the count when known beforehand; until the first
-    report without one, the bar says that it is preparing (compiling), not "0 ?/s".
+    makes it a no-op, and so is a stderr that is not a terminal (a file or a pipe, as
+    ``jaxtests demo 2> log``: the library's rule, :func:`jaxtests._progress.interactive`),
+    where a bar redrawn with carriage returns would be dozens of lines. ``total`` is the
+    count when known beforehand; until the first report without one, the bar says that it
+    is preparing (compiling), not "0 ?/s".
     """
 
     hidden = False  # set on the non-zero processes of a distributed CLI run
@@ -219,7 +313,8 @@ class Progress:
         elapsed_only=False,
         total=None,
     ):
-        self.desc, self.unit, self.disable = desc, unit, disable or self.hidden
+        self.desc, self.unit = desc, unit
+        self.disable = disable or self.hidden or not _progress.stderr_is_terminal()
         # work with no counts to report (a compiled fit) shows only the running time
         self.bar_format = "{desc}: {elapsed} elapsed" if elapsed_only else None
         self.delay, self.interval = delay, interval

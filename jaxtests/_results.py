@@ -12,11 +12,26 @@ are left as they are, so results still flow through JAX transformations.
 """
 
 import dataclasses
+from typing import NamedTuple
 
 import jax
 import numpy as np
 
-__all__ = ["format_value", "result", "static_field"]
+__all__ = ["ConfidenceInterval", "format_value", "result", "static_field"]
+
+
+class ConfidenceInterval(NamedTuple):
+    """Lower and upper confidence bounds, each of the batch shape (scipy's
+    ``ConfidenceInterval``): every interval of jaxtests is one, whether an attribute
+    (``BootstrapResult.confidence_interval``, as scipy's ``bootstrap``;
+    ``DeLongResult``, ``DeLongIntervalResult``, ``clopper_pearson``...) or a method with a
+    ``confidence_level`` (``TtestResult.confidence_interval()``, as scipy's t tests).
+    A one-sided interval has ``-inf`` or ``inf`` on its open side.
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+
 
 _UNPACKED = ("statistic", "pvalue")
 

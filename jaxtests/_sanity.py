@@ -200,7 +200,7 @@ def _permutation_test_score_iv(
     split_key, perm_key = jax.random.split(typed_key)
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
         cv = KFold(as_int_scalar(cv, "cv", minimum=2), stratified=classification)
-    splits = make_splits(cv, y, split_key, classification)
+    splits = make_splits(cv, y, split_key, classification, X=X)
     if classification and np.all(y == y[0]):
         raise ValueError("`y` holds a single class; permutation gives nothing to test.")
     if permute == "train" and splits.shape[0] * splits.shape[1] > 1:

@@ -10,8 +10,9 @@ import dataclasses
 
 import numpy as np
 
-from jaxtests import _direction
+from jaxtests import _direction, _results
 from jaxtests import _validation as v
+from jaxtests._report import column_format
 
 __all__ = ["ScoreReport", "report"]
 
@@ -45,6 +46,8 @@ class ScoreReport:
     """Result of :meth:`ScoreTable.report`: the decisions, the numbers and their write-ups.
 
     Per-learner arrays are in the report's order, best first (by mean rank).
+    ``to_dict()`` and ``to_json()`` give the fields as strict JSON (NaN as null), as
+    every result's.
 
     Attributes
     ----------
@@ -114,18 +117,24 @@ class ScoreReport:
     effect_sizes: np.ndarray
     magnitudes: tuple
 
+    # strict JSON of the fields, as every result's (NaN and inf as null)
+    to_dict = _results.to_dict
+    to_json = _results.to_json
+
     def table_rows(self):
         """Column labels and the formatted cells of each learner (best first)."""
         center = "M" if self.center_name == "mean" else "MD"
         spread = "SD" if self.spread_name == "std" else "MAD"
         effect = "d" if self.effect_size_name == "cohen_d" else "gamma"
         head = ("learner", "MR", center, spread, effect, "magnitude")
+        # one number of decimals per column (0.0824 beside 0.09292 reads 0.08240)
+        fc, fs = column_format(self.center), column_format(self.spread)
         rows = [
             (
                 name,
                 f"{self.mean_ranks[i]:.3f}",
-                f"{self.center[i]:.4g}",
-                f"{self.spread[i]:.4g}",
+                format(float(self.center[i]), fc),
+                format(float(self.spread[i]), fs),
                 f"{self.effect_sizes[i]:.3f}",
                 self.magnitudes[i],
             )

@@ -198,24 +198,26 @@ def _columns(source):
 
 
 def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_is_better=None):
-    """Read scores of learners over many data sets from a tidy table.
+    """Read scores of learners over many data sets from a tidy or a wide table.
 
     Parameters
     ----------
     source : str, path-like, DataFrame or dict
         A ``.csv``, ``.csv.gz`` or ``.json`` file (a list of records), a DataFrame
         (pandas, polars: anything with ``columns`` and column indexing) or a dict of
-        equal-length columns. One row per data set and learner, or per data set,
-        learner and fold when there is a ``fold`` column (and ``repetition``, for
-        repeated cross-validation).
+        equal-length columns. Tidy (long): one row per data set and learner, or per data
+        set, learner and fold when there is a ``fold`` column (and ``repetition``, for
+        repeated cross-validation). Wide, as autorank and baycomp take it: one column per
+        learner and one row per data set (see Notes).
     score : str, optional
         The score column; default the only column besides ``dataset``, ``learner``,
-        ``fold`` and ``repetition``.
+        ``fold`` and ``repetition``. In a wide table, the name of the measure (default
+        ``"score"``).
     dataset : str
-        The data-set column.
+        The data-set column (optional in a wide table).
     learner : str, optional
         The learner column: ``"learner"``, or ``"algorithm"`` when the table has no
-        ``learner`` column.
+        ``learner`` column; a table with neither (and no ``learner=``) is wide.
     higher_is_better : bool or None, default None
         Whether a higher score is better (accuracy, AUC); False for errors and losses.
         Sets the ranks of the table's Friedman, Nemenyi and post hoc tests. ``None``
@@ -229,6 +231,14 @@ def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_i
 
     Notes
     -----
+    A table with neither a ``learner`` nor an ``algorithm`` column (and no ``learner=``)
+    is wide: autorank's ``autorank(data)`` layout, every column a learner and every row a
+    data set, named by the ``dataset`` column when there is one, else by the DataFrame's
+    index (pandas) or the row's position (0, 1, ...); ``fold`` and ``repetition`` columns
+    mark per-fold rows as in the tidy layout. ``higher_is_better=None`` is then
+    higher-is-better unless ``score=`` names an error or a loss, as autorank's default
+    ``order="descending"``.
+
     With a ``fold`` column, each data set's score of a learner is the mean over its
     folds (Demšar's recipe: one cross-validated score per data set, computed without
     overflow even for scores near the float64 limit); every learner needs the same
@@ -249,6 +259,13 @@ def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_i
     (('svm', 'knn'), (3, 2))
     >>> float(table.wilcoxon("svm", "knn").pvalue)
     0.25
+
+    Wide, learners as columns (autorank's DataFrame):
+
+    >>> wide = jaxtests.read_scores(
+    ...     {"svm": [0.96, 0.98, 0.70], "knn": [0.95, 0.96, 0.66]}, score="accuracy")
+    >>> wide.learners, wide.datasets, wide.scores.shape
+    (('svm', 'knn'), ('0', '1', '2'), (3, 2))
     """
     if higher_is_better is not None and not isinstance(higher_is_better, bool | np.bool_):
         raise TypeError(
@@ -262,11 +279,18 @@ def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_i
     else:
         path = "`source`"
         header, rows = _columns(source)
-    if learner is None:
-        learner = "learner" if "learner" in header or "algorithm" not in header else "algorithm"
+    if learner is None and "learner" not in header and "algorithm" not in header:
+        header, rows, score = _long_from_wide(path, source, header, rows, dataset, score)
+        learner = "learner"
+    elif learner is None:
+        learner = "learner" if "learner" in header else "algorithm"
     for col, what in ((dataset, "dataset"), (learner, "learner")):
         if col not in header:
-            raise ValueError(f"{path}: {what} column {col!r} not found; columns are {header}.")
+            raise ValueError(
+                f"{path}: {what} column {col!r} not found; columns are {header} (a wide "
+                "table, one column per learner and one row per data set as autorank takes, "
+                "has no 'learner' or 'algorithm' column)."
+            )
     folds = [c for c in FOLD_COLUMNS if c in header]
     if "repetition" in folds and "fold" not in folds:
         raise ValueError(f"{path}: a 'repetition' column needs a 'fold' column beside it.")
@@ -286,6 +310,33 @@ def read_scores(source, *, score=None, dataset="dataset", learner=None, higher_i
     if higher_is_better is None:  # from the column's name; unknown names: higher
         higher_is_better = _direction.higher_is_better(score, True)
     return _table(path, rows, keys, score, higher_is_better)
+
+
+def _long_from_wide(path, source, header, rows, dataset, score):
+    """The tidy header and rows of a wide table (learners as columns, data sets as rows)."""
+    score = "score" if score is None else score
+    if not isinstance(score, str):
+        raise TypeError(f"`score` must be a str (the measure's name), got {type(score).__name__}.")
+    keys = [c for c in (dataset, *FOLD_COLUMNS) if c in header]
+    learners = [c for c in header if c not in keys]
+    if len(learners) < 2:
+        raise ValueError(
+            f"{path}: a wide table (no 'learner' or 'algorithm' column) needs one column per "
+            f"learner, at least two; columns are {header}."
+        )
+    if dataset in header:
+        names = None
+    else:
+        index = getattr(source, "index", None) if _is_frame(source) else None
+        names = [str(i) for i in index] if index is not None else None
+        names = names or [str(i) for i in range(len(rows))]
+    long = []
+    for i, (line, r) in enumerate(rows):
+        ids = {c: r[c] for c in keys}
+        if names is not None:
+            ids[dataset] = names[i]
+        long += [(line, {**ids, "learner": a, score: r[a]}) for a in learners]
+    return [dataset, "learner", *[c for c in FOLD_COLUMNS if c in keys], score], long, score
 
 
 def _mean(values):

@@ -285,11 +285,42 @@ def _check_training_classes(y, splits):
         )
 
 
-def make_splits(cv, y, key, classification, *, repeats=1, stratified=True):
+def _sklearn_splits(cv, X, y):
+    """The folds of a scikit-learn splitter (``split(X, y)`` and ``get_n_splits``), as
+    :class:`Splits`: ``cv.split(X, y)`` fold by fold, as ``list(cv.split(X, y))`` gives them.
+
+    A repeated splitter (``n_repeats``, as ``RepeatedKFold``) whose folds form ``n_repeats``
+    partitions of equal size gives that many repetitions of its ``n_splits`` folds (so the
+    tests that pool folds see the repetitions); any other gives one repetition of all its
+    folds.
+    """
+    if X is None:
+        raise TypeError("`cv`: pass a scikit-learn splitter as `list(cv.split(X, y))`.")
+    try:
+        folds = list(cv.split(X, y))
+    except (TypeError, ValueError) as exc:
+        msg = " ".join(str(exc).split())
+        raise ValueError(
+            f"`cv`: {type(cv).__name__}.split(X, y) failed ({msg}); a splitter that needs "
+            "more (groups=...) is passed as `list(cv.split(X, y, groups))`."
+        ) from None
+    splits = _explicit_splits(folds, len(y))
+    R = getattr(cv, "n_repeats", None)
+    if isinstance(R, numbers.Integral) and R > 1 and len(folds) % R == 0:
+        K = len(folds) // R
+        train = splits.train.reshape(R, K, -1)
+        test = splits.test.reshape(R, K, -1)
+        if np.all(test.sum(axis=1) == 1):  # each repetition a partition of the instances
+            return Splits(train, test)
+    return splits
+
+
+def make_splits(cv, y, key, classification, *, repeats=1, stratified=True, X=None):
     """Resolve ``cv`` (int, splitter, or iterable of (train, test)) into :class:`Splits`.
 
-    For classification, ``y`` and every training set must hold every class
-    (``y``: ±1 labels, or class indices ``0 .. C - 1`` with ``C >= 3``).
+    A scikit-learn splitter (an object with ``split(X, y)`` and ``get_n_splits``) is
+    split on ``X`` and ``y``. For classification, ``y`` and every training set must hold
+    every class (``y``: ±1 labels, or class indices ``0 .. C - 1`` with ``C >= 3``).
     """
     if isinstance(cv, bool | str | bytes) or (
         isinstance(cv, numbers.Number) and not isinstance(cv, numbers.Integral)
@@ -310,7 +341,7 @@ def make_splits(cv, y, key, classification, *, repeats=1, stratified=True):
     elif isinstance(cv, Splits):
         splits = cv
     elif hasattr(cv, "split") and hasattr(cv, "get_n_splits"):
-        raise TypeError("`cv`: pass a scikit-learn splitter as `list(cv.split(X, y))`.")
+        splits = _sklearn_splits(cv, X, y)
     else:
         try:
             iter(cv)

@@ -1,20 +1,13 @@
 """Confidence intervals of a t test: the mean difference's t interval and d_z's exact one."""
 
 import math
-from typing import NamedTuple
 
 import numpy as np
 
+from jaxtests._results import ConfidenceInterval
 from jaxtests._validation import check_probability
 
 __all__ = ["ConfidenceInterval"]
-
-
-class ConfidenceInterval(NamedTuple):
-    """Lower and upper confidence bounds, each of the batch shape."""
-
-    low: np.ndarray
-    high: np.ndarray
 
 
 def _special():

@@ -1,7 +1,7 @@
-"""Figures from the seeds: fold histograms, (tpr, fpr) scatter with Gaussian contours,
-permutation null distributions, algorithm orderings, Demšar's critical-difference
-diagram of a Nemenyi test, projections on learned measures, the simplex of a Bayesian
-signed-rank test's posterior.
+"""Figures from the seeds: fold histograms and paired fold differences, (tpr, fpr)
+scatter with Gaussian contours, permutation null distributions, algorithm orderings,
+Demšar's critical-difference diagram of a Nemenyi test, projections on learned measures,
+the simplex of a Bayesian signed-rank test's posterior.
 
 Needs matplotlib (a dependency of jaxtests). Every function draws on ``ax`` when given,
 else on a new figure, and returns the figure; nothing is shown or saved here (the CLI
@@ -16,6 +16,7 @@ they never overlap), count axes have integer ticks, and legends sit outside the 
 """
 
 from jaxtests._plotting.critical_difference import critical_difference as critical_difference
+from jaxtests._plotting.folds import fold_differences as fold_differences
 from jaxtests._plotting.folds import fold_histograms as fold_histograms
 from jaxtests._plotting.folds import projection as projection
 from jaxtests._plotting.null import null_distribution as null_distribution
@@ -25,6 +26,7 @@ from jaxtests._plotting.simplex import simplex as simplex
 
 __all__ = [
     "critical_difference",
+    "fold_differences",
     "fold_histograms",
     "null_distribution",
     "ordering",

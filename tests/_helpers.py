@@ -15,3 +15,14 @@ def cli(capsys, *args):
         status = exc.code
     out, err = capsys.readouterr()
     return status, out, err
+
+
+def printed(text, value):
+    """Whether the printed number ``text`` (fixed or scientific, as the tables print them)
+    is ``value`` rounded to the digits shown."""
+    import math
+
+    mantissa, _, exponent = text.lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    step = 10.0 ** (int(exponent or 0) - decimals)
+    return math.isclose(float(text), value, abs_tol=0.5 * step * (1 + 1e-9))

@@ -11,6 +11,7 @@ import types
 
 import numpy as np
 import pytest
+from _helpers import printed
 
 import jaxtests
 from jaxtests._anova import anova
@@ -92,9 +93,35 @@ def test_compare_default_three_algorithms_text_and_markdown(folds_csv):
     res = run("compare", path, "--markdown")
     assert res.returncode == 0, res.stderr
     assert res.stdout.startswith("error:\n| test | comparison | measure |")  # one per measure
-    a = anova(np.stack([vals[k][:, 0] for k in ("svm", "knn", "lda")]))
-    assert f"{float(a.statistic):.4g}" in res.stdout
+    a = anova(np.stack([vals[k][:, 0] for k in ("svm", "knn", "lda")]), blocked=True)
+    row = next(line for line in res.stdout.splitlines() if line.startswith("| anova"))
+    assert printed(row.split("|")[4].strip(), float(a.statistic)), row
     assert "Cliques" in res.stdout or "clique" in res.stdout.lower()
+
+
+def test_compare_anova_takes_the_folds_as_blocks_by_default(folds_csv):
+    # Issue 39.4: the default ANOVA was one-way (df 2, 27) beside paired post hoc rows,
+    # although every algorithm ran on the same folds.
+    pd = pytest.importorskip("pandas")
+    from statsmodels.stats.anova import AnovaRM
+
+    path, vals = folds_csv
+    out = json.loads(run("compare", path, "--measures", "error", "--json").stdout)
+    row = out["rows"][0]
+    assert row["test"] == "anova (folds as blocks)" and row["df"] == "2, 18"
+    long = pd.DataFrame(
+        [(a, j, vals[a][j, 0]) for a in ("svm", "knn", "lda") for j in range(10)],
+        columns=["alg", "fold", "error"],
+    )
+    ref = AnovaRM(long, "error", "fold", within=["alg"]).fit().anova_table  # statsmodels
+    np.testing.assert_allclose(row["statistic"], ref["F Value"].iloc[0], rtol=1e-12)
+    np.testing.assert_allclose(row["pvalue"], ref["Pr > F"].iloc[0], rtol=1e-10)
+    text = run("compare", path, "--measures", "error").stdout
+    assert text.splitlines()[2].startswith("anova (folds as blocks)")
+    one = json.loads(run("compare", path, "--test", "anova", "--one-way", "--json").stdout)
+    assert one["rows"][0]["test"] == "anova (one-way)" and one["rows"][0]["df"] == "2, 27"
+    both = run("compare", path, "--test", "anova", "--one-way", "--blocked")
+    assert both.returncode == 2 and "not allowed with" in both.stderr
 
 
 def test_compare_signflip_exact_json(folds_csv):
@@ -159,7 +186,8 @@ def test_signflip_and_sanity_print_a_summary_not_a_repr(tmp_path):
     assert lines[1].split() == ["statistic", "(t)", "p-value", "99%", "interval"]
     ref = signflip_test(np.array(diffs), statistic="t", n_resamples=999, key=7)
     assert ref.method == "monte-carlo"
-    assert lines[3].split()[:2] == [f"{ref.statistic:.4g}", f"{ref.pvalue:.4g}"]
+    stat, p = lines[3].split()[:2]
+    assert printed(stat, float(ref.statistic)) and printed(p, float(ref.pvalue)), lines[3]
     assert lines[4] == f"method     {ref.method}, two-sided"
     assert lines[5] == "resamples  999 sign patterns"
     assert lines[6] == "seed       7 (repeat with --seed 7)"

@@ -80,13 +80,59 @@ def test_bootstrap_row_equals_the_library(files, capsys):
         ("one", ["--test", "delong", "--pair", "A", "B", "--measures", "hinge"], "--measures"),
         ("one", ["--test", "delong", "--pair", "A", "B", "--seed", "1"], "--seed"),
         ("one", ["--test", "cochran", "--alternative", "greater"], "no one-sided"),
-        ("one", ["--test", "bootstrap", "--pair", "A", "B", "--measures", "f1"], "per-instance"),
+        (
+            "one",
+            ["--test", "bootstrap", "--pair", "A", "B", "--measures", "square"],
+            "per-instance",
+        ),
+        ("four", ["--test", "bootstrap", "--pair", "A", "B", "--measures", "roc_auc"], "4 folds"),
+        ("one", ["--test", "t", "--pair", "A", "B"], "needs at least 2 folds, got 1; a held-out"),
     ],
 )
 def test_options_refused(files, capsys, file, argv, match):
     paths, _, _ = files
     assert main(["compare", paths[file], *argv, "--quiet"]) == 2
     assert match in capsys.readouterr().err
+
+
+def test_held_out_set_takes_mcnemar_swap_and_signflip(files, capsys):
+    # Issue 39.4: a one-fold file (a held-out test set) was refused by mcnemar ("need at
+    # least 2 folds") while delong, cochran and bootstrap took it.
+    from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+
+    paths, y, s = files
+    out = _json(capsys, paths["one"], "--test", "mcnemar", "--pair", "A", "B")
+    (row,) = out["rows"]
+    right_a, right_b = (np.where(s[k] > 0, 1, -1) == y for k in "AB")
+    table = [[np.sum(right_a & right_b), np.sum(right_a & ~right_b)],
+             [np.sum(~right_a & right_b), np.sum(~right_a & ~right_b)]]  # fmt: skip
+    ref = sm_mcnemar(table, exact=True)  # statsmodels' exact binomial McNemar
+    assert row["pvalue"] == pytest.approx(ref.pvalue, rel=1e-12)
+    for test in ("swap", "signflip"):
+        argv = ("--test", test, "--pair", "A", "B", "--seed", "1", "--n-resamples", "999")
+        assert _json(capsys, paths["one"], *argv)["rows"][0]["pvalue"] > 0
+
+
+def test_bootstrap_of_the_auc_and_its_footnote(files, capsys):
+    # Issue 39.4: --test bootstrap could not bootstrap an AUC, and its footnote named DeLong.
+    from sklearn.metrics import roc_auc_score
+
+    paths, y, s = files
+    argv = ("--test", "bootstrap", "--pair", "A", "B", "--seed", "3", "--n-resamples", "999")
+    out = _json(capsys, paths["one"], *argv, "--measures", "roc_auc")
+    (row,) = out["rows"]
+    auc_diff = roc_auc_score(y, s["A"]) - roc_auc_score(y, s["B"])  # scikit-learn's AUCs
+    assert row["statistic"] == pytest.approx(auc_diff, rel=1e-12)
+    r = jaxtests.bootstrap_test((y, s["A"], s["B"]), "roc_auc_difference", n_resamples=999, key=3)
+    assert row["pvalue"] == float(r.pvalue)
+    assert row["roc_auc_difference_interval"] == pytest.approx(list(r.confidence_interval))
+    assert main(["compare", paths["one"], *argv, "--measures", "roc_auc", "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "bootstrap (roc_auc, BCa)" in text and "difference: AUC of A - AUC of B" in text
+    assert main(["compare", paths["one"], *argv, "--quiet"]) == 0  # the 0/1 loss
+    note = capsys.readouterr().out.splitlines()[-1]
+    assert note.startswith("difference: mean per-instance loss difference A - B")
+    assert "delong" not in note.lower() and "AUC" not in note
 
 
 def test_cvresult_methods_reach_the_functions():

@@ -36,6 +36,47 @@ def test_against_statsmodels_and_mlxtend(three):
     np.testing.assert_allclose(r.accuracy, x.mean(axis=0))
 
 
+def test_correctness_matrix_as_statsmodels_takes_it(three):
+    # Issue 39.6: cochran_q(correct=x) takes statsmodels' (n, k) correctness matrix.
+    y, preds = three
+    x = np.stack([p == y for p in preds], axis=1).astype(int)
+    r = cochran_q(correct=x)
+    sm = sm_cochrans_q(x)
+    np.testing.assert_allclose(r.statistic, sm.statistic, rtol=1e-14)  # statsmodels
+    np.testing.assert_allclose(r.pvalue, sm.pvalue, rtol=1e-12)  # statsmodels
+    ref = cochran_q(y, *preds)  # the same correctness from labels and predictions
+    np.testing.assert_array_equal(r.pairwise_pvalue, ref.pairwise_pvalue)
+    np.testing.assert_array_equal(r.accuracy, x.mean(axis=0))
+    np.testing.assert_array_equal(cochran_q(correct=x.astype(bool)).statistic, r.statistic)
+
+
+def test_text_and_no_pvalue_interval_without_draws(three):
+    # Issue 39.7: a chi-square p showed a pvalue_interval (p, p), and there was no text().
+    import re
+
+    from _helpers import printed
+    from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
+
+    y, preds = three
+    r = cochran_q(y, *preds, names=["a", "b", "c"])
+    assert r.pvalue_interval is None and "pvalue_interval" not in repr(r)
+    assert cochran_q(y, *preds, method="exact").pvalue_interval is None
+    assert cochran_q(
+        y, *preds, method="monte-carlo", n_resamples=99, key=0
+    ).pvalue_interval.shape == (2,)
+    x = np.stack([p == y for p in preds], axis=1).astype(int)
+    sm = sm_cochrans_q(x)
+    text = r.text()
+    q, p = re.search(r"Q = (\S+), p = (\S+) \(chi-square, df = 2\)", text).groups()
+    assert printed(q, sm.statistic) and printed(p, sm.pvalue), text  # statsmodels
+    for line, acc in zip(text.splitlines()[1:4], x.mean(axis=0), strict=True):
+        assert printed(line.split()[-1], acc), line
+    a, c = x[:, 0].astype(bool), x[:, 2].astype(bool)
+    table = [[np.sum(a & c), np.sum(a & ~c)], [np.sum(~a & c), np.sum(~a & ~c)]]
+    row = next(line for line in text.splitlines() if line.strip().startswith("a vs c"))
+    assert printed(row.split()[5], sm_mcnemar(table, exact=True).pvalue), row  # statsmodels
+
+
 def test_pairwise_mcnemar_adjusted(three):
     y, preds = three
     r = cochran_q(y, *preds, correction="bonferroni", pairwise_method="midp")
@@ -124,6 +165,14 @@ def test_degenerate_all_agree():
             "not used",
         ),
         (([1, 0, 1], [1, 0, 1], [1, 0, 1]), {"names": ["a"]}, ValueError, "names"),
+        # issue 39.6: statsmodels' (n, k) matrix passed as y_true said "got 0" classifiers
+        (([[1, 0], [0, 1], [1, 1]],), {}, ValueError, r"shape \(3, 2\).*cochran_q\(correct=x\)"),
+        ((), {}, TypeError, "needs `y_true` and `predictions`, or `correct=`"),
+        (([1, 0],), {"correct": [[1, 0], [0, 1]]}, ValueError, "either `correct`"),
+        ((), {"correct": [[1, 0], [0, 2]]}, ValueError, "`correct` must hold 0/1"),
+        ((), {"correct": [[1], [0]]}, ValueError, "`correct` needs at least 2 classifiers"),
+        ((), {"correct": [1, 0, 1]}, ValueError, r"`correct` must have shape \(n_instances"),
+        ((), {"correct": [["a", "b"]]}, TypeError, "`correct` must be a 0/1 or boolean"),
     ],
 )
 def test_validation_messages(args, kwargs, error, match):

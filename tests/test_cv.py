@@ -404,3 +404,66 @@ def test_kernel_machine_beyond_memory_refused_before_fitting():
         match=r"`model`: 'svc' would hold about 6,705.5 GiB at once \(16 label vectors",
     ):
         permutation_test_score(models.svc(), Xb, yb, n_permutations=9, key=0)
+
+
+# ---------------------------------------------------------------- issue 39.6
+
+
+def test_sklearn_splitters_fold_by_fold(pima):
+    # cv= took `list(cv.split(X, y))` only ("pass list(cv.split(X, y))"); a splitter object
+    # now gives the same folds, fold by fold, and the outputs of scikit-learn's own runs.
+    from sklearn.model_selection import (
+        GroupKFold,
+        RepeatedStratifiedKFold,
+        cross_val_predict,
+    )
+
+    X, y = pima
+    learners = {"ours": models.ridge_classifier(), "sk": LogisticRegression()}
+    skf = StratifiedKFold(5, shuffle=True, random_state=0)
+    a = cross_validate(learners, X, y, cv=skf)
+    b = cross_validate(learners, X, y, cv=list(skf.split(X, y)))
+    np.testing.assert_array_equal(np.asarray(a.index), np.asarray(b.index))
+    np.testing.assert_array_equal(np.asarray(a.outputs), np.asarray(b.outputs))
+    out = a.test_outputs("sk")  # instance order, unpadded, as cross_val_predict
+    ref = cross_val_predict(LogisticRegression(), X, y, cv=skf, method="decision_function")
+    np.testing.assert_array_equal(out.index, np.arange(len(y)))
+    np.testing.assert_allclose(out.output, ref, rtol=1e-10)  # scikit-learn's predictions
+    for k, (_, te) in enumerate(skf.split(X, y)):
+        assert set(out.index[out.fold == k]) == set(te)
+    # a repeated splitter: n_repeats repetitions of n_splits folds (5 x 2: the 5x2 cv tests)
+    rskf = RepeatedStratifiedKFold(n_splits=2, n_repeats=5, random_state=0)
+    rep = cross_validate(learners, X, y, cv=rskf)
+    flat = cross_validate(learners, X, y, cv=list(rskf.split(X, y)))
+    assert rep.index.shape[:2] == (5, 2) and flat.index.shape[:2] == (1, 10)
+    np.testing.assert_array_equal(
+        np.asarray(rep.outputs).reshape(flat.outputs.shape), np.asarray(flat.outputs)
+    )
+    assert 0 <= rep.ttest_5x2cv("ours", "sk").pvalue <= 1
+    with pytest.raises(ValueError, match=r"`cv`: GroupKFold\.split\(X, y\) failed.*groups"):
+        cross_validate(learners, X, y, cv=GroupKFold(5))
+
+
+def test_held_out_split_outputs_and_delong_interval(pima):
+    # A held-out split is one explicit fold: its outputs in instance order (unpadded, the
+    # padded (R, K, m) triples of instance_outputs aside) and the AUC's DeLong interval.
+    from sklearn.metrics import roc_auc_score
+
+    X, y = pima
+    rng = np.random.default_rng(5)
+    test = np.sort(rng.choice(len(y), 60, replace=False))
+    train = np.setdiff1d(np.arange(len(y)), test)
+    r = cross_validate({"sk": LogisticRegression()}, X, y, cv=[(train, test)])
+    out = r.test_outputs("sk")
+    ref = LogisticRegression().fit(X[train], y[train]).decision_function(X[test])
+    np.testing.assert_array_equal(out.index, test)
+    np.testing.assert_array_equal(out.fold, np.zeros(60, int))
+    np.testing.assert_array_equal(out.y, y[test])
+    np.testing.assert_allclose(out.output, ref, rtol=1e-10)  # scikit-learn's fit
+    ci = r.delong_interval("sk", confidence_level=0.9)
+    assert ci.auc == pytest.approx(roc_auc_score(y[test], ref), rel=1e-12)  # scikit-learn
+    assert ci.confidence_interval.low < ci.auc < ci.confidence_interval.high
+    with pytest.raises(ValueError, match="`repetition` must be below the number of rep"):
+        r.test_outputs("sk", repetition=1)
+    with pytest.raises(ValueError, match="pool_folds=True"):
+        cross_validate({"sk": LogisticRegression()}, X, y, cv=5, key=0).delong_interval("sk")

@@ -296,8 +296,9 @@ def test_compare_effect_cells():
     res = ttest_paired(SEED_A, SEED_B)
     row = _effect_fields(res, 0.95)
     ci, dz = res.confidence_interval(), res.effect_size_interval()
-    assert row["difference"] == "0.046 [0.01108, 0.08092]"  # t interval, 4 digits
-    assert row["effect"] == "d_z 0.9425 [0.1715, 1.679]"
+    # t interval, 4 digits of the smallest number, one format per cell (issue 39.7)
+    assert row["difference"] == "0.04600 [0.01108, 0.08092]"
+    assert row["effect"] == "d_z 0.9425 [0.1715, 1.6789]"
     np.testing.assert_allclose(row["mean_difference_interval"], [ci.low, ci.high], rtol=1e-15)
     np.testing.assert_allclose(row["effect_size_interval"], [dz.low, dz.high], rtol=1e-15)
     assert _effect_fields(anova(X35), 0.95)["effect"] == "eta² 0.7147"

@@ -9,7 +9,28 @@ from _helpers import cli as _cli
 from jaxtests._report import Progress
 
 
-def test_progress_before_the_first_report(capsys):
+def _terminal(monkeypatch):
+    """stderr as a terminal, where the command line's bars are drawn (issue 39.4)."""
+    monkeypatch.setattr("jaxtests._progress.stderr_is_terminal", lambda: True)
+
+
+def test_progress_bars_on_a_terminal_only(capsys, monkeypatch):
+    # Issue 39.4: `jaxtests demo 2> log` wrote 70 lines of carriage-return bars into the
+    # file; the library's rule (bars on a terminal only) now holds for the CLI's bars too.
+    # capsys' stderr is not a terminal, as a file or a pipe is not.
+    with Progress("draws", delay=0.0, interval=0.02, total=10) as bar:
+        bar(5, 10)
+        time.sleep(0.2)
+    assert capsys.readouterr().err == ""
+    _terminal(monkeypatch)
+    with Progress("draws", delay=0.0, interval=0.02, total=10) as bar:
+        bar(5, 10)
+        time.sleep(0.2)
+    assert "\r" in capsys.readouterr().err
+
+
+def test_progress_before_the_first_report(capsys, monkeypatch):
+    _terminal(monkeypatch)
     with Progress("draws", delay=0.1, interval=0.05):
         time.sleep(0.4)
         early = capsys.readouterr().err
@@ -75,3 +96,39 @@ def test_constant_differences_make_no_decision(capsys, tmp_path):
     (row,) = json.loads(out)["rows"]
     assert row["pvalue"] == float(ref.pvalue) == 0.0 and row["decision"] == "undefined"
     assert "differences do not vary" in " ".join(row["notes"])
+
+
+def test_demo_prints_tables_not_python_lists(capsys, tmp_path):
+    # Issue 39.7: the demo printed its agreement counts as a raw list ("[[3, 3], [0, 0]]")
+    # and an error's first sentence with its capital mid-line ("not defined (The covariance").
+    import json
+
+    import numpy as np
+    import scipy.stats
+
+    from jaxtests._demo import _clause
+
+    status, out, err = _cli(capsys, "demo", "--quick", "--quiet", "--out", tmp_path)
+    assert status == 0, err
+    assert "[[" not in out
+    report = json.loads((tmp_path / "demo.json").read_text())
+    # The agreement of section 2 from the per-fold values: scipy's paired t tests.
+    learners = report["learners"]
+    table = np.zeros((2, 2), int)
+    for pair in report["error_vs_hinge"]["pairs"]:
+        a, b = pair["pair"].split(" vs ")
+        rej = [
+            scipy.stats.ttest_rel(learners[a][m], learners[b][m]).pvalue <= 0.05
+            for m in ("error", "hinge")
+        ]
+        table[int(rej[0]), int(rej[1])] += 1
+    lines = out.splitlines()
+    at = lines.index("   agreement of the decisions, pairs of kernel machines:")
+    assert lines[at + 3].split() == ["error", "accepts", *map(str, table[0])]
+    assert lines[at + 4].split() == ["error", "rejects", *map(str, table[1])]
+    msg = "The covariance of `a - b` is singular over measures ['tpr', 'fpr']: use fewer"
+    assert (
+        _clause(ValueError(msg))
+        == "the covariance of `a - b` is singular over measures ['tpr', 'fpr']"
+    )
+    assert _clause(ValueError("MANOVA needs two measures")) == "MANOVA needs two measures"

@@ -248,3 +248,64 @@ def test_study_plots_readable_legends_outside():
     for fig in (study.plot_power(pw), study.plot_calibration(cal)):
         check_readable(fig)
         plt.close(fig)
+
+
+def test_fold_differences_show_what_the_paired_test_tests(rng):
+    # Issue 39.7: the demo's fold histograms were unpaired although the test is paired.
+    import scipy.stats
+
+    a = rng.normal(0.10, 0.02, size=10)
+    b = a + np.r_[0.0, rng.normal(0.01, 0.01, size=9)]  # fold 0: no difference
+    fig = plot.fold_differences({"svm": a, "knn": b}, measure="error")
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "error: svm - knn (per fold)"
+    d = a - b
+    bars = [p for p in ax.patches if p.get_gid() is None]
+    heights = np.array([p.get_height() for p in bars])
+    edges = [p.get_x() for p in bars] + [bars[-1].get_x() + bars[-1].get_width()]
+    np.testing.assert_array_equal(heights, np.histogram(d, edges)[0])  # numpy's counts
+    assert heights.sum() == 10 and _integer_ticks(ax.yaxis)
+    zero = next(p for p in bars if p.get_x() <= 0 < p.get_x() + p.get_width())
+    assert zero.get_x() + zero.get_width() / 2 == pytest.approx(0.0, abs=1e-15)  # centred
+    lines = {ln.get_gid(): ln for ln in ax.get_lines()}
+    assert lines["zero"].get_xdata()[0] == 0.0
+    np.testing.assert_allclose(lines["mean"].get_xdata()[0], d.mean(), rtol=1e-12)
+    span = next(p for p in ax.patches if p.get_gid() == "interval")
+    ci = scipy.stats.ttest_rel(a, b).confidence_interval(0.95)  # scipy's paired t interval
+    got = [span.get_x(), span.get_x() + span.get_width()]
+    np.testing.assert_allclose(got, [ci.low, ci.high], rtol=1e-10)
+    check_readable(fig)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="`values` must hold two algorithms, got 3"):
+        plot.fold_differences({"a": a, "b": b, "c": a})
+    with pytest.raises(ValueError, match="the same folds"):
+        plot.fold_differences({"a": a, "b": b[:5]})
+
+
+def test_null_histogram_bins_follow_the_lattice_of_possible_values(rng):
+    # Issue 39.7: a label-permutation null of accuracies (multiples of 1/n, a mean over
+    # folds within rounding of them) drawn in bins that straddled the lattice: a comb of
+    # full and empty bins. Now each bin holds the same whole number of lattice points.
+    n = 569
+    k = rng.binomial(n, 0.6, size=1000)
+    null = k / n + rng.uniform(-0.1, 0.1, size=1000) / n  # unequal folds: off by < 1/(2n)
+    fig = plot.null_distribution(null, 0.95, lattice=1 / n)
+    bars = fig.axes[0].patches
+    widths = np.array([p.get_width() for p in bars])
+    merge = round(widths[0] * n)
+    np.testing.assert_allclose(widths, merge / n, rtol=1e-9)  # whole lattice steps
+    lefts = np.array([p.get_x() for p in bars]) * n + 0.5  # edges halfway between k/n
+    np.testing.assert_allclose(lefts, np.round(lefts), atol=1e-6)
+    counts = np.array([p.get_height() for p in bars]) * widths * null.size
+    ref = [np.sum((k >= s) & (k < s + merge)) for s in np.round(lefts).astype(int)]
+    np.testing.assert_allclose(counts, ref, rtol=1e-9)  # numpy's count of each k
+    plt.close(fig)
+    # detected when the null takes a few values on a lattice (an exact null)
+    fig = plot.null_distribution(rng.integers(0, 21, size=500) / 20, 0.9)
+    centres = np.array([p.get_x() + p.get_width() / 2 for p in fig.axes[0].patches]) * 20
+    np.testing.assert_allclose(centres, np.round(centres), atol=1e-9)
+    plt.close(fig)
+    with pytest.raises(ValueError, match="`lattice` must be a positive finite"):
+        plot.null_distribution(null, 0.9, lattice=0.0)
+    with pytest.raises(TypeError, match="`lattice` must be a positive number"):
+        plot.null_distribution(null, 0.9, lattice="1/n")

@@ -1,5 +1,6 @@
 """Issue 28.3: cliques drawn as they are when not contiguous in the ordering; the
-Gaussian contours of rates clipped to [0, 1], their levels named.
+Gaussian contours of rates drawn whole with the region outside [0, 1] shaded, their levels
+named.
 
 The reference for a clique is the definition: a maximal set of algorithms with no
 significant pair (Bron-Kerbosch, checked by brute force over all subsets here).
@@ -70,24 +71,40 @@ def test_a_clique_that_skips_an_algorithm_is_drawn_split():
     assert ("┈: not in it" in r.text()) == r.ordering.split_cliques()
 
 
-def test_rate_contours_are_clipped_and_labelled():
+def test_rate_contours_drawn_whole_with_the_impossible_region_shaded():
+    # Issue 39.7: the contours of rates were clipped at 0 and 1, at the panel's edge (issue
+    # 28.3), which hid how much of the fitted Gaussian lies beyond them: now drawn whole, the
+    # view widened to hold them, the region outside [0, 1] shaded and named.
     rng = np.random.default_rng(0)
     pts = {"a": np.c_[rng.uniform(0, 0.03, 10), rng.uniform(0.9, 1.0, 10)]}
     fig = plot.scatter_gaussian(pts, labels=("fpr", "tpr"))
     ax = fig.axes[0]
     contours = [ln for ln in ax.get_lines() if ln.get_gid() == "contour"]
     assert len(contours) == 2
-    for c in contours:  # each contour is clipped to the unit square of (fpr, tpr)
-        box = c.get_clip_box().transformed(ax.transData.inverted())
-        np.testing.assert_allclose(box.extents, [0, 0, 1, 1], atol=1e-9)
-    assert ax.get_ylim()[1] <= 1.02 + 1e-12 and ax.get_xlim()[0] >= -0.02 - 1e-12
+    mean, inv = pts["a"].mean(0), np.linalg.inv(np.cov(pts["a"], rowvar=False))  # numpy
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    for c, level in zip(contours, (1.0, 4.0), strict=True):
+        assert c.get_clip_path() is None
+        xy = np.c_[c.get_xdata(), c.get_ydata()] - mean
+        np.testing.assert_allclose(np.einsum("ni,ij,nj->n", xy, inv, xy), level, rtol=1e-9)
+        assert x0 <= xy[:, 0].min() + mean[0] and xy[:, 0].max() + mean[0] <= x1
+        assert y0 <= xy[:, 1].min() + mean[1] and xy[:, 1].max() + mean[1] <= y1
+    assert y1 > 1 and x0 < 0  # the radius-2 contour runs past tpr = 1 and fpr = 0
+    outside = [p for p in ax.patches if p.get_gid() == "outside"]
+    assert len(outside) == 2  # tpr above 1, fpr below 0
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert texts == ["a", "Mahalanobis radius 1", "Mahalanobis radius 2"]
+    assert texts == [
+        "a",
+        "Mahalanobis radius 1",
+        "Mahalanobis radius 2",
+        "outside [0, 1]: impossible",
+    ]
     plt.close(fig)
-    fig = plot.scatter_gaussian(pts, labels=("x", "y"))  # not rates: the axes' own clip
-    ax = fig.axes[0]
-    for ln in ax.get_lines():
-        np.testing.assert_allclose(ln.get_clip_box().extents, ax.bbox.extents)
+    fig = plot.scatter_gaussian(pts, labels=("x", "y"))  # not rates: nothing impossible
+    assert not [p for p in fig.axes[0].patches if p.get_gid() == "outside"]
+    plt.close(fig)
+    fig = plot.scatter_gaussian(pts, labels=("fpr", "tpr"), limits=False)
+    assert not [p for p in fig.axes[0].patches if p.get_gid() == "outside"]
     plt.close(fig)
     with pytest.raises(ValueError, match="`limits` must be"):
         plot.scatter_gaussian(pts, limits=((1, 0), (0, 1)))

@@ -146,6 +146,21 @@ def test_tables(reports):
     assert isinstance(r.pvalue, float) and isinstance(r.mean_ranks, np.ndarray)
 
 
+def test_to_dict_and_to_json_are_strict_json(reports):
+    # Issue 39.6: ScoreReport had no to_dict()/to_json() (every result has them).
+    import json
+
+    r, x = reports["skew"], TABLES["skew"]
+    d = json.loads(r.to_json())
+    assert d == r.to_dict() and d["learners"] == ["a", "b", "c"] and d["omnibus"] == "friedman"
+    assert d["pvalue"] == pytest.approx(stats.friedmanchisquare(*x.T).pvalue, rel=1e-12)  # scipy
+    assert d["center"] == pytest.approx(list(r.center)) and d["posthoc_pvalues"][0][0] == 1.0
+    with pytest.warns(UserWarning, match="range zero"):
+        const = _table(np.full((6, 3), 0.5)).report()
+    assert json.loads(const.to_json())["homogeneity_pvalue"] is None  # NaN as null
+    assert "NaN" not in const.to_json()
+
+
 def test_bad_input():
     table = _table(TABLES["normal"])
     with pytest.raises(ValueError, match="`alpha`"):
@@ -161,3 +176,28 @@ def test_constant_scores_are_reported_not_misread():
     assert np.isnan(r.homogeneity_pvalue) and not r.homoscedastic and not r.reject
     assert r.magnitudes == ("negligible", "undefined", "undefined")
     assert "Bartlett's test: undefined (p = nan)" in r.text()
+
+
+def test_one_number_format_per_column(reports):
+    # Issue 39.7: a column mixed 0.759 with 0.7696 and 0.0824 with 0.09292.
+    from jaxtests._report import estimate_text, markdown_table, text_table
+
+    md = reports["skew"].markdown().splitlines()[2:]
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in md]
+    # autorank 1.3.0's medians and MADs (test_non_normal_is_friedman_and_nemenyi), by name
+    med = {"a": 0.7589661161409533, "b": 0.7695906459731408, "c": 0.700515070511418}
+    mad = {"a": 0.02885178563574986, "b": 0.06793063125970827, "c": 0.010514993876098833}
+    assert [c[2] for c in cells] == [f"{med[c[0]]:.4f}" for c in cells]
+    assert [c[2] for c in cells] == ["0.7590", "0.7696", "0.7005"]  # 0.759 before
+    assert [c[3] for c in cells] == [f"{mad[c[0]]:.5f}" for c in cells]
+    rows = [{"x": 0.0824, "ci": estimate_text(0.046, (0.01108, 0.08092))},
+            {"x": 0.09292, "ci": estimate_text(0.5, (0.25, 1.2))}]  # fmt: skip
+    lines = text_table(rows, ["x", "ci"]).splitlines()[2:]
+    assert [line.split()[0] for line in lines] == ["0.08240", "0.09292"]
+    assert lines[0].split(None, 1)[1].strip() == "0.04600 [0.01108, 0.08092]"
+    assert lines[1].split(None, 1)[1].strip() == "0.50000 [0.25000, 1.20000]"
+    # p-values across four orders of magnitude: scientific for the whole column
+    assert markdown_table([{"p": 0.997}, {"p": 2.1e-5}], ["p"]).splitlines()[2:] == [
+        "| 9.970e-01 |",
+        "| 2.100e-05 |",
+    ]

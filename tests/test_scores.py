@@ -92,6 +92,28 @@ def test_dict_csv_json_and_frame_give_the_same_table(tmp_path):
         assert t.measure == "auc" and t.higher_is_better and t.n_folds is None
 
 
+def test_wide_tables_as_autorank_takes_them(tmp_path):
+    # Issue 39.6: autorank's table, learners as columns and data sets as rows, was refused
+    # ("learner column 'learner' not found") without a hint.
+    pd = pytest.importorskip("pandas")
+    wide = {a: SCORES[:, j].tolist() for j, a in enumerate(LEARNERS)}
+    frame = pd.DataFrame(wide, index=[f"d{i}" for i in range(14)])
+    csv = _csv(tmp_path / "w.csv", {"dataset": [f"d{i}" for i in range(14)], **wide})
+    for source in (frame, csv):
+        t = jaxtests.read_scores(source)
+        np.testing.assert_array_equal(t.scores, SCORES)
+        assert t.learners == LEARNERS and t.datasets == tuple(f"d{i}" for i in range(14))
+        assert t.measure == "score" and t.higher_is_better  # autorank's order="descending"
+        ref = scipy.stats.friedmanchisquare(*SCORES.T)
+        np.testing.assert_allclose(float(t.friedman().statistic), ref.statistic, rtol=1e-12)
+    t = jaxtests.read_scores(wide, score="error")  # a dict: data sets by position
+    assert t.datasets == tuple(str(i) for i in range(14)) and not t.higher_is_better
+    with pytest.raises(ValueError, match=r"learner column 'model' not found.*wide table"):
+        jaxtests.read_scores(csv, learner="model")
+    with pytest.raises(ValueError, match=r"a wide table .* at least two"):
+        jaxtests.read_scores({"dataset": ["a", "b"], "svm": [0.1, 0.2]})
+
+
 def test_table_tests_equal_the_functions_and_references():
     t = jaxtests.read_scores(_long(SCORES))
     f = t.friedman()
@@ -285,6 +307,7 @@ def test_compare_bayes_signrank(capsys, demsar_csv, tmp_path):
         (("--rope", "0.1"), r"--rope is not used by --test friedman nemenyi"),
         (("--test", "t"), r"--test t runs on per-fold or per-instance files"),
         (("--blocked",), r"--blocked is not used on a many-data-set file"),
+        (("--one-way",), r"--one-way is not used on a many-data-set file"),
         (("--seed", "1"), r"--seed is not used by --test friedman nemenyi"),
         (("--control", "svm", "--test", "friedman-posthoc"), r"--control: learner 'svm' is not"),
         (("--correction", "hommel", "--test", "friedman-posthoc"), r"takes one of"),

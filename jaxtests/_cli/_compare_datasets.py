@@ -140,7 +140,7 @@ def _wilcoxon(table, args):
     a, b = _pair(table, args)
     res, notes = _quiet_call(table.wilcoxon, a, b, alternative=args.alternative or "two-sided")
     row = _row(f"wilcoxon ({res.method})", f"{a} vs {b}", table.measure, res, args.alpha, notes)
-    row["effect"] = f"r_rb {estimate_text(res.rank_biserial)}"  # rank-biserial correlation
+    row["effect"] = estimate_text(res.rank_biserial, label="r_rb ")  # rank-biserial correlation
     row["rank_biserial"] = float(res.rank_biserial)
     return [row], {"wilcoxon": res}
 
@@ -179,6 +179,7 @@ _PER_FOLD_OPTIONS = (
     ("n_train", "--n-train"),
     ("n_test", "--n-test"),
     ("blocked", "--blocked"),
+    ("one_way", "--one-way"),
     ("pool_repetitions", "--pool-repetitions"),
     ("swap_measure", "--swap-measure"),
     ("epsilon", "--epsilon"),

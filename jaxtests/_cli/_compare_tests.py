@@ -26,7 +26,7 @@ from jaxtests import (
     ttest_paired,
 )
 from jaxtests._anova import AnovaResult
-from jaxtests._bootstrap import BootstrapTestResult
+from jaxtests._bootstrap import DIFFERENCE_MEASURES, BootstrapTestResult
 from jaxtests._cli._common import (
     BadInput,
     _bayes_row,
@@ -43,8 +43,12 @@ from jaxtests._cli._compare_data import (
     _signflip_data,
 )
 from jaxtests._direction import higher_is_better as direction_of
-from jaxtests._report import estimate_text
+from jaxtests._report import Numbers, estimate_text
 from jaxtests._ttests import TtestResult
+
+# --test bootstrap's measures of the pooled instances, beside the per-instance losses: the
+# library's "<measure>_difference" statistics
+BOOTSTRAP_MEASURES = DIFFERENCE_MEASURES
 
 
 class Inputs(NamedTuple):
@@ -116,7 +120,11 @@ def _corrected_t(inp, m, a, b):
 
 
 def _anova(inp, m, a, b):
-    return anova(inp.table.measure(m), blocked=inp.args.blocked), "anova"
+    # Every algorithm ran on the same folds: folds are blocks (a randomized complete block
+    # design, Yildiz & Alpaydin 2011), as the paired rows beside it; --one-way pools them.
+    one_way = getattr(inp.args, "one_way", False)
+    res = anova(inp.table.measure(m), blocked=not one_way)
+    return res, "anova (one-way)" if one_way else "anova (folds as blocks)"
 
 
 def _signflip(inp, m, a, b):
@@ -137,21 +145,41 @@ def _signflip(inp, m, a, b):
 
 
 def _bootstrap(inp, m, a, b):
-    """The paired bootstrap test of the mean per-instance loss difference (shifted null)."""
+    """The paired bootstrap test (shifted null) of the mean per-instance loss difference,
+    or of the difference of a measure of the pooled instances (``roc_auc``, ``accuracy``...:
+    the library's ``"<measure>_difference"`` statistics)."""
     args = inp.args
-    d, _ = _signflip_data(inp.table, inp.data, args, a, b, m)
+    if m in BOOTSTRAP_MEASURES:
+        data = inp.data
+        if m == "roc_auc" and len(data.folds) > 1:
+            raise BadInput(
+                f"--test bootstrap --measures roc_auc ranks the scores of one model; the file "
+                f"has {len(data.folds)} folds, each scored by its own model (an AUC over "
+                "pooled folds mixes their scales). Test one fold's rows, or use --test swap "
+                "--swap-measure auc (the mean per-fold AUC)."
+            )
+        ia, ib = data.algorithms.index(a), data.algorithms.index(b)
+        y = np.where(data.y_true > 0, 1, -1)
+        sa, sb = data.scores[ia], data.scores[ib]
+        if m != "roc_auc":  # measures of the predictions: score > 0 is the positive class
+            sa, sb = np.where(sa > 0, 1, -1), np.where(sb > 0, 1, -1)
+        samples, statistic, label = (y, sa, sb), f"{m}_difference", f"bootstrap ({m}, BCa)"
+    else:
+        d, _ = _signflip_data(inp.table, inp.data, args, a, b, m)
+        samples, statistic = (d, np.zeros_like(d)), "mean_difference"
+        label = "bootstrap (per instance, BCa)"
     res = bootstrap_test(
-        (d, np.zeros_like(d)),
-        "mean_difference",
+        samples,
+        statistic,
         alternative=_alternative(args),
         n_resamples=args.n_resamples or 9999,
         confidence_level=1 - args.alpha,
         key=args.seed,
     )
-    return res, "bootstrap (per instance, BCa)"
+    return res, label
 
 
-def _effect_fields(res, confidence_level):
+def _effect_fields(res, confidence_level, measure=None):
     """Effect sizes of a row: text cells ``difference`` and ``effect`` for the table
     (those the test has), and the numbers for ``--json``.
 
@@ -165,7 +193,8 @@ def _effect_fields(res, confidence_level):
         dz = res.effect_size_interval(confidence_level)
         return {
             "difference": estimate_text(res.mean_difference, diff),
-            "effect": "d_z " + estimate_text(res.effect_size, dz),
+            "difference_of": "mean of A - B over the folds",
+            "effect": estimate_text(res.effect_size, dz, label="d_z "),
             "confidence_level": confidence_level,
             "mean_difference": float(res.mean_difference),
             "mean_difference_interval": [float(diff.low), float(diff.high)],
@@ -174,17 +203,28 @@ def _effect_fields(res, confidence_level):
         }
     if isinstance(res, BootstrapTestResult):
         ci = res.confidence_interval
+        if measure not in BOOTSTRAP_MEASURES:  # a per-instance loss
+            return {
+                "difference": estimate_text(res.statistic, ci),
+                "difference_of": "mean per-instance loss difference A - B",
+                "confidence_level": confidence_level,
+                "mean_difference": float(res.statistic),
+                "mean_difference_interval": [float(ci.low), float(ci.high)],
+                "seed": res.seed,
+            }
+        word = "AUC" if measure == "roc_auc" else measure
         return {
             "difference": estimate_text(res.statistic, ci),
+            "difference_of": f"{word} of A - {word} of B",
             "confidence_level": confidence_level,
-            "mean_difference": float(res.statistic),
-            "mean_difference_interval": [float(ci.low), float(ci.high)],
+            f"{measure}_difference": float(res.statistic),
+            f"{measure}_difference_interval": [float(ci.low), float(ci.high)],
             "seed": res.seed,
         }
     if isinstance(res, AnovaResult):
-        eta = "eta² " + estimate_text(res.eta_squared)
+        eta = estimate_text(res.eta_squared, label="eta² ")
         if res.blocked:
-            eta += ", partial eta² " + estimate_text(res.partial_eta_squared)
+            eta = Numbers("eta² {}, partial eta² {}", (res.eta_squared, res.partial_eta_squared))
         return {
             "effect": eta,
             "eta_squared": float(res.eta_squared),
@@ -212,7 +252,8 @@ def _per_measure(test, spec, inp):
         except ValueError as exc:
             raise BadInput(f"{args.file}: --test {test} on {m!r}: {exc}") from None
         res, label = res
-        rows.append(_row(label, comparison, m, res, alpha, notes) | _effect_fields(res, 1 - alpha))
+        effect = _effect_fields(res, 1 - alpha, m)
+        rows.append(_row(label, comparison, m, res, alpha, notes) | effect)
         results[m] = res
     if len(ms) > 1:
         corr = args.correction or "holm"
@@ -340,7 +381,7 @@ def _mcnemar(inp):
     pa, pb = (np.where(data.scores[i] > 0, 1, -1) for i in (ia, ib))
     y = np.where(data.y_true > 0, 1, -1)
     res, notes = _quiet_call(mcnemar, y, pa, pb)
-    what = f"0/1 error ({res.n01} right by {a} only, {res.n10} by {b} only)"
+    what = f"0/1 error ({int(res.n01)} right by {a} only, {int(res.n10)} by {b} only)"
     return [_row("mcnemar (exact)", f"{a} vs {b}", what, res, args.alpha, notes)], {"mcnemar": res}
 
 
@@ -372,6 +413,7 @@ def _delong(inp):
     ci = res.confidence_interval
     row = _row("delong", f"{a} vs {b}", "auc", res, args.alpha) | {
         "difference": estimate_text(res.difference, ci),
+        "difference_of": "AUC of A - AUC of B",
         "confidence_level": level,
         "auc_a": float(res.auc_a),
         "auc_b": float(res.auc_b),

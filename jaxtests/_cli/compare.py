@@ -19,7 +19,7 @@ from jaxtests._cli._common import (
 )
 from jaxtests._cli._compare_data import _fold_measures, _losses_of, _task
 from jaxtests._cli._compare_datasets import DATASET_TESTS
-from jaxtests._cli._compare_tests import TESTS, Inputs, run_test
+from jaxtests._cli._compare_tests import BOOTSTRAP_MEASURES, TESTS, Inputs, run_test
 from jaxtests._report import Progress, dumps, markdown_table, text_table
 from jaxtests._tidy import PerInstance, has_dataset_column, read_tidy
 from jaxtests.kernels import measures as kmeasures
@@ -28,6 +28,9 @@ from jaxtests.kernels import measures as kmeasures
 SWAP_MEASURES = (*kmeasures.measure_names("counts", aliases=True), "auc", "roc_auc")
 CORRECTIONS = ("holm", "bonferroni", "hochberg", "hommel", "bh", "by", "shaffer", "bergmann")
 RANK_CORRECTIONS = ("shaffer", "bergmann")  # friedman-posthoc of all pairs only
+# the tests of a per-instance file's instances (not of per-fold values): they take a
+# held-out test set, one fold
+ONE_SET = frozenset({"bootstrap", "delong", "cochran", "mcnemar", "swap", "signflip"})
 
 
 def add_parser(subparsers):
@@ -80,7 +83,18 @@ def add_parser(subparsers):
     )
     c.add_argument("--n-train", type=POSITIVE_INT, help="training-set size (corrected-t, bayes-t)")
     c.add_argument("--n-test", type=POSITIVE_INT, help="test-set size (corrected-t, bayes-t)")
-    c.add_argument("--blocked", action="store_true", help="ANOVA with folds as blocks")
+    design = c.add_mutually_exclusive_group()
+    design.add_argument(
+        "--blocked",
+        action="store_true",
+        help="ANOVA with folds as blocks (the default: every algorithm ran on the same folds, "
+        "as the paired tests beside it take them)",
+    )
+    design.add_argument(
+        "--one-way",
+        action="store_true",
+        help="one-way ANOVA, the folds pooled as independent samples of each algorithm",
+    )
     c.add_argument(
         "--pool-repetitions",
         action="store_true",
@@ -177,8 +191,9 @@ def _check_options(args, tests, data, task):
         raise BadInput("--test bayes-t needs --rope (e.g. 0.01 for accuracy).")
     if args.rope is not None and "bayes-t" not in tests:
         unused("--rope", "only bayes-t (and bayes-signrank on a many-data-set file) use it")
-    if args.blocked and "anova" not in tests:
-        unused("--blocked", "only --test anova uses it")
+    for option, value in (("--blocked", args.blocked), ("--one-way", args.one_way)):
+        if value and "anova" not in tests:
+            unused(option, "only --test anova uses it")
     if args.swap_measure is not None and "swap" not in tests:
         unused("--swap-measure", "only --test swap uses it")
     if args.measures and all(t == "swap" for t in tests):
@@ -238,13 +253,21 @@ def _check_options(args, tests, data, task):
         if t not in tests:
             continue
         allowed = _losses_of(task, args)
+        if t == "bootstrap" and task == "classification":
+            # or the difference of a measure of the pooled instances (AUC, accuracy...)
+            allowed = (*allowed, *BOOTSTRAP_MEASURES)
         for m in args.measures or ():
             if m not in allowed:
+                also = (
+                    f"; bootstrap also takes {list(BOOTSTRAP_MEASURES)}"
+                    if t == "bootstrap" and task == "classification"
+                    else ""
+                )
                 raise BadInput(
                     f"--test {t} on a per-instance file tests per-instance loss differences; "
                     f"{m!r} is not a per-instance loss. Choose from {list(allowed)} (or "
                     "--test swap --swap-measure for f1, precision, recall, accuracy, auc; "
-                    "--test delong for the AUC)."
+                    f"--test delong for the AUC){also}."
                 )
 
 
@@ -263,6 +286,22 @@ def _check_pooling(args, tests, table, per_instance):
             "p-value is far too small. Use --test corrected-t (or 5x2cv-t/5x2cv-f for 5x2 "
             "cv), or pass --pool-repetitions to pool anyway."
         )
+
+
+def _difference_note(rows, alpha):
+    """What the ``difference`` column holds, for the tests that ran (A, B: the comparison)."""
+    what = {}  # description -> tests
+    for r in rows:
+        if "difference_of" in r:
+            what.setdefault(r["difference_of"], []).append(r["test"].split(" (")[0])
+    parts = [
+        f"{d} ({', '.join(dict.fromkeys(tests))})" if len(what) > 1 else d
+        for d, tests in what.items()
+    ]
+    return (
+        f"difference: {'; '.join(parts)}, for A vs B in the comparison column; intervals at "
+        f"{1 - alpha:.0%} (not adjusted across measures)."
+    )
 
 
 def run(args):
@@ -286,9 +325,13 @@ def run(args):
         raise BadInput(f"--test {too_many}.")
     _check_options(args, tests, data, task)
     table = _fold_measures(data, args, task) if per_instance else data
-    one_set = {"bootstrap", "delong", "cochran"}  # tests of one test set's instances
-    if not table.values.shape[1] >= 2 and not (per_instance and set(tests) <= one_set):
-        raise BadInput(f"{args.file}: need at least 2 folds, got {table.values.shape[1]}.")
+    if not table.values.shape[1] >= 2 and not (per_instance and set(tests) <= ONE_SET):
+        fold_tests = [t for t in tests if t not in ONE_SET]
+        raise BadInput(
+            f"{args.file}: --test {fold_tests[0]} compares per-fold values and needs at least "
+            f"2 folds, got {table.values.shape[1]}; a held-out test set (one fold) takes the "
+            f"tests of its instances: {', '.join(sorted(ONE_SET))}."
+        )
     _check_pooling(args, tests, table, per_instance)
     univariate = [t for t in tests if TESTS[t].per_measure is not None or t == "posthoc"]
     # Several measure columns and no --measures: each univariate test on every column, one
@@ -368,11 +411,7 @@ def run(args):
                 print()
                 print(block_results[key])
     if any("difference" in r for r in rows):
-        print(
-            f"difference: mean of A - B (delong: AUC of A - AUC of B); intervals at "
-            f"{1 - args.alpha:.0%} "
-            "(not adjusted across measures)."
-        )
+        print(_difference_note(rows, args.alpha))
     for t in adjusted:
         print(f"{t}: p-values adjusted across the measures; raw p-values with --json.")
     for n in dict.fromkeys(notes):

@@ -1,4 +1,7 @@
-"""Per-fold histograms of a measure, and of a projection on a learned measure."""
+"""Per-fold histograms of a measure, of two algorithms' paired differences, and of a
+projection on a learned measure."""
+
+import math
 
 import numpy as np
 
@@ -102,6 +105,104 @@ def fold_histograms(values, *, measure="error", bins=None, ax=None, title=None):
         a.set_ylim(0, 1.3 * top)
     axes[-1].set_xlabel(measure)
     container.suptitle(f"{title}\n(folds per bin; black line: mean)", fontsize="medium")
+    return fig
+
+
+def _centred_bins(d, n_bins):
+    """About ``n_bins`` equal bins over the differences and 0, one of them centred on 0 (a
+    fold with no difference sits on the zero line, not beside it)."""
+    lo, hi = min(float(d.min()), 0.0), max(float(d.max()), 0.0)
+    width = (hi - lo) / n_bins if hi > lo else 1e-3
+    first, last = math.floor(lo / width + 0.5), math.floor(hi / width + 0.5)
+    return (np.arange(first, last + 2) - 0.5) * width
+
+
+def fold_differences(
+    values, *, measure="error", bins=None, ax=None, title=None, confidence_level=0.95
+):
+    """Histogram of the per-fold differences ``a - b`` of two algorithms: what a paired
+    test tests.
+
+    The paired t test (and the sign-flip test on folds) sees only the differences on each
+    fold: two histograms of the algorithms' values that overlap can still differ on every
+    fold (Yildiz & Alpaydin, hinge loss, Figs. 4 and 5, drawn paired). Marks 0 (no
+    difference) and the mean difference with its t interval, the interval of
+    :meth:`TtestResult.confidence_interval` (scipy's ``ttest_rel``).
+
+    Parameters
+    ----------
+    values : dict of str -> array_like, shape (n_folds,)
+        The two algorithms' per-fold values, ``{a: ..., b: ...}``, on the same folds.
+    measure : str
+        Name of the measure (the x axis reads ``measure: a - b``).
+    bins : int or sequence, optional
+        Histogram bins (default: about 10 over the range of the differences and 0, one
+        centred on 0).
+    ax : matplotlib.axes.Axes, optional
+    title : str, optional
+    confidence_level : float
+        Of the mean difference's t interval.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> from jaxtests import plot
+    >>> fig = plot.fold_differences(
+    ...     {"lda": [0.21, 0.25, 0.23, 0.22, 0.26], "knn": [0.27, 0.30, 0.26, 0.29, 0.31]}
+    ... )
+    >>> fig.axes[0].get_xlabel()
+    'error: lda - knn (per fold)'
+    >>> plt.close(fig)
+    """
+    from jaxtests._t_intervals import _t_interval
+    from jaxtests._validation import check_probability
+
+    values = _as_dict(values, "values")
+    if len(values) != 2:
+        raise ValueError(f"`values` must hold two algorithms, got {len(values)}.")
+    (a, xa), (b, xb) = values.items()
+    if xa.ndim != 1 or xa.shape != xb.shape or xa.size < 2:
+        raise ValueError(
+            f"`values` must hold two 1-d arrays of the same folds (at least 2), got shapes "
+            f"{xa.shape} and {xb.shape}."
+        )
+    level = check_probability(confidence_level, "confidence_level")
+    d = xa - xb
+    k = d.size
+    mean = float(d.mean())
+    se = float(d.std(ddof=1)) / np.sqrt(k)
+    low, high = (float(v) for v in _t_interval(mean, se, k - 1, "two-sided", level))
+    if bins is None or np.ndim(bins) == 0:
+        bins = _centred_bins(d, 10 if bins is None else int(bins))
+    bins = np.asarray(bins, dtype=float)
+    from matplotlib.ticker import MaxNLocator
+
+    fig, ax = _axes(ax, figsize=(7.0, 3.8))
+    ax.hist(d, bins=bins, color="C0", edgecolor="white", linewidth=0.5, zorder=2)
+    # the mean and its bounds to the interval's precision: 3 digits of its half-width
+    half = (high - low) / 2
+    dec = max(0, 2 - math.floor(math.log10(half))) if np.isfinite(half) and half > 0 else 4
+    shown = round(mean, dec) + 0.0  # a mean that rounds to 0 prints 0, not -0
+    if np.isfinite(low) and np.isfinite(high):
+        ax.axvspan(low, high, color="C3", alpha=0.15, lw=0, zorder=0, gid="interval",
+                   label=f"{level:.0%} t interval [{low:.{dec}f}, {high:.{dec}f}]")  # fmt: skip
+    ax.axvline(mean, color="C3", lw=2, zorder=3, gid="mean",
+               label=f"mean difference {shown:.{dec}f}")  # fmt: skip
+    ax.axvline(0.0, color="k", lw=1, ls="--", zorder=3, gid="zero", label="0: no difference")
+    lo = min(bins[0], low) if np.isfinite(low) else bins[0]
+    hi = max(bins[-1], high) if np.isfinite(high) else bins[-1]
+    pad = 0.03 * (hi - lo)
+    ax.set_xlim(lo - pad, hi + pad)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
+    ax.set_xlabel(f"{measure}: {a} - {b} (per fold)")
+    ax.set_ylabel("folds")
+    _integer_counts(ax.yaxis)
+    ax.set_title(title or f"Per-fold differences of {measure} ({k} folds)")
+    _legend_outside(ax, fontsize="small")
     return fig
 
 

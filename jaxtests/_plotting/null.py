@@ -31,8 +31,57 @@ def _null_iv(null, observed, pvalue):
     return null.ravel(), float(observed.ravel()[0]), pvalue
 
 
+_MAX_BINS = 100
+
+
+def _lattice_iv(lattice):
+    if lattice is None:
+        return None
+    if isinstance(lattice, bool) or not isinstance(lattice, int | float | np.number):
+        raise TypeError(f"`lattice` must be a positive number or None, got {lattice!r}.")
+    if not (np.isfinite(lattice) and lattice > 0):
+        raise ValueError(f"`lattice` must be a positive finite number, got {lattice!r}.")
+    return float(lattice)
+
+
+def _detect_lattice(null, max_points=200):
+    """The spacing of the values when they lie on a lattice ``a + k step`` (an exact null of
+    a few distinct values), else None."""
+    u = np.unique(null)
+    if u.size < 2 or u.size > max_points:
+        return None
+    gaps = np.diff(u)
+    step = gaps.min()
+    ratio = gaps / step
+    if step > 0 and np.allclose(ratio, np.round(ratio), rtol=0, atol=1e-6):
+        return float(step)
+    return None
+
+
+def _n_bins(n):
+    return min(_MAX_BINS, max(10, int(np.sqrt(n))))
+
+
+def _lattice_bins(null, step):
+    """Bins of whole lattice steps, their edges halfway between the multiples ``k step``
+    (one step wide, or a few merged when the range holds more possible values than
+    :func:`_n_bins` bins), so every bin holds the same number of possible values: no comb
+    of empty and full bins."""
+    first = np.floor(null.min() / step + 0.5)
+    last = np.floor(null.max() / step + 0.5)
+    merge = max(1, int(np.ceil((last - first + 1) / _n_bins(null.size))))
+    return (np.arange(first, last + merge + 1, merge) - 0.5) * step
+
+
 def null_distribution(
-    null, observed=None, pvalue=None, *, ax=None, title=None, statistic="statistic"
+    null,
+    observed=None,
+    pvalue=None,
+    *,
+    ax=None,
+    title=None,
+    statistic="statistic",
+    lattice=None,
 ):
     """Histogram of a permutation null distribution with the observed statistic marked.
 
@@ -50,6 +99,13 @@ def null_distribution(
     title : str, optional
     statistic : str
         Label of the x axis.
+    lattice : float, optional
+        The spacing of the statistic's possible values, e.g. ``1 / n`` for an accuracy
+        on ``n`` test instances: bins one step wide centred on its multiples (a mean of
+        fold accuracies lies within rounding of them), so that no bin straddles two
+        possible values while its neighbour gets none. Default: detected when the null
+        takes a few values on a lattice, else about ``sqrt(n_resamples)`` equal bins
+        (with a lattice, whole steps are merged to about that many bins).
 
     Returns
     -------
@@ -70,8 +126,14 @@ def null_distribution(
     null, observed, pvalue = _null_iv(null, observed, pvalue)
     if null.size == 0 or not np.isfinite(null).all():
         raise ValueError("`null` must be a non-empty array of finite values.")
+    step = _lattice_iv(lattice)
+    step = _detect_lattice(null) if step is None else step
+    if step is not None:
+        bins = _lattice_bins(null, step)
+    else:
+        bins = _n_bins(null.size)
     fig, ax = _axes(ax, figsize=(7.5, 3.8))
-    ax.hist(null, bins=min(100, max(10, int(np.sqrt(null.size)))), color="0.6", density=True)
+    ax.hist(null, bins=bins, color="0.6", density=True)
     label = f"observed = {observed:.4g}"
     if pvalue is not None:
         label += f"\np = {float(np.asarray(pvalue)):.3g}"

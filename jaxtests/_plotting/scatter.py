@@ -17,7 +17,9 @@ def _ellipse(mean, cov, level):
     return mean[:, None] + pts
 
 
-# Measures that are rates, in [0, 1]: contours are clipped to that range (issue 28.3).
+# Measures that are rates, in [0, 1]: the region outside is shaded, and a contour that runs
+# past it is drawn whole, the view widened to show it (issue 39.7; it was clipped at the
+# bound, issue 28.3, which hid where the fitted Gaussian puts its mass).
 _RATES = frozenset(
     {"tpr", "fpr", "tnr", "fnr", "precision", "recall", "specificity", "sensitivity",
      "accuracy", "error", "f1", "balanced_accuracy", "auc", "roc_auc"}
@@ -29,20 +31,14 @@ def _level_label(lev):
     return f"Mahalanobis radius {math.sqrt(lev):.3g}"
 
 
-def _scatter_one(ax, p, color, levels, label=None, limits=None):
-    from matplotlib.patches import Rectangle
-
+def _scatter_one(ax, p, color, levels, label=None):
     ax.plot(p[:, 0], p[:, 1], "o", ms=4, color=color, label=label, zorder=3)
     if len(p) > 2:
         mean, cov = p.mean(0), np.cov(p, rowvar=False)
         for i, lev in enumerate(levels):
             e = _ellipse(mean, cov, lev)
             style = _LEVEL_STYLES[i % len(_LEVEL_STYLES)]
-            (line,) = ax.plot(e[0], e[1], style, color=color, lw=1, alpha=0.8, gid="contour")
-            if limits is not None:  # a rate's contour stops at 0 and 1
-                (x0, x1), (y0, y1) = limits
-                box = Rectangle((x0, y0), x1 - x0, y1 - y0, transform=ax.transData)
-                line.set_clip_path(box)
+            ax.plot(e[0], e[1], style, color=color, lw=1, alpha=0.8, gid="contour")
         ax.plot(*mean, "+", color=color, ms=8, mew=1.5, zorder=3)
 
 
@@ -64,18 +60,38 @@ def _limits(labels, limits):
     return tuple((0.0, 1.0) if r else (-np.inf, np.inf) for r in rate)
 
 
-def _clamp_view(ax, limits):
-    """Keep the view within ``limits`` (plus a small margin): a rate's axis ends near 0
-    and 1, not where an unclipped ellipse would."""
+_OUTSIDE = {"color": "0.88", "zorder": 0, "lw": 0, "gid": "outside"}
+
+
+def _shade_outside(ax, limits):
+    """Shade what lies outside ``limits`` in the view (a rate below 0 or above 1), with a
+    thin line at each bound: the contours are drawn whole, so a reader sees how much of
+    the fitted Gaussian falls where no rate can be. Returns whether anything was shaded."""
     if limits is None:
-        return
-    for (lo, hi), get, set_ in ((limits[0], ax.get_xlim, ax.set_xlim),
-                                (limits[1], ax.get_ylim, ax.set_ylim)):  # fmt: skip
-        if not (np.isfinite(lo) and np.isfinite(hi)):
-            continue
-        a, b = get()
-        pad = 0.02 * (hi - lo)
-        set_(max(a, lo - pad), min(b, hi + pad))
+        return False
+    ax.autoscale_view()
+    views = (ax.get_xlim(), ax.get_ylim())
+    shaded = False
+    for axis, ((lo, hi), (v0, v1)) in enumerate(zip(limits, views)):
+        span, line = (ax.axvspan, ax.axvline) if axis == 0 else (ax.axhspan, ax.axhline)
+        for bound, inside in ((lo, v0 < lo), (hi, v1 > hi)):
+            if not (np.isfinite(bound) and inside):
+                continue
+            span(*((v0, bound) if bound == lo else (bound, v1)), **_OUTSIDE)
+            line(bound, color="0.5", lw=0.6, zorder=1)
+            shaded = True
+    ax.set_xlim(views[0])
+    ax.set_ylim(views[1])
+    return shaded
+
+
+def _outside_handle(limits):
+    from matplotlib.patches import Patch
+
+    bounds = " or ".join(
+        dict.fromkeys(f"[{lo:g}, {hi:g}]" for lo, hi in limits if np.isfinite(lo + hi))
+    )
+    return Patch(facecolor=_OUTSIDE["color"], label=f"outside {bounds}: impossible")
 
 
 def _level_handles(levels):
@@ -110,9 +126,11 @@ def scatter_gaussian(
         Squared Mahalanobis radii of the contours, one line style each, named in the
         legend ("Mahalanobis radius 1", "... 2").
     limits : ((x_min, x_max), (y_min, y_max)), False or None
-        Where the contours stop; ``None``: [0, 1] for a measure that is a rate (tpr,
-        fpr, precision, recall, accuracy, error...) when every point lies in it,
-        unbounded otherwise; ``False``: no clipping.
+        The possible values: what lies outside them in the view is shaded grey (the
+        contours are drawn whole, the view widened to hold them, so the part of the
+        fitted Gaussian beyond a bound shows). ``None``: [0, 1] for a measure that is a
+        rate (tpr, fpr, precision, recall, accuracy, error...) when every point lies in
+        it, unbounded otherwise; ``False``: no shading.
 
     Returns
     -------
@@ -150,31 +168,36 @@ def scatter_gaussian(
     if len(points) <= _MAX_OVERLAY:
         fig, ax = _axes(ax, figsize=(6.5, 4.5))
         for i, (name, p) in enumerate(points.items()):
-            _scatter_one(ax, p, f"C{i}", levels, label=name, limits=limits)
+            _scatter_one(ax, p, f"C{i}", levels, label=name)
         ax.set_xlabel(labels[0])
         ax.set_ylabel(labels[1])
         ax.set_title(title)
-        _clamp_view(ax, limits)
         handles, _ = ax.get_legend_handles_labels()
-        _legend_outside(ax, handles=handles + _level_handles(levels), fontsize="small")
+        handles += _level_handles(levels)
+        if _shade_outside(ax, limits):
+            handles.append(_outside_handle(limits))
+        _legend_outside(ax, handles=handles, fontsize="small")
         return fig
     fig, container, axes = _panels(ax, len(points), 3, (2.6, 2.3), sharex=True, sharey=True)
     everything = np.concatenate(list(points.values()))
     for i, (name, p) in enumerate(points.items()):
         a = axes[i]
         a.plot(everything[:, 0], everything[:, 1], "o", ms=3, color="0.85", zorder=1)
-        _scatter_one(a, p, f"C{i % 10}", levels, limits=limits)
-        _clamp_view(a, limits)
+        _scatter_one(a, p, f"C{i % 10}", levels)
         a.set_title(name, fontsize="small")
         a.tick_params(labelsize="x-small")
+    # shared axes: the view holds every panel's contours once all are drawn
+    shaded = [_shade_outside(a, limits) for a in axes]
     container.supxlabel(labels[0])
     container.supylabel(labels[1])
     radii = ", ".join(
         f"{_LEVEL_STYLES[i % len(_LEVEL_STYLES)]} {math.sqrt(lev):.3g}"
         for i, lev in enumerate(levels)
     )
+    outside = f"; shaded: {_outside_handle(limits).get_label()}" if any(shaded) else ""
     container.suptitle(
-        f"{title}\n(grey: the other algorithms' folds; contours: Mahalanobis radius {radii})",
+        f"{title}\n(grey points: the other algorithms' folds; contours: Mahalanobis radius "
+        f"{radii}{outside})",
         fontsize="medium",
     )
     return fig

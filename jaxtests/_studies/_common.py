@@ -34,7 +34,7 @@ def _rate_interval(res, confidence_level):
     """Clopper-Pearson interval of every rejection rate of a study result."""
     level = v.check_probability(confidence_level, "confidence_level")
     ci = clopper_pearson(res.n_rejections, res.n_experiments, confidence_level=level)
-    return ci.low, ci.high
+    return ci.confidence_interval
 
 
 def _fmt_rate(rate, lo, hi):

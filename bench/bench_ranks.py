@@ -151,19 +151,8 @@ def bench_friedman_exact_ties(n_tests, n, k, draws, repeats, rng):
         _friedman_exact._NULLS.clear()  # count every table again: no result kept from before
         return _p(jaxtests.friedman(x, method="exact"))
 
-    def stat(*samples, axis=-1):
-        return scipy.stats.friedmanchisquare(*samples, axis=axis).statistic
-
     def theirs(table):
-        return scipy.stats.permutation_test(
-            tuple(table.T),
-            stat,
-            permutation_type="samples",
-            n_resamples=draws,
-            vectorized=True,
-            alternative="greater",
-            rng=3,
-        ).pvalue
+        return _scipy_friedman_permutation(table, draws, seed=3)
 
     res, first = _first(ours)
     n_ref = 10
@@ -186,25 +175,31 @@ def bench_friedman_exact_ties(n_tests, n, k, draws, repeats, rng):
     _report(name, first, jax_s, "scipy", ref_s, dict(n_tests=n_tests, N=n, k=k, draws=draws))
 
 
+def _scipy_friedman_permutation(table, draws, seed):
+    """scipy's Monte Carlo p-value of Friedman's chi-square, rows permuted within data sets."""
+
+    def stat(*samples, axis=-1):
+        return scipy.stats.friedmanchisquare(*samples, axis=axis).statistic
+
+    return scipy.stats.permutation_test(
+        tuple(np.asarray(table).T),
+        stat,
+        permutation_type="samples",
+        n_resamples=draws,
+        vectorized=True,
+        alternative="greater",
+        rng=seed,
+    ).pvalue
+
+
 def bench_friedman_permutation(n, k, draws, repeats, rng):
     x = rng.normal(size=(n, k)) + np.linspace(0, 0.25, k)
 
     def ours():
         return _p(jaxtests.friedman(x, method="permutation", n_resamples=draws, key=2))
 
-    def stat(*samples, axis=-1):
-        return scipy.stats.friedmanchisquare(*samples, axis=axis).statistic
-
     def theirs():
-        return scipy.stats.permutation_test(
-            tuple(x.T),
-            stat,
-            permutation_type="samples",
-            n_resamples=draws,
-            vectorized=True,
-            alternative="greater",
-            rng=2,
-        ).pvalue
+        return _scipy_friedman_permutation(x, draws, seed=2)
 
     res, first = _first(ours)
     ref = theirs()

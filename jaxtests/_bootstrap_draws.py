@@ -80,10 +80,13 @@ def pads(stat):
 
 
 def _columns(samples, live):
-    """Masks ``(n_s,)`` of each padded sample's live observations (None: no padding)."""
+    """Each padded sample's live-observation mask ``(n_s,)`` and count (None, None: no
+    padding), as two lists."""
     if live is None:
-        return [None] * len(samples)
-    return [jnp.arange(s.shape[0], dtype=live.dtype) < live[i] for i, s in enumerate(samples)]
+        return [None] * len(samples), [None] * len(samples)
+    counts = [live[i] for i in range(len(samples))]
+    cols = [jnp.arange(s.shape[0], dtype=live.dtype) < c for s, c in zip(samples, counts)]
+    return cols, counts
 
 
 def _masked_mean(x, col, n):
@@ -169,7 +172,7 @@ def _resample_block(stat, key, start, samples, prep, layouts, paired, draws, liv
     unpadded (the counters are the same), the padding's columns are masked out.
     """
     sizes = [s.shape[0] for s in samples]
-    n_live = [None] * len(samples) if live is None else [live[i] for i in range(len(samples))]
+    col, n_live = _columns(samples, live)
     if paired:
         idx = [kboot.draw_indices(key, start, draws, 0, sizes[0], n_live[0])] * len(samples)
     elif live is None:
@@ -181,7 +184,6 @@ def _resample_block(stat, key, start, samples, prep, layouts, paired, draws, liv
             kboot.draw_indices(key, start, draws, o, n, nl)
             for o, n, nl in zip(offsets, sizes, n_live)
         ]
-    col = _columns(samples, live)
     if callable(stat):
         xs = [s[i] for s, i in zip(samples, idx)]
         return jax.vmap(stat)(*xs)
@@ -229,9 +231,9 @@ def observed(samples, layouts, stat, paired, live=None):
     if callable(stat):
         return stat(*samples)
     prep = _prepare(stat, samples)
-    col = _columns(samples, live)
+    col, n = _columns(samples, live)
     if stat == "mean_difference" and paired:
-        return _masked_mean(samples[0] - samples[1], col[0], None if live is None else live[0])
+        return _masked_mean(samples[0] - samples[1], col[0], n[0])
     dtype = samples[-1].dtype
     weights = [
         jnp.ones((1, s.shape[0]), dtype) if c is None else c[None, :].astype(dtype)
@@ -258,8 +260,11 @@ def _jackknife_block(first, samples, stat, which, paired, rows):
     return jax.vmap(stat)(*xs)
 
 
-def _loo_mean(x):
-    return (jnp.sum(x) - x) / (x.shape[0] - 1)
+def _loo_mean(x, col=None, n=None):
+    """Leave-one-out means of ``x`` (of its columns ``col`` out of ``n``, when padded)."""
+    if col is None:
+        return (jnp.sum(x) - x) / (x.shape[0] - 1)
+    return (jnp.sum(jnp.where(col, x, 0)) - x) / (n - 1).astype(x.dtype)
 
 
 def _loo_auc(y, s):
@@ -280,23 +285,17 @@ def _loo_auc(y, s):
 def _jackknife_builtin(samples, stat, which, paired, live=None):
     """Leave-one-out statistics ``(n_which,)`` of a built-in statistic, in closed form
     (padded samples: the padding's entries are meaningless, sliced off by the caller)."""
-    col = _columns(samples, live)
-    n = [None] * len(samples) if live is None else [live[i] for i in range(len(samples))]
-
-    def loo(x, c, k):
-        if c is None:
-            return _loo_mean(x)
-        return (jnp.sum(jnp.where(c, x, 0)) - x) / (k - 1).astype(x.dtype)
+    col, n = _columns(samples, live)
 
     if stat == "mean":
-        return loo(samples[0], col[0], n[0])
+        return _loo_mean(samples[0], col[0], n[0])
     if stat == "mean_difference":
         a, b = samples
         if paired:
-            return loo(a - b, col[0], n[0])
+            return _loo_mean(a - b, col[0], n[0])
         if which == 0:
-            return loo(a, col[0], n[0]) - _masked_mean(b, col[1], n[1])
-        return _masked_mean(a, col[0], n[0]) - loo(b, col[1], n[1])
+            return _loo_mean(a, col[0], n[0]) - _masked_mean(b, col[1], n[1])
+        return _masked_mean(a, col[0], n[0]) - _loo_mean(b, col[1], n[1])
     y = samples[0]
     if stat.startswith("roc_auc"):
         vals = [_loo_auc(y, s) for s in samples[1:]]

@@ -11,6 +11,8 @@ import functools
 
 import numpy as np
 
+from jaxtests._tails import special
+
 __all__ = ["range_isf", "range_sf"]
 
 # z from -12 to 12: beyond, phi(z) < 1e-31. Composite Simpson's rule on a fixed grid; the
@@ -24,13 +26,6 @@ _W *= (_Z[1] - _Z[0]) / 3
 _PHI = np.exp(-0.5 * _Z * _Z) / np.sqrt(2 * np.pi)
 
 
-@functools.cache
-def _special():
-    import scipy.special
-
-    return scipy.special
-
-
 def range_sf(q, k):
     """``P(R > q)`` for the range ``R`` of ``k`` iid standard normals; ``q`` array-like.
 
@@ -38,7 +33,7 @@ def range_sf(q, k):
     ``a = P(Z > z)``, ``c = P(Z > z + q)``; the difference is taken as
     ``-a^(k-1) expm1((k-1) log1p(-c/a))``, so far tails keep their relative accuracy.
     """
-    sp = _special()
+    sp = special()
     q = np.asarray(q, np.float64)
     flat = q.reshape(-1, 1)
     a = sp.ndtr(-_Z)

@@ -5,15 +5,10 @@ import math
 import numpy as np
 
 from jaxtests._results import ConfidenceInterval
+from jaxtests._tails import special
 from jaxtests._validation import check_probability
 
 __all__ = ["ConfidenceInterval"]
-
-
-def _special():
-    import scipy.special  # at first use: `import jaxtests` does not load scipy
-
-    return scipy.special
 
 
 def _t_interval(center, se, df, alternative, confidence_level):
@@ -21,10 +16,10 @@ def _t_interval(center, se, df, alternative, confidence_level):
     center = np.asarray(center, dtype=np.float64)
     se = np.asarray(se, dtype=np.float64)
     if alternative == "two-sided":
-        q = _special().stdtrit(df, 0.5 + confidence_level / 2)
+        q = special().stdtrit(df, 0.5 + confidence_level / 2)
         low, high = center - q * se, center + q * se
     else:
-        q = _special().stdtrit(df, confidence_level)
+        q = special().stdtrit(df, confidence_level)
         inf = np.full_like(center, np.inf)
         if alternative == "less":
             low, high = -inf, center + q * se
@@ -45,7 +40,7 @@ def _nct_cdf(df, nc, t):
     """``P(T <= t)`` for the noncentral t with ``df`` and ``nc``, elementwise, ``t >= 0``."""
     big = t > _T_BOOST_MAX
     with np.errstate(all="ignore"):
-        cdf = _special().nctdtr(df, nc, np.where(big, 0.0, t))
+        cdf = special().nctdtr(df, nc, np.where(big, 0.0, t))
         # Boost returns NaN deep in a tail: 1 where nc is below t, 0 above.
         cdf = np.where(np.isnan(cdf), np.where(nc < t, 1.0, 0.0), cdf)
         if big.any():
@@ -62,9 +57,9 @@ def _nct_cdf_large_t(df, nc, t):
     lo = np.clip(-nc, -12.0, 12.0)[..., None]
     z = lo + (12.0 - lo) * (_GL_NODES + 1) / 2
     phi = np.exp(-(z**2) / 2) / math.sqrt(2 * math.pi)
-    tail = _special().chdtrc(df, df * ((nc[..., None] + z) / t[..., None]) ** 2)
+    tail = special().chdtrc(df, df * ((nc[..., None] + z) / t[..., None]) ** 2)
     integral = np.sum(_GL_WEIGHTS * phi * tail, axis=-1) * (12.0 - lo[..., 0]) / 2
-    return _special().ndtr(-nc) + integral
+    return special().ndtr(-nc) + integral
 
 
 def _nct_noncentrality(t, df, prob):
@@ -75,8 +70,8 @@ def _nct_noncentrality(t, df, prob):
     t = np.asarray(t, dtype=np.float64)
     big = t > _T_BOOST_MAX
     with np.errstate(all="ignore"):
-        guess = _special().nctdtrinc(df, prob, np.where(big, 0.0, t))
-        asymptotic = t * np.sqrt(_special().chdtri(df, prob) / df)
+        guess = special().nctdtrinc(df, prob, np.where(big, 0.0, t))
+        asymptotic = t * np.sqrt(special().chdtri(df, prob) / df)
     guess = np.where(big, asymptotic, guess)
     guess = np.where(np.isfinite(guess), guess, t)
     width = 1e-3 * (1 + np.abs(guess))

@@ -20,6 +20,7 @@ import functools
 import jax
 import numpy as np
 
+from jaxtests._validation import is_concrete
 from jaxtests.kernels import multitest as kmultitest
 from jaxtests.kernels import statistics as kstatistics
 
@@ -31,6 +32,7 @@ __all__ = [
     "f_sf",
     "host",
     "norm_sf",
+    "special",
     "t_pvalue",
     "traced",
 ]
@@ -38,7 +40,7 @@ __all__ = [
 
 def traced(*xs):
     """Whether any of ``xs`` is a tracer (a call under the caller's ``jit`` or ``vmap``)."""
-    return any(isinstance(x, jax.core.Tracer) for x in xs)
+    return not all(is_concrete(x) for x in xs)
 
 
 def host(x):
@@ -48,8 +50,9 @@ def host(x):
 
 
 @functools.cache
-def _special():
-    # scipy.special alone (0.14 s to import), not scipy.stats (0.5-4 s)
+def special():
+    """``scipy.special``, imported at first use (0.14 s; ``import jaxtests`` loads no scipy,
+    and nothing here needs ``scipy.stats``, 0.5-4 s)."""
     import scipy.special
 
     return scipy.special
@@ -67,7 +70,7 @@ def _betainc_sym(a, b, x, xc):
     1.6e-9).
     """
     swap = x > a / (a + b)
-    r = _special().betainc(np.where(swap, b, a), np.where(swap, a, b), np.where(swap, xc, x))
+    r = special().betainc(np.where(swap, b, a), np.where(swap, a, b), np.where(swap, xc, x))
     return np.where(swap, 1 - r, r)
 
 
@@ -108,14 +111,14 @@ def chi2_sf(x, df):
     """``P(X > x)`` for ``X ~ chi-square(df)``."""
     if traced(x, df):
         return kstatistics.chi2_sf(x, df)
-    return _special().chdtrc(_f64(df), _f64(x))
+    return special().chdtrc(_f64(df), _f64(x))
 
 
 def norm_sf(z):
     """Standard normal ``P(Z > z)``."""
     if traced(z):
         return kstatistics.norm_sf(z)
-    return _special().ndtr(-_f64(z))
+    return special().ndtr(-_f64(z))
 
 
 def binom_cdf(k, n, p):
@@ -125,7 +128,7 @@ def binom_cdf(k, n, p):
     k, n, p = np.broadcast_arrays(_f64(k), _f64(n), _f64(p))
     inside = (k >= 0) & (k < n)
     # counts: integer-valued (scipy takes integer k and n)
-    val = _special().bdtr(
+    val = special().bdtr(
         np.where(inside, k, 0).astype(np.int64), np.where(inside, n, 1).astype(np.int64), p
     )
     return np.where(k < 0, 0.0, np.where(k >= n, 1.0, val))
@@ -135,7 +138,7 @@ def binom_pmf(k, n, p):
     """``P(X = k)`` for ``X ~ Bin(n, p)`` via log-gamma (the traced form's formula)."""
     if traced(k, n, p):
         return kstatistics.binom_pmf(k, n, p)
-    sp = _special()
+    sp = special()
     k, n, p = _f64(k), _f64(n), _f64(p)
     logc = sp.gammaln(n + 1) - sp.gammaln(k + 1) - sp.gammaln(n - k + 1)
     return np.exp(logc + sp.xlogy(k, p) + sp.xlog1py(n - k, -p))

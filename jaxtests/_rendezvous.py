@@ -350,6 +350,17 @@ class Link:
         sys.stderr.flush()
         os._exit(status)
 
+    def settle(self, seconds=2 * _BEAT):
+        """Wait ``seconds`` for the watching thread to see a peer that stopped.
+
+        A collective whose peer was killed fails in this process at about the
+        moment the peer's connection closes; the peer's end, not that failure,
+        is the error to report, and the watcher reports it (and exits) within
+        a quarter beat of the close. Returns if no peer stopped.
+        """
+        if self.conns:
+            time.sleep(seconds)
+
     def _tell(self, **message):
         data = _encode(message)
         for conn in self.conns.values():

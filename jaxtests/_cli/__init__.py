@@ -79,7 +79,10 @@ def main(argv=None):
         except Exception as exc:
             if run is None or run.link is None:
                 raise
-            # A bug in a distributed run: its traceback, and the other processes are stopped.
+            # A peer that was killed makes this process's collective fail: let the link
+            # report that (it exits 2) before calling it a bug. A bug in a distributed
+            # run: its traceback, and the other processes are stopped.
+            run.link.settle()
             traceback.print_exc()
             status, error = 1, " ".join(f"{type(exc).__name__}: {exc}".split())
         finally:

@@ -10,15 +10,17 @@ distribution's standard deviation with ``ddof=1``. The draws come from
 ``batch_size``.
 """
 
+import functools
 import math
 import warnings
 from typing import NamedTuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _bootstrap_draws as _draws
-from jaxtests import _pvalues
+from jaxtests import _clusters, _pvalues
 from jaxtests._buckets import bucket, pad_axis
 from jaxtests._precision import x64
 from jaxtests._random import resolve_key
@@ -94,6 +96,8 @@ class BootstrapResult:
     bias_correction, acceleration : array or None
         BCa's ``z0`` and jackknife ``a`` (None for the other methods).
     method, confidence_level, alternative, n_resamples, seed, paired
+    n_clusters : int or None
+        With ``cluster``: the number of clusters resampled.
     """
 
     confidence_interval: ConfidenceInterval
@@ -108,6 +112,7 @@ class BootstrapResult:
     n_resamples: int = static_field(default=9999)
     seed: object = static_field(default=None)
     paired: bool = static_field(default=True)
+    n_clusters: int | None = static_field(default=None)
 
 
 @result
@@ -127,6 +132,8 @@ class BootstrapTestResult:
         ``b``: resamples at least as extreme as the observed difference under the shifted null.
     bootstrap_distribution : array or None
     method, confidence_level, alternative, n_resamples, seed
+    n_clusters : int or None
+        With ``cluster``: the number of clusters resampled.
     """
 
     statistic: jax.Array
@@ -140,6 +147,7 @@ class BootstrapTestResult:
     alternative: str = static_field(default="two-sided")
     n_resamples: int = static_field(default=9999)
     seed: object = static_field(default=None)
+    n_clusters: int | None = static_field(default=None)
 
 
 def _statistic_iv(statistic):
@@ -341,10 +349,66 @@ def _warn_undefined(dist):
         )
 
 
-def _run(data, statistic, paired, axis, opts):
-    """Per test of the batch: ``(theta_hat, dist, low, high, z0, a)`` lists."""
+def _ratio(s, n):
+    # A cluster resample's statistic: the pooled instances' mean (sum over clusters' sums)
+    return jnp.sum(s) / jnp.sum(n)
+
+
+@functools.cache
+def _cluster_measure(name):
+    """The measure (or its A - B difference) of a resample of clusters' confusion counts:
+    one function object per name, so its programs are compiled once per cluster count."""
+    base = name.removesuffix("_difference")
+
+    def of(*cells):  # (tp, fn, fp, tn) per model, each (G,) cluster sums
+        vals = [
+            _draws._measure(base, jnp.stack([jnp.sum(c) for c in cells[i : i + 4]]))
+            for i in range(0, len(cells), 4)
+        ]
+        return _draws._difference(vals)
+
+    of.__name__ = f"cluster_{name}"
+    return of
+
+
+def _cluster_samples(arrays, stat, paired, cluster):
+    """Clusters as the observations: each built-in statistic is a ratio of sums over the
+    instances, so resampling whole clusters is the ordinary (paired) bootstrap of the
+    clusters' sums, with the statistic of the pooled sums (and the jackknife leaves one
+    cluster out). Returns ``(samples, statistic, groups)``."""
+    if callable(stat) or stat.startswith("roc_auc"):
+        raise ValueError(
+            "`cluster` resamples whole clusters for the built-in means and measures (ratios "
+            "of sums over instances); "
+            + ("a callable" if callable(stat) else f"{stat!r}")
+            + " is not one: pass per-cluster values yourself, or leave `cluster` out."
+        )
+    if not paired:
+        raise ValueError("`cluster` needs `paired=True`: clusters hold paired instances.")
+    groups = _clusters.cluster_iv(cluster, arrays[0].shape[-1])
+    batch = arrays[0].shape[:-1]
+    sizes = np.broadcast_to(groups.sizes.astype(np.float64), (*batch, groups.n_clusters))
+    if stat in ("mean", "mean_difference"):
+        x = arrays[0] if stat == "mean" else arrays[0] - arrays[1]
+        return [groups.sums(x), sizes], _ratio, groups
+    y = np.asarray(arrays[0]) > 0
+    cells = []
+    for f in arrays[1:]:
+        pos = np.asarray(f) > 0  # predicted +1 iff the decision value is > 0
+        for cell in (y & pos, y & ~pos, ~y & pos, ~y & ~pos):
+            cells.append(groups.sums(cell.astype(np.float64)))
+    return cells, _cluster_measure(stat), groups
+
+
+def _run(data, statistic, paired, axis, opts, cluster=None):
+    """Per test of the batch: ``(theta_hat, dist, low, high, z0, a)`` lists, and the
+    clusters (None without ``cluster``)."""
     stat = _statistic_iv(statistic)
     arrays, batch = _data_iv(data, stat, paired, axis)
+    groups = None
+    if cluster is not None:
+        arrays, stat, groups = _cluster_samples(arrays, stat, paired, cluster)
+        paired = True
     h = math.prod(batch)
     # sliced on the host: eager jnp indexing compiles a program per shape
     flat = [np.asarray(a).reshape((h, a.shape[-1])) for a in arrays]
@@ -380,7 +444,7 @@ def _run(data, statistic, paired, axis, opts):
                 stacklevel=3,
             )
         rows.append((theta_hat, dist, low, high, z0, a))
-    return rows, batch
+    return rows, batch, groups
 
 
 def _field(rows, i, batch):
@@ -401,6 +465,7 @@ def bootstrap(
     batch_size=None,
     axis=-1,
     return_distribution=False,
+    cluster=None,
 ):
     """Bootstrap confidence interval of a statistic (``scipy.stats.bootstrap``'s conventions).
 
@@ -437,6 +502,13 @@ def bootstrap(
         The observation axis of every sample.
     return_distribution : bool, default False
         Keep ``bootstrap_distribution`` in the result.
+    cluster : array_like, (n,), optional
+        One cluster label per observation (integers or strings), shared by the
+        batch: whole clusters are resampled (the cluster bootstrap; Davison &
+        Hinkley 1997, 3.8), for dependent observations within a cluster. Built-in
+        means and measures (``paired=True``) only: each is a ratio of sums over the
+        instances, so a resample of ``G`` clusters pools their sums, and BCa's
+        jackknife leaves one cluster out. The AUCs and callables are refused.
 
     Returns
     -------
@@ -478,7 +550,7 @@ def bootstrap(
     opts = _options_iv(
         n_resamples, confidence_level, method, alternative, key, batch_size, return_distribution
     )
-    rows, batch = _run(data, statistic, paired, axis, opts)
+    rows, batch, groups = _run(data, statistic, paired, axis, opts, cluster)
     dist = np.stack([r[1] for r in rows]).reshape((*batch, opts.n_resamples))
     with np.errstate(invalid="ignore"):
         se = np.std(dist, axis=-1, ddof=1)
@@ -498,6 +570,7 @@ def bootstrap(
         n_resamples=opts.n_resamples,
         seed=opts.seed,
         paired=bool(paired),
+        n_clusters=None if groups is None else groups.n_clusters,
     )
 
 
@@ -515,6 +588,7 @@ def bootstrap_test(
     batch_size=None,
     axis=-1,
     return_distribution=False,
+    cluster=None,
 ):
     """Paired bootstrap test of "no difference" (Berg-Kirkpatrick et al. 2012), with its interval.
 
@@ -528,9 +602,9 @@ def bootstrap_test(
         A difference ``delta`` of A and B on the same instances: a built-in
         ``*_difference`` name or a callable (as in :func:`bootstrap`).
     paired, n_resamples, confidence_level, method, alternative, key, batch_size, axis, \
-return_distribution
-        As :func:`bootstrap`; ``alternative`` is also the test's (``"greater"``: A's
-        statistic larger).
+return_distribution, cluster
+        As :func:`bootstrap` (``cluster``: resample whole clusters); ``alternative``
+        is also the test's (``"greater"``: A's statistic larger).
 
     Returns
     -------
@@ -577,7 +651,7 @@ return_distribution
             f"`statistic`={statistic!r} is not a difference: use 'mean_difference', "
             "'roc_auc_difference' or '<measure>_difference' (or a callable difference)."
         )
-    rows, batch = _run(data, statistic, paired, axis, opts)
+    rows, batch, groups = _run(data, statistic, paired, axis, opts, cluster)
     p, n_ext = [], []
     for theta, dist, *_ in rows:
         tol = _tie_tol(theta, dist)
@@ -605,4 +679,5 @@ return_distribution
         alternative=opts.alternative,
         n_resamples=opts.n_resamples,
         seed=opts.seed,
+        n_clusters=None if groups is None else groups.n_clusters,
     )

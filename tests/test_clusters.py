@@ -236,6 +236,84 @@ def test_clustered_mcnemar_worked_by_hand_and_against_statsmodels():
     assert jaxtests.mcnemar(y, pa, pb).method == "exact"  # None: the unclustered default
 
 
+def test_cluster_bootstrap_is_scipys_bootstrap_of_the_clusters_sums():
+    # scipy.stats.bootstrap on the clusters' (sum, size) pairs with the pooled ratio: the
+    # same resampling scheme (different draws: intervals agree within Monte Carlo error);
+    # BCa's jackknife acceleration is deterministic (leave one cluster out), to 1e-12.
+    a, b, labels = _design(21, 12)
+    d = a - b
+    groups = np.unique(labels)
+    sums = np.array([d[labels == c].sum() for c in groups])
+    sizes = np.array([(labels == c).sum() for c in groups], float)
+    r = jaxtests.bootstrap((a, b), "mean_difference", cluster=labels, n_resamples=20000, key=1)
+    ref = st.bootstrap(
+        (sums, sizes),
+        lambda s, n, axis=-1: s.sum(axis) / n.sum(axis),
+        paired=True,
+        n_resamples=20000,
+        rng=0,
+    )
+    assert r.n_clusters == 12
+    np.testing.assert_allclose(r.statistic, d.mean(), rtol=1e-13)
+    np.testing.assert_allclose(r.standard_error, ref.standard_error, rtol=0.03)
+    ci, rci = r.confidence_interval, ref.confidence_interval
+    assert abs(ci.low - rci.low) < 0.1 * ref.standard_error
+    assert abs(ci.high - rci.high) < 0.1 * ref.standard_error
+    loo = (sums.sum() - sums) / (sizes.sum() - sizes)
+    u = (len(sums) - 1) * (loo.mean() - loo)
+    np.testing.assert_allclose(r.acceleration, (u**3).sum() / 6 / (u**2).sum() ** 1.5, rtol=1e-12)
+
+
+def test_cluster_bootstrap_resamples_whole_clusters():
+    # Three clusters: every resampled mean is the pooled mean of a multiset of 3 clusters.
+    x = np.array([0.0, 1.0, 10.0, 12.0, 13.0, 100.0])
+    labels = np.array([0, 0, 1, 1, 1, 2])
+    r = jaxtests.bootstrap(
+        (x,), "mean", cluster=labels, n_resamples=500, key=3, return_distribution=True
+    )
+    sums, sizes = np.array([1.0, 35.0, 100.0]), np.array([2.0, 3.0, 1.0])
+    support = {
+        round(float(np.dot(c, sums) / np.dot(c, sizes)), 9)
+        for c in itertools.product(range(4), repeat=3)
+        if sum(c) == 3
+    }
+    seen = {round(float(v), 9) for v in r.bootstrap_distribution}
+    assert seen <= support and len(seen) > 5
+    # one instance per cluster draws the unclustered bootstrap's resamples
+    y = np.random.default_rng(4).normal(size=30)
+    kw = {"n_resamples": 300, "key": 9, "return_distribution": True}
+    plain = jaxtests.bootstrap((y,), "mean", **kw)
+    single = jaxtests.bootstrap((y,), "mean", cluster=np.arange(30), **kw)
+    np.testing.assert_allclose(
+        single.bootstrap_distribution, plain.bootstrap_distribution, rtol=1e-12
+    )
+
+
+def test_cluster_bootstrap_of_measures_and_what_it_refuses():
+    from sklearn.metrics import accuracy_score, f1_score
+
+    rng = np.random.default_rng(5)
+    labels = np.repeat(np.arange(15), 4)
+    y = rng.choice([-1, 1], 60)
+    sa, sb = rng.normal(size=60) + 0.8 * y, rng.normal(size=60)
+    r = jaxtests.bootstrap((y, sa), "f1", cluster=labels, n_resamples=200, key=0)
+    np.testing.assert_allclose(r.statistic, f1_score(y, np.where(sa > 0, 1, -1)), rtol=1e-13)
+    t = jaxtests.bootstrap_test(
+        (y, sa, sb), "accuracy_difference", cluster=labels, n_resamples=200, key=0
+    )
+    acc = accuracy_score(y, np.where(sa > 0, 1, -1)) - accuracy_score(y, np.where(sb > 0, 1, -1))
+    np.testing.assert_allclose(t.statistic, acc, rtol=1e-13)
+    assert t.n_clusters == 15 and 0 < t.pvalue <= 1
+    with pytest.raises(ValueError, match="'roc_auc' is not one"):
+        jaxtests.bootstrap((y, sa), "roc_auc", cluster=labels)
+    with pytest.raises(ValueError, match="a callable is not one"):
+        jaxtests.bootstrap((sa,), lambda x: x.mean(), cluster=labels)
+    with pytest.raises(ValueError, match="needs `paired=True`"):
+        jaxtests.bootstrap((sa, sb), "mean_difference", paired=False, cluster=labels)
+    with pytest.raises(ValueError, match="has 3 labels for 60"):
+        jaxtests.bootstrap((sa,), "mean", cluster=[1, 2, 3])
+
+
 @pytest.mark.slow
 def test_clustered_tests_hold_their_level_where_naive_ones_do_not():
     # H0 with intra-cluster correlation 0.3, 40 clusters of 10 instances, 2,000 data sets:
@@ -259,6 +337,15 @@ def test_clustered_tests_hold_their_level_where_naive_ones_do_not():
             jaxtests.signflip_test(d, cluster=labels, n_resamples=999, key=1).pvalue < 0.05
         ).mean(),
     }
+    # the bootstrap test, 400 of the data sets (its resamples run test by test)
+    some = (d[:400], zero[:400])
+    kw = {"n_resamples": 999, "key": 1, "method": "percentile"}
+    rates["cluster bootstrap"] = (
+        jaxtests.bootstrap_test(some, cluster=labels, **kw).pvalue < 0.05
+    ).mean()
+    rates["naive bootstrap"] = (jaxtests.bootstrap_test(some, **kw).pvalue < 0.05).mean()
+    assert 0.05 - 3 * 0.0109 <= rates["cluster bootstrap"] <= 0.08, rates
+    assert rates["naive bootstrap"] > 0.2, rates
     for name in ("CR1", "CR2", "cluster sign flip"):
         assert 0.05 - 0.0146 <= rates[name] <= 0.07, rates
     for name in ("naive t", "naive sign flip"):

@@ -60,6 +60,7 @@ _WHERE = {
     **dict.fromkeys(("ScoreTable", "read_scores"), "jaxtests._scores"),
     "ScoreReport": "jaxtests._score_report",
     **dict.fromkeys(("WilcoxonResult", "wilcoxon"), "jaxtests._wilcoxon"),
+    **dict.fromkeys(("WildBootstrapResult", "wild_cluster_bootstrap"), "jaxtests._wild"),
 }
 
 __all__ = sorted(

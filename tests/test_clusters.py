@@ -337,6 +337,10 @@ def test_clustered_tests_hold_their_level_where_naive_ones_do_not():
             jaxtests.signflip_test(d, cluster=labels, n_resamples=999, key=1).pvalue < 0.05
         ).mean(),
     }
+    rates["wild cluster bootstrap"] = (
+        jaxtests.wild_cluster_bootstrap(d, zero, cluster=labels, n_resamples=999, key=1).pvalue
+        < 0.05
+    ).mean()
     # the bootstrap test, 400 of the data sets (its resamples run test by test)
     some = (d[:400], zero[:400])
     kw = {"n_resamples": 999, "key": 1, "method": "percentile"}
@@ -346,7 +350,7 @@ def test_clustered_tests_hold_their_level_where_naive_ones_do_not():
     rates["naive bootstrap"] = (jaxtests.bootstrap_test(some, **kw).pvalue < 0.05).mean()
     assert 0.05 - 3 * 0.0109 <= rates["cluster bootstrap"] <= 0.08, rates
     assert rates["naive bootstrap"] > 0.2, rates
-    for name in ("CR1", "CR2", "cluster sign flip"):
+    for name in ("CR1", "CR2", "cluster sign flip", "wild cluster bootstrap"):
         assert 0.05 - 0.0146 <= rates[name] <= 0.07, rates
     for name in ("naive t", "naive sign flip"):
         assert rates[name] > 0.2, rates
@@ -360,3 +364,97 @@ def test_clustered_tests_hold_their_level_where_naive_ones_do_not():
     clustered = (jaxtests.mcnemar(y, pa, pb, cluster=labels).pvalue < 0.05).mean()
     naive = (jaxtests.mcnemar(y, pa, pb, method="chi2", correction=False).pvalue < 0.05).mean()
     assert 0.05 - 0.0146 <= clustered <= 0.07 and naive > 0.2, (clustered, naive)
+
+
+def _wildboottest(d, labels, weights, n_draws):
+    # wildboottest's WCR11 with its own classes: X = 1, R = 1, the null imposed
+    from wildboottest.wildboottest import WildboottestCL
+
+    boot = WildboottestCL(
+        X=np.ones((len(d), 1)), Y=d, cluster=labels, R=np.array([1.0]), B=n_draws, seed=1
+    )
+    boot.get_scores(bootstrap_type="11", impose_null=True)
+    boot.get_weights(weights_type=weights)
+    boot.get_numer()
+    boot.get_denom()
+    boot.get_tboot()
+    boot.get_vcov()
+    boot.get_tstat()
+    boot.get_pvalue()
+    return float(boot.t_stat), np.asarray(boot.t_boot), float(boot.pvalue)
+
+
+def test_wild_cluster_bootstrap_enumerated_equals_wildboottest():
+    a, b, labels = _design(31, 8)
+    d = a - b
+    r = jaxtests.wild_cluster_bootstrap(a, b, cluster=labels, return_distribution=True)
+    t, t_boot, p_wbt = _wildboottest(d, labels, "rademacher", 9999)  # 2^8 < B: enumerated
+    assert r.method == "exact" and r.n_resamples == 256 and r.seed is None
+    np.testing.assert_allclose(r.statistic, t, rtol=1e-12)
+    np.testing.assert_allclose(
+        r.statistic, jaxtests.ttest_paired(a, b, cluster=labels).statistic, rtol=1e-13
+    )
+    np.testing.assert_allclose(np.sort(r.bootstrap_distribution), np.sort(t_boot), atol=1e-12)
+    # wildboottest counts |t*| > |t| strictly, so the ties (the pattern of ones and its
+    # negation, here) count or not as rounding falls; here they count at least as extreme
+    strict = np.mean(np.abs(t_boot) > abs(t) * (1 + 1e-9))
+    assert r.pvalue == np.mean(np.abs(t_boot) >= abs(t) * (1 - 1e-9)) == strict + 2 / 256
+    assert strict <= p_wbt <= r.pvalue
+    greater = jaxtests.wild_cluster_bootstrap(a, b, cluster=labels, alternative="greater")
+    assert greater.pvalue == np.mean(t_boot >= t * (1 - 1e-9))
+
+
+@pytest.mark.parametrize("weights", ["rademacher", "webb"])
+def test_wild_cluster_bootstrap_draws_give_wildboottests_t_on_the_same_weights(weights):
+    import jax
+
+    from jaxtests._wild import _WEBB, block_draws
+
+    a, b, labels = _design(32, 20)
+    d = a - b
+    n_draws = 5000
+    r = jaxtests.wild_cluster_bootstrap(
+        a, b, cluster=labels, weights=weights, n_resamples=n_draws, key=7, return_distribution=True
+    )
+    # the documented draws: block j of block_draws(G) draws from fold_in(key, j)
+    draws = block_draws(20)
+    with jax.enable_x64(True):
+        blocks = []
+        for j in range(-(-n_draws // draws)):
+            k = jax.random.fold_in(jax.random.key(7), j)
+            if weights == "rademacher":
+                w = jax.random.rademacher(k, (draws, 20), dtype=jax.numpy.float64)
+            else:
+                w = jax.numpy.asarray(_WEBB)[jax.random.randint(k, (draws, 20), 0, 6)]
+            blocks.append(np.asarray(w))
+    w = np.concatenate(blocks)[:n_draws]
+    t, t_boot, p_wbt = _wildboottest(d, labels, lambda n, rng: w.T.ravel(), n_draws)
+    np.testing.assert_allclose(r.bootstrap_distribution, t_boot, atol=1e-12)
+    count = int(np.sum(np.abs(t_boot) >= abs(t) * (1 - 1e-9)))
+    assert r.n_extreme == count and r.pvalue == (count + 1) / (n_draws + 1)
+    assert abs(p_wbt - count / n_draws) <= 2 / n_draws
+    lo, hi = r.pvalue_interval
+    assert lo <= r.pvalue <= hi
+
+
+def test_wild_rademacher_with_equal_clusters_is_the_cluster_signflip_and_batches():
+    rng = np.random.default_rng(33)
+    labels = np.repeat(np.arange(9), 3)
+    a, b = rng.normal(0.4, 1, (3, 27)), rng.normal(size=(3, 27))
+    r = jaxtests.wild_cluster_bootstrap(a, b, cluster=labels)
+    s = jaxtests.signflip_test(a - b, cluster=labels)
+    np.testing.assert_array_equal(r.pvalue, s.pvalue)
+    mc = jaxtests.wild_cluster_bootstrap(
+        a, b, cluster=labels, weights="webb", n_resamples=300, key=2
+    )
+    for i in range(3):
+        one = jaxtests.wild_cluster_bootstrap(
+            a[i], b[i], cluster=labels, weights="webb", n_resamples=300, key=2
+        )
+        assert one.pvalue == mc.pvalue[i] and one.seed == 2
+    with pytest.raises(ValueError, match="`weights`"):
+        jaxtests.wild_cluster_bootstrap(a, b, cluster=labels, weights="mammen")
+    with pytest.raises(ValueError, match="has 5 labels for 27"):
+        jaxtests.wild_cluster_bootstrap(a, b, cluster=[1, 2, 3, 4, 5])
+    with pytest.raises(TypeError, match="cluster"):
+        jaxtests.wild_cluster_bootstrap(a, b)

@@ -171,15 +171,27 @@ def _brentq(f, lo, hi):
 # ----------------------------------------------------------------------------------------
 
 
+def _nct_sf(x, df, nc):
+    """scipy's ``nct.sf``, whose far tails at few degrees of freedom can be NaN."""
+    v = stats.nct.sf(x, df, nc)
+    if np.isnan(v):
+        v = 1.0 - stats.nct.cdf(x, df, nc)
+    if np.isnan(v):
+        # both NaN only where the tail is far below 1e-30 (or its complement is)
+        v = 0.0 if x > nc else 1.0
+    return float(v)
+
+
 def _t_power(nc, df, alpha, alternative):
     """Power of the one-sample t test with noncentrality ``nc`` (statsmodels' ``ttest_power``)."""
     if alternative == "two-sided":
         crit = stats.t.isf(alpha / 2, df)
-        return float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
+        # P(T <= -crit; nc) = P(T >= crit; -nc) by the symmetry of the t
+        return _nct_sf(crit, df, nc) + _nct_sf(crit, df, -nc)
     crit = stats.t.isf(alpha, df)
     if alternative == "greater":
-        return float(stats.nct.sf(crit, df, nc))
-    return float(stats.nct.cdf(-crit, df, nc))
+        return _nct_sf(crit, df, nc)
+    return _nct_sf(crit, df, -nc)
 
 
 class _TDesign:

@@ -707,7 +707,7 @@ def mcnemar_power(
                 f"no `{unknown}` reaches power {power:g} with n={n}: even the largest "
                 f"feasible ({hi:.4g}) gives {power_at(n, *discordant(hi)):.4g}."
             )
-        x = _bisect_effect(lambda x: power_at(n, *discordant(x)), lo, hi, power)
+        x = _brentq(lambda x: power_at(n, *discordant(x)) - power, lo, hi)
         if form == "accuracies":
             p1 = x
         else:
@@ -745,23 +745,21 @@ def mcnemar_power(
 
 
 def _largest_p1(p2, phi):
-    """The largest accuracy of A that phi allows beside ``p2`` (phi's bounds hold there)."""
-    if not 0 < p2 < 1:
-        return p2
-    ok = lambda p: _phi_bounds(p, p2)[0] - 1e-12 <= phi <= _phi_bounds(p, p2)[1] + 1e-12  # noqa: E731
-    if ok(1.0 - 1e-12):
-        return 1.0 - 1e-12
-    # feasible at p2 itself (any phi <= 1 is); the bound is monotone beyond it
-    lo, hi = p2, 1.0 - 1e-12
+    """The largest accuracy of A that phi allows beside ``p2``."""
+
+    def feasible(p):
+        lo, hi = _phi_bounds(p, p2)
+        return lo - 1e-12 <= phi <= hi + 1e-12
+
+    top = 1.0 - 1e-12
+    if not 0 < p2 < 1 or feasible(top):
+        return top if 0 < p2 < 1 else p2
+    # every phi is feasible at p1 = p2, and the feasible p1 beyond it form an interval
+    lo, hi = p2, top
     for _ in range(200):
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+        lo, hi = (mid, hi) if feasible(mid) else (lo, mid)
     return lo
-
-
-def _bisect_effect(f, lo, hi, target):
-    """The effect where ``f`` (power, rising in the effect) reaches ``target``."""
-    return _brentq(lambda x: f(x) - target, lo, hi)
 
 
 def _smallest_n(p01, p10, alpha, method, correction, power):

@@ -362,9 +362,10 @@ def ttest_paired_power(
         if isinstance(n, bool | np.bool_) or not isinstance(n, numbers.Integral):
             raise TypeError(f"`n` must be an int, got {type(n).__name__} {n!r}.")
         if n < design.min_n():
+            why = "two clusters' worth of items: " if design.clustered else ""
             raise ValueError(
-                f"`n` must be at least {design.min_n():g} (two clusters' worth of items for "
-                f"a t with 1 degree of freedom), got {n}."
+                f"`n` must be at least {design.min_n():g} ({why}a t with 1 degree of "
+                f"freedom), got {n}."
             )
         n_real = float(n)
     if effect is not None and alternative != "two-sided" and effect != 0:
@@ -502,6 +503,8 @@ def _enumerated_curve(n_max, p01, p10, alpha, method, correction):
 def _connor_power(n, p01, p10, alpha):
     """Connor (1987), eq. 3: the uncorrected McNemar z test's power, the far tail left out."""
     psi, delta = p01 + p10, abs(p01 - p10)
+    if psi - delta**2 <= 0:  # every item discordant one way: the statistic has no spread
+        return 1.0
     z = stats.norm.isf(alpha / 2)
     return float(
         stats.norm.cdf((delta * math.sqrt(n) - z * math.sqrt(psi)) / math.sqrt(psi - delta**2))

@@ -32,6 +32,7 @@ _WHERE = {
     "measures": "jaxtests.measures",
     "models": "jaxtests.models",
     "plot": "jaxtests.plot",  # matplotlib loads at first use, not with jaxtests
+    "power": "jaxtests.power",
     "study": "jaxtests.study",
     "ConfidenceInterval": "jaxtests._results",
     **dict.fromkeys(("CVResult", "cross_validate"), "jaxtests._cv"),

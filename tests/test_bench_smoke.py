@@ -30,3 +30,17 @@ def test_bench_cold_tour_smoke_runs():
     lines = [line for line in res.stdout.splitlines() if line.startswith("| `")]
     assert len(lines) == 3 and "new sizes that compiled" not in res.stdout, res.stdout
     assert all(line.split("|")[6].strip().endswith("(0)") for line in lines), res.stdout
+
+
+def test_bench_clusters_smoke_runs():
+    # Issue 38: the clustered tests' benchmark keeps working; its CR1 t equals statsmodels'.
+    bench = os.path.join(os.path.dirname(BENCH), "bench_clusters.py")
+    res = subprocess.run(
+        [sys.executable, bench, "--smoke"], capture_output=True, text=True, timeout=600
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    rows = [line for line in res.stdout.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == 5, res.stdout
+    cr1 = next(line for line in rows if "CR1" in line)
+    ours, theirs = cr1.split("(t ")[1].rstrip(") |").split(" vs ")
+    assert float(ours) == float(theirs), cr1

@@ -10,6 +10,8 @@ Rows, one run, one machine:
   (wildboottest's G x G loop in Python does not finish at 10^4 clusters), 9,999 draws.
 
 Each jaxtests row gives the first call (compiling included) beside the best warm call.
+Then the level study: rejection rates at alpha = 5% under H0 with intra-cluster
+correlation 0.3, 40 clusters of 10 items, of the clustered tests beside the naive ones.
 ``--smoke`` shrinks the sizes to run in seconds.
 """
 
@@ -128,6 +130,52 @@ def main():
     print("| --- | --- | --- | --- |")
     for name, first, warm, peer in rows:
         print(f"| {name} | {first:.2f} s | {warm:.3f} s | {peer} |")
+    print()
+    print(level_study(200 if args.smoke else 4000))
+
+
+def level_study(n_sets, g=40, size=10, icc=0.3):
+    """Rejection rates at 5% under H0 (a markdown table), clustered beside naive."""
+    rng = np.random.default_rng(2026)
+    labels = np.repeat(np.arange(g), size)
+    d = np.sqrt(icc) * rng.normal(size=(n_sets, g))[:, labels]
+    d = d + np.sqrt(1 - icc) * rng.normal(size=(n_sets, g * size))
+    zero = np.zeros_like(d)
+    kw = {"n_resamples": 999, "key": 1}
+    tests = {
+        "paired t": (
+            lambda: jaxtests.ttest_paired(d, zero),
+            lambda: jaxtests.ttest_paired(d, zero, cluster=labels),
+        ),
+        "paired t, CR2": (
+            None,
+            lambda: jaxtests.ttest_paired(d, zero, cluster=labels, cluster_se="CR2"),
+        ),
+        "sign flip": (
+            lambda: jaxtests.signflip_test(d, **kw),
+            lambda: jaxtests.signflip_test(d, cluster=labels, **kw),
+        ),
+        "wild cluster bootstrap": (
+            None,
+            lambda: jaxtests.wild_cluster_bootstrap(d, zero, cluster=labels, **kw),
+        ),
+        "bootstrap test (percentile)": (
+            lambda: jaxtests.bootstrap_test((d, zero), method="percentile", **kw),
+            lambda: jaxtests.bootstrap_test((d, zero), cluster=labels, method="percentile", **kw),
+        ),
+    }
+    se = np.sqrt(0.05 * 0.95 / n_sets)
+    lines = [
+        f"Level at alpha = 5%, H0, ICC {icc}, {g} clusters of {size}, {n_sets:,} data sets "
+        f"(Monte Carlo SE {se:.4f}):",
+        "",
+        "| test | naive | clustered |",
+        "| --- | --- | --- |",
+    ]
+    for name, (naive, clustered) in tests.items():
+        rate = lambda fn: "" if fn is None else f"{np.mean(fn().pvalue < 0.05):.4f}"  # noqa: E731
+        lines.append(f"| {name} | {rate(naive)} | {rate(clustered)} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

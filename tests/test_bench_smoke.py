@@ -39,8 +39,8 @@ def test_bench_clusters_smoke_runs():
         [sys.executable, bench, "--smoke"], capture_output=True, text=True, timeout=600
     )
     assert res.returncode == 0, res.stderr[-3000:]
-    rows = [line for line in res.stdout.splitlines() if line.startswith("| ") and "---" not in line]
-    assert len(rows) == 5, res.stdout
+    rows = [line for line in res.stdout.splitlines() if line.startswith("| ") and " s |" in line]
+    assert len(rows) == 4 and "| paired t | 0." in res.stdout, res.stdout
     cr1 = next(line for line in rows if "CR1" in line)
     ours, theirs = cr1.split("(t ")[1].rstrip(") |").split(" vs ")
     assert float(ours) == float(theirs), cr1

@@ -9,6 +9,7 @@ Everything here runs in numpy on the host: a cluster's sums are one
 """
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -19,21 +20,41 @@ CLUSTER_SE = ("CR1", "CR2")
 
 @dataclasses.dataclass(frozen=True)
 class Clusters:
-    """Instances grouped by cluster: ``order`` sorts the instances by cluster,
-    ``starts`` are the first sorted position of each, ``sizes`` their sizes."""
+    """Instances grouped by cluster: ``codes`` numbers each instance's cluster
+    ``0 .. G - 1`` in the labels' sorted order, ``sizes`` counts each cluster."""
 
-    order: np.ndarray
-    starts: np.ndarray
+    codes: np.ndarray
     sizes: np.ndarray
 
     @property
     def n_clusters(self):
         return len(self.sizes)
 
+    @functools.cached_property
+    def _order(self):
+        # the instances sorted by cluster, and where each cluster starts (batched sums)
+        order = np.argsort(self.codes, kind="stable")
+        return order, np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
+
     def sums(self, x):
         """Each cluster's sum of ``x : (..., m)`` over its instances, ``(..., G)``."""
         x = np.asarray(x, dtype=np.float64)
-        return np.add.reduceat(x[..., self.order], self.starts, axis=-1)
+        if x.ndim == 1:
+            return np.bincount(self.codes, weights=x, minlength=self.n_clusters)
+        order, starts = self._order
+        return np.add.reduceat(x[..., order], starts, axis=-1)
+
+
+def _codes(labels):
+    """Cluster numbers in the labels' sorted order: a count for small non-negative
+    integers (linear time: 10^6 labels in milliseconds), ``np.unique`` otherwise."""
+    if labels.dtype.kind in "iub" and labels.size:
+        low, high = labels.min(), labels.max()
+        if low >= 0 and high <= 4 * labels.size + 1024:
+            present = np.bincount(labels.astype(np.intp)) > 0
+            rank = np.cumsum(present) - 1
+            return rank[labels.astype(np.intp)]
+    return np.unique(labels, return_inverse=True)[1].reshape(-1)
 
 
 def cluster_iv(cluster, m, name="cluster"):
@@ -68,18 +89,14 @@ def cluster_iv(cluster, m, name="cluster"):
         if any(x is None or (isinstance(x, float) and x != x) for x in labels):
             raise ValueError(f"`{name}` holds missing labels (None or NaN).")
         try:
-            _, codes = np.unique(labels.astype(str), return_inverse=True)
+            labels = labels.astype(str)
         except Exception as exc:
             raise TypeError(f"`{name}` labels cannot be compared: {exc}") from None
-    else:
-        _, codes = np.unique(labels, return_inverse=True)
-    codes = codes.reshape(-1)
-    order = np.argsort(codes, kind="stable")
+    codes = _codes(labels)
     sizes = np.bincount(codes)
     if len(sizes) < 2:
         raise ValueError(f"`{name}` puts every instance in one cluster: at least 2 are needed.")
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return Clusters(order=order, starts=starts, sizes=sizes)
+    return Clusters(codes=codes, sizes=sizes)
 
 
 def robust_se(d, clusters, kind):

@@ -9,11 +9,15 @@ for JAX wins (and is the user's to secure).
 
 Loading a compiled program runs its native code, so jaxtests trusts these
 folders as ssh trusts ``~/.ssh``: it creates them ``0700`` (files ``0600``) and
-uses one only where it, its entries and the folder holding it belong to the
-current user (or root) and are not writable by group or others (a sticky
-parent such as ``/tmp`` is fine). Otherwise it warns once, naming the folder
-and the fix, and computes without a cache. Its own program files also carry a
-keyed hash (:func:`user_key`), checked before anything in them is used.
+uses one only where it and its entries belong to the current user, not writable by
+group or others, below folders up to ``/`` that each belong to the user or root and
+are not writable by group or others unless sticky (``/tmp``) (:func:`open_trusted`).
+Otherwise it warns once, naming the folder and the fix, and computes without a
+cache. The folders are checked once, on the descriptors then opened, and every
+entry is read and written relative to those descriptors (:func:`read_private`:
+regular files of the user's only), so a folder swapped later is never read. JAX's
+own entries go through a jaxtests backend for JAX's cache that adds a keyed hash
+(:func:`user_key`) over each entry's name and bytes, as jaxtests' program files have.
 
 :func:`ensure` runs at the first public call (the ``x64`` wrapper), not at import: JAX
 initialises its cache at the first compilation that finds a folder set, so setting it late

@@ -414,6 +414,43 @@ def test_bootstrap_test_clear_difference():
 # ----------------------------------------------------------------------------------------
 
 
+def test_means_near_the_float64_limit_scale_exactly():
+    # Issue 43.3: values near 1e308 summed to inf and BCa blamed "constant data". A mean is
+    # homogeneous of degree 1, so the run on x 2^1020 is the run on x scaled by 2^1020,
+    # bit for bit (powers of two are exact); the small run is checked against scipy above.
+    x = np.random.default_rng(5).uniform(0.5, 1.5, 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow, no "cannot be calculated"
+        big = bootstrap((x * 2.0**1020,), "mean", n_resamples=99, key=0)
+        pair = bootstrap((x * 2.0**1020, -x * 2.0**1019), "mean_difference", n_resamples=99, key=0)
+    small = bootstrap((x,), "mean", n_resamples=99, key=0)
+    small_pair = bootstrap((x, -x / 2), "mean_difference", n_resamples=99, key=0)
+    for b, s in ((big, small), (pair, small_pair)):
+        ci, ref = b.confidence_interval, s.confidence_interval
+        assert (ci.low, ci.high) == (ref.low * 2.0**1020, ref.high * 2.0**1020)
+        assert b.statistic == s.statistic * 2.0**1020
+        assert b.standard_error == s.standard_error * 2.0**1020
+        assert b.acceleration == s.acceleration and b.bias_correction == s.bias_correction
+
+
+def test_a_statistic_past_the_float64_range_says_so_not_constant():
+    x = np.random.default_rng(5).uniform(0.5, 1.5, 10) * 1e308
+    with pytest.warns(RuntimeWarning, match="overflowed to \\+-inf on 100 of 100") as seen:
+        bootstrap((x,), lambda v, axis=-1: jnp.sum(v, axis=axis), n_resamples=99, key=0)
+    assert not any("constant" in str(w.message) for w in seen)
+
+
+def test_bca_blames_constant_data_only_when_it_is():
+    # max with its top value twice: every leave-one-out max is 9 (a = 0/0), the resamples vary
+    x = np.array([1.0, 2, 3, 4, 5, 6, 7, 8, 9, 9])
+    with pytest.warns(RuntimeWarning, match="jackknife acceleration is 0/0") as seen:
+        r = bootstrap((x,), lambda v, axis=-1: jnp.max(v, axis=axis), n_resamples=99, key=0)
+    assert np.isnan(r.confidence_interval.low)
+    assert not any("constant" in str(w.message) for w in seen)
+    with pytest.warns(RuntimeWarning, match="every resample gives the same statistic"):
+        bootstrap((np.full(10, 3.0),), "mean", n_resamples=99, key=0)
+
+
 def test_constant_data_bca_is_nan_with_a_warning_as_scipy():
     x = np.full(10, 3.0)
     with pytest.warns(RuntimeWarning, match="BCa confidence interval cannot be calculated"):

@@ -125,7 +125,9 @@ class ScoreTable:
            best score on a data set, ties averaged); ``higher_is_better`` sets the
            direction of the ranks, of the effect sizes and of the one-sided test.
 
-        At least 5 data sets (autorank's minimum).
+        At least 5 data sets (autorank's minimum) and at most 100 learners (4,950
+        pairs, each Tukey p-value a numerical integral: about a minute; more are
+        refused at once with a ``ValueError``).
 
         References
         ----------

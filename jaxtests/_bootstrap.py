@@ -382,6 +382,14 @@ def _run(data, statistic, paired, axis, opts):
     stat = _statistic_iv(statistic)
     arrays, batch = _data_iv(data, stat, paired, axis)
     h = math.prod(batch)
+    if h * opts.n_resamples > MAX_RESAMPLES:
+        # refused before any draw: 4 tests of 10^8 resamples failed after 215 s
+        raise ValueError(
+            f"`data` holds a batch of {h:,} tests of `n_resamples`={opts.n_resamples:,}: "
+            f"{h * opts.n_resamples:,} resamples in all, more than {MAX_RESAMPLES:,} (the "
+            "distributions are kept, 8 bytes a resample); bootstrap the tests in separate "
+            "calls, or draw fewer resamples."
+        )
     # sliced on the host: eager jnp indexing compiles a program per shape
     flat = [np.asarray(a).reshape((h, a.shape[-1])) for a in arrays]
     rows = []
@@ -490,7 +498,8 @@ def bootstrap(
         of equal size), or each sample independently. The AUC and measure statistics
         need ``paired=True``.
     n_resamples : int, default 9999
-        At most ``MAX_RESAMPLES`` (10^8): the distribution is kept, 8 bytes a resample.
+        At most ``MAX_RESAMPLES`` (10^8) over the whole batch: the distribution is kept,
+        8 bytes a resample.
     confidence_level : float, default 0.95
     method : {"BCa", "percentile", "basic"}
     alternative : {"two-sided", "less", "greater"}

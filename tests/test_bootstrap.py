@@ -521,3 +521,23 @@ def test_callable_must_be_traceable():
     # a jnp statistic is fine
     r = bootstrap((np.arange(5.0),), lambda x: jnp.median(x), n_resamples=20, key=0)
     assert np.isfinite(r.standard_error)
+
+
+def test_a_batch_past_the_resample_limit_is_refused_at_once():
+    # Issue 43.4: 4 tests of 10^8 resamples each failed only after 215 s. In a subprocess:
+    # before, this ran for minutes.
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, jaxtests\n"
+        "try:\n"
+        "    jaxtests.bootstrap((np.ones((4, 5)),), 'mean', n_resamples=10**8, key=0)\n"
+        "except ValueError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.startswith(
+        "`data` holds a batch of 4 tests of `n_resamples`=100,000,000: 400,000,000 resamples in "
+        "all, more than 100,000,000"
+    ), out

@@ -541,3 +541,23 @@ def test_a_batch_past_the_resample_limit_is_refused_at_once():
         "`data` holds a batch of 4 tests of `n_resamples`=100,000,000: 400,000,000 resamples in "
         "all, more than 100,000,000"
     ), out
+
+
+def test_fresh_callables_leave_nothing_behind():
+    # Issue 43.5: a new lambda per call grew the process by 7.6 MB a call without limit (jit
+    # kept every static callable's programs). Now a bounded table holds the last few; the
+    # older callables, and their programs, are freed. 12 calls: 4 past the bound.
+    import gc
+    import weakref
+
+    x = np.random.default_rng(0).normal(size=10)
+    refs = []
+    for k in range(_bootstrap_draws.MAX_CALLABLE_PROGRAMS + 4):
+        f = eval(f"lambda v, axis=-1: jnp.mean(v, axis=axis) + {k}")  # a new callable each
+        r = bootstrap((x,), f, n_resamples=9, key=0, method="percentile")
+        assert r.statistic == pytest.approx(np.mean(x) + k, rel=1e-15)
+        refs.append(weakref.ref(f))
+        del f
+    gc.collect()
+    assert len(_bootstrap_draws._CALLABLE_PROGRAMS) == _bootstrap_draws.MAX_CALLABLE_PROGRAMS
+    assert [r() is None for r in refs] == [True] * 4 + [False] * 8

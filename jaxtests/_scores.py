@@ -51,7 +51,7 @@ class ScoreTable:
             raise ValueError(f"unknown learner {learner!r}; learners are {list(self.learners)}.")
         return self.scores[:, self.learners.index(learner)]
 
-    def friedman(self, *, method="chi2", n_resamples=None, key=None):
+    def friedman(self, *, method="chi2", n_resamples=None, key=None, progress=None):
         """:func:`jaxtests.friedman` of the table."""
         from jaxtests._friedman import friedman
 
@@ -61,6 +61,7 @@ class ScoreTable:
             method=method,
             n_resamples=n_resamples,
             key=key,
+            progress=progress,
         )
 
     def nemenyi(self, *, alpha=0.05):

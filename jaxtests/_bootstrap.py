@@ -274,12 +274,17 @@ def _options_iv(
 
 def _acceleration(theta_ji):
     """scipy's jackknife acceleration: ``sum U^3 / n_j^3 / 6 (sum U^2 / n_j^2)^1.5``."""
-    nums, dens = 0.0, 0.0
-    for t in theta_ji:
-        n = float(t.size)
-        u = (n - 1) * (np.mean(t) - t)
-        nums = nums + np.sum(u**3) / n**3
-        dens = dens + np.sum(u**2) / n**2
+    # `a` does not change when every U is scaled by one factor: scaled to at most 1, the
+    # cubes of large statistics (|U| > 1e103) do not overflow to inf / inf = NaN
+    with np.errstate(invalid="ignore", over="ignore"):
+        us = [
+            (t.size - 1) * (np.mean(t) - t) for t in (np.asarray(t, np.float64) for t in theta_ji)
+        ]
+        top = max((float(np.max(np.abs(u))) for u in us if u.size), default=0.0)
+    if np.isfinite(top) and top > 0:
+        us = [u / 2.0 ** math.frexp(top)[1] for u in us]  # a power of two: exact
+    nums = sum(np.sum(u**3) / u.size**3 for u in us)
+    dens = sum(np.sum(u**2) / u.size**2 for u in us)
     with np.errstate(invalid="ignore", divide="ignore"):
         return 1 / 6 * nums / dens ** (3 / 2)
 
@@ -400,6 +405,37 @@ def _cluster_samples(arrays, stat, paired, cluster):
     return cells, _cluster_measure(stat), groups
 
 
+# Means are scaled by a power of two (exact) past this magnitude: their sums would overflow.
+_LARGE = 2.0**512
+
+
+def _scale(stat, raw):
+    """``e``: ``2^-e`` brings the values of a mean statistic near 1 (0 for the others).
+
+    A mean, and a difference of means, is homogeneous of degree 1, so its
+    distribution and interval scale back exactly (``z0`` and ``a`` do not
+    change); summed unscaled, values near 1e308 overflow to inf.
+    """
+    if stat not in ("mean", "mean_difference"):
+        return 0
+    top = max(float(np.max(np.abs(x))) for x in raw)
+    return math.frexp(top)[1] if top > _LARGE else 0
+
+
+def _warn_overflow(theta_hat, dist, stat):
+    inf = int(np.isinf(dist).sum()) + int(np.isinf(theta_hat))
+    if inf:
+        warnings.warn(
+            f"the statistic overflowed to +-inf on {inf} of {dist.size + 1} evaluations "
+            "(the resamples and the original data): its values exceed the float64 range "
+            f"(1.8e308){'' if callable(stat) else ' even scaled'}; rescale the data (e.g. "
+            "divide by a power of ten) and scale the interval back.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    return inf
+
+
 def _run(data, statistic, paired, axis, opts, cluster=None):
     """Per test of the batch: ``(theta_hat, dist, low, high, z0, a)`` lists, and the
     clusters (None without ``cluster``)."""
@@ -410,11 +446,22 @@ def _run(data, statistic, paired, axis, opts, cluster=None):
         arrays, stat, groups = _cluster_samples(arrays, stat, paired, cluster)
         paired = True
     h = math.prod(batch)
+    if h * opts.n_resamples > MAX_RESAMPLES:
+        # refused before any draw: 4 tests of 10^8 resamples failed after 215 s
+        raise ValueError(
+            f"`data` holds a batch of {h:,} tests of `n_resamples`={opts.n_resamples:,}: "
+            f"{h * opts.n_resamples:,} resamples in all, more than {MAX_RESAMPLES:,} (the "
+            "distributions are kept, 8 bytes a resample); bootstrap the tests in separate "
+            "calls, or draw fewer resamples."
+        )
     # sliced on the host: eager jnp indexing compiles a program per shape
     flat = [np.asarray(a).reshape((h, a.shape[-1])) for a in arrays]
     rows = []
     for t in range(h):
         raw = [a[t] for a in flat]
+        scale = _scale(stat, raw)
+        if scale:
+            raw = [np.ldexp(x, -scale) for x in raw]
         live = None
         size = None
         if _draws.pads(stat):  # padded to shape buckets: a new size compiles nothing
@@ -435,16 +482,43 @@ def _run(data, statistic, paired, axis, opts, cluster=None):
         )
         _warn_undefined(dist)
         low, high, z0, a = _interval(dist, theta_hat, stat, samples, bool(paired), opts, live)
-        if opts.method == "BCa" and not np.isnan(dist).any() and np.isnan([low, high]).any():
+        if scale:
+            with np.errstate(over="ignore"):  # a difference of means past 1.8e308: inf, warned
+                theta_hat, dist, low, high = (
+                    float(np.ldexp(v, scale)) if np.ndim(v) == 0 else np.ldexp(v, scale)
+                    for v in (theta_hat, dist, low, high)
+                )
+        overflow = _warn_overflow(theta_hat, dist, stat)
+        if (
+            opts.method == "BCa"
+            and not overflow
+            and not np.isnan(dist).any()
+            and np.isnan([low, high]).any()
+        ):
+            # "constant" only of a distribution that is: a = 0/0 has other causes too
+            why = (
+                "every resample gives the same statistic, e.g. constant data"
+                if np.ptp(dist) == 0
+                else "the jackknife acceleration is 0/0: every leave-one-out statistic is the same"
+                if np.isnan(a)
+                else "a degenerate bootstrap distribution"
+            )
             warnings.warn(
-                "The BCa confidence interval cannot be calculated (a degenerate bootstrap "
-                "distribution, e.g. constant data): the interval is NaN, as scipy's. "
-                "method='percentile' gives the point.",
+                f"The BCa confidence interval cannot be calculated ({why}): the interval is "
+                "NaN, as scipy's. method='percentile' gives the point.",
                 RuntimeWarning,
                 stacklevel=3,
             )
         rows.append((theta_hat, dist, low, high, z0, a))
     return rows, batch, groups
+
+
+def _standard_error(dist):
+    """``std(dist, ddof=1)`` along the last axis, scaled first: squares of 1e160 overflow."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        top = np.max(np.abs(dist), axis=-1, keepdims=True)
+        e = np.frexp(np.where(np.isfinite(top) & (top > 0), top, 1.0))[1]  # by 2^-e: exact
+        return np.ldexp(np.std(np.ldexp(dist, -e), axis=-1, ddof=1), e[..., 0])
 
 
 def _field(rows, i, batch):
@@ -489,7 +563,8 @@ def bootstrap(
         of equal size), or each sample independently. The AUC and measure statistics
         need ``paired=True``.
     n_resamples : int, default 9999
-        At most ``MAX_RESAMPLES`` (10^8): the distribution is kept, 8 bytes a resample.
+        At most ``MAX_RESAMPLES`` (10^8) over the whole batch: the distribution is kept,
+        8 bytes a resample.
     confidence_level : float, default 0.95
     method : {"BCa", "percentile", "basic"}
     alternative : {"two-sided", "less", "greater"}
@@ -552,8 +627,7 @@ def bootstrap(
     )
     rows, batch, groups = _run(data, statistic, paired, axis, opts, cluster)
     dist = np.stack([r[1] for r in rows]).reshape((*batch, opts.n_resamples))
-    with np.errstate(invalid="ignore"):
-        se = np.std(dist, axis=-1, ddof=1)
+    se = _standard_error(dist)
     bca = opts.method == "BCa"
     return BootstrapResult(
         confidence_interval=ConfidenceInterval(
@@ -663,8 +737,7 @@ return_distribution, cluster
         p.append(np.nan if undefined else float(pv))
         n_ext.append(int(cnt))
     dist = np.stack([r[1] for r in rows]).reshape((*batch, opts.n_resamples))
-    with np.errstate(invalid="ignore"):
-        se = np.std(dist, axis=-1, ddof=1)
+    se = _standard_error(dist)
     return BootstrapTestResult(
         statistic=_field(rows, 0, batch)[()],
         pvalue=np.asarray(p, np.float64).reshape(batch)[()],

@@ -22,7 +22,13 @@ import os
 
 import numpy as np
 
-from jaxtests.datasets._text import decode_error, open_text, parse_number, read_csv_rows
+from jaxtests.datasets._text import (
+    TooLarge,
+    decode_error,
+    open_text,
+    parse_number,
+    read_csv_rows,
+)
 
 __all__ = ["PerFold", "PerInstance", "has_dataset_column", "read_tidy"]
 
@@ -88,6 +94,8 @@ def _records(path):
             raise decode_error(path, exc) from None
         except _DuplicateKey as exc:
             raise ValueError(f"{path}: {exc}; each key once per record.") from None
+        except TooLarge:
+            raise
         except ValueError as exc:  # e.g. an integer of more than 4,300 digits
             raise ValueError(f"{path}: invalid JSON ({exc}).") from None
         except RecursionError:  # json recurses once per level of nesting

@@ -458,3 +458,31 @@ def test_wild_rademacher_with_equal_clusters_is_the_cluster_signflip_and_batches
         jaxtests.wild_cluster_bootstrap(a, b, cluster=[1, 2, 3, 4, 5])
     with pytest.raises(TypeError, match="cluster"):
         jaxtests.wild_cluster_bootstrap(a, b)
+
+
+def test_make_benchmark_is_the_documented_generator():
+    from jaxtests import datasets
+
+    b = datasets.make_benchmark((0.0, 0.5), n_clusters=30, cluster_size=3, n_samples=4, seed=5)
+    assert b.correct.shape == (2, 90, 4) and b.models == ("model-0", "model-1")
+    assert set(np.unique(b.correct)) <= {0.0, 1.0}
+    np.testing.assert_array_equal(b.cluster, np.repeat(np.arange(30), 3))
+    again = datasets.make_benchmark((0.0, 0.5), n_clusters=30, cluster_size=3, n_samples=4, seed=5)
+    np.testing.assert_array_equal(again.correct, b.correct)
+    # the expected accuracy by quadrature against the model simulated directly in numpy:
+    # E sigmoid(a + v - b) with v - b ~ N(0, 1 + 1 + 0.25), 10^6 draws (SE < 5e-4)
+    z = np.random.default_rng(0).normal(size=10**6) * np.sqrt(2.25)
+    for a, acc in zip((0.0, 0.5), b.accuracy):
+        assert abs(acc - np.mean(1 / (1 + np.exp(-(a + z))))) < 2e-3
+    np.testing.assert_allclose(b.accuracy[0], 0.5, atol=1e-12)  # symmetric at ability 0
+    big = datasets.make_benchmark((0.7,), n_clusters=20000, cluster_size=5, seed=1)
+    assert abs(big.correct.mean() - big.accuracy[0]) < 4 * 0.0025  # clustered SE about 0.0025
+    for kwargs, words in [
+        ({"abilities": ()}, "`abilities`"),
+        ({"n_clusters": 1}, "`n_clusters`"),
+        ({"cluster_size": 0}, "`cluster_size`"),
+        ({"interaction_sd": -1.0}, "`interaction_sd`"),
+        ({"n_samples": 0}, "`n_samples`"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            datasets.make_benchmark(**kwargs)

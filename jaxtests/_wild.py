@@ -8,6 +8,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _clusters, _pvalues
+from jaxtests._buckets import bucket, pad_axis
 from jaxtests._precision import x64
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
@@ -69,8 +70,9 @@ class WildBootstrapResult:
     seed: object = static_field(default=None)
 
 
-def _t_star(w, sums, sizes):
-    """CR1 ``t`` of the data ``w_g d_i``, ``w : (B, G)``, ``sums : (H, G)`` -> ``(H, B)``.
+def _t_star(w, sums, sizes, g):
+    """CR1 ``t`` of the data ``w_g d_i``, ``w : (B, G)``, ``sums : (H, G)`` -> ``(H, B)``;
+    ``g`` the live clusters (a shape bucket's padding has sums and sizes 0: nothing added).
 
     With ``S_g`` a cluster's sum and ``n_g`` its size: mean ``M = sum w_g S_g / N``,
     the cluster's residual sum ``w_g S_g - n_g M``, ``t = M / sqrt(G / (G - 1) sum
@@ -78,7 +80,6 @@ def _t_star(w, sums, sizes):
     """
     xp = np if isinstance(w, np.ndarray) else jnp  # enumerated on the host, drawn in JAX
     n = sizes.sum()
-    g = sizes.shape[-1]
     ws = w[None, :, :] * sums[:, None, :]  # (H, B, G)
     mean = ws.sum(-1) / n
     resid = ws - sizes[None, None, :] * mean[..., None]
@@ -86,14 +87,14 @@ def _t_star(w, sums, sizes):
 
 
 @functools.partial(jax.jit, static_argnames=("weights", "draws", "want"))
-def _block(key, block, sums, sizes, t_obs, tol, n_left, weights, draws, want):
+def _block(key, block, sums, sizes, g, t_obs, tol, n_left, weights, draws, want):
     """Counts of one block of ``draws`` draws (those past ``n_left`` masked out)."""
     k = jax.random.fold_in(key, block)
     if weights == "rademacher":
         w = jax.random.rademacher(k, (draws, sums.shape[-1]), dtype=sums.dtype)
     else:
         w = jnp.asarray(_WEBB, sums.dtype)[jax.random.randint(k, (draws, sums.shape[-1]), 0, 6)]
-    t = _t_star(w, sums, sizes)  # (H, draws)
+    t = _t_star(w, sums, sizes, g)  # (H, draws)
     live = (jnp.arange(draws) < n_left)[None, :]
     t_obs = t_obs[:, None]
     tol = tol[:, None]
@@ -112,12 +113,21 @@ def block_draws(g):
 
 def _monte_carlo(key, sums, sizes, t_obs, tol, weights, n_resamples, want):
     """Tail counts (and the ``t*`` when ``want``) of ``n_resamples`` draws, block by block;
-    the hypotheses in chunks (a block's ``(H, draws, G)`` products stay near 32 MB)."""
+    the hypotheses in chunks (a block's ``(H, draws, G)`` products stay near 32 MB).
+
+    Clusters are padded to a shape bucket ``Gp`` (sums and sizes 0) and the hypotheses to
+    a chunk of a bucket's size, so a new size inside a compiled bucket compiles nothing;
+    block ``j`` draws a ``(block_draws(Gp), Gp)`` weight matrix from ``fold_in(key, j)``
+    and uses its first ``G`` columns.
+    """
     h, g = sums.shape
-    draws = block_draws(g)
-    rows = max(1, 4 * _ELEMENTS // (draws * g))
-    chunk = min(h, rows)
+    gp = bucket(g)
+    draws = block_draws(gp)
+    rows = max(1, 4 * _ELEMENTS // (draws * gp))
+    chunk = rows if h > rows else bucket(h)
     pad = -h % chunk
+    sums = pad_axis(sums, gp)
+    sizes = pad_axis(sizes, gp)
     padded = [np.pad(x, [(0, pad)] + [(0, 0)] * (x.ndim - 1)) for x in (sums, t_obs, tol)]
     ge = le = ab = np.zeros(h, np.int64)
     parts = []
@@ -126,7 +136,7 @@ def _monte_carlo(key, sums, sizes, t_obs, tol, weights, n_resamples, want):
         counts, ts = [], []
         for c in range(0, h + pad, chunk):
             s, t, tl = (jnp.asarray(x[c : c + chunk]) for x in padded)
-            out = _block(key, j, s, jnp.asarray(sizes), t, tl, left, weights, draws, want)
+            out = _block(key, j, s, jnp.asarray(sizes), float(g), t, tl, left, weights, draws, want)
             counts.append([np.asarray(x) for x in out[:3]])
             ts.append(out[3])
         c_ge, c_le, c_ab = (np.concatenate(x)[:h] for x in zip(*counts))
@@ -208,7 +218,8 @@ def wild_cluster_bootstrap(
     cluster sizes this is the cluster sign-flip test of :func:`signflip_test`.
 
     Draws come in blocks of a fixed size per ``G``; block ``j`` uses
-    ``fold_in(key, j)``: the same key gives the same draws on any device.
+    ``fold_in(key, j)``: the same key gives the same draws on any device and for
+    any batch (``jaxtests._wild._monte_carlo`` has the layout).
 
     References
     ----------
@@ -252,7 +263,7 @@ def wild_cluster_bootstrap(
     if exact:
         patterns = 1 - 2 * ((np.arange(2**g)[:, None] >> np.arange(g)[::-1]) & 1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            t = _t_star(patterns.astype(np.float64), sums, sizes)
+            t = _t_star(patterns.astype(np.float64), sums, sizes, g)
         t_o, tl = t_obs[:, None], tol[:, None]
         ge, le = (t >= t_o - tl).sum(-1), (t <= t_o + tl).sum(-1)
         ab = (np.abs(t) >= np.abs(t_o) - tl).sum(-1)

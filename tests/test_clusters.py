@@ -408,6 +408,7 @@ def test_wild_cluster_bootstrap_enumerated_equals_wildboottest():
 def test_wild_cluster_bootstrap_draws_give_wildboottests_t_on_the_same_weights(weights):
     import jax
 
+    from jaxtests._buckets import bucket
     from jaxtests._wild import _WEBB, block_draws
 
     a, b, labels = _design(32, 20)
@@ -416,17 +417,19 @@ def test_wild_cluster_bootstrap_draws_give_wildboottests_t_on_the_same_weights(w
     r = jaxtests.wild_cluster_bootstrap(
         a, b, cluster=labels, weights=weights, n_resamples=n_draws, key=7, return_distribution=True
     )
-    # the documented draws: block j of block_draws(G) draws from fold_in(key, j)
-    draws = block_draws(20)
+    # the documented draws: block j of block_draws(Gp) draws of Gp = bucket(20) = 24
+    # weights from fold_in(key, j), the first 20 columns used
+    gp = bucket(20)
+    draws = block_draws(gp)
     with jax.enable_x64(True):
         blocks = []
         for j in range(-(-n_draws // draws)):
             k = jax.random.fold_in(jax.random.key(7), j)
             if weights == "rademacher":
-                w = jax.random.rademacher(k, (draws, 20), dtype=jax.numpy.float64)
+                w = jax.random.rademacher(k, (draws, gp), dtype=jax.numpy.float64)
             else:
-                w = jax.numpy.asarray(_WEBB)[jax.random.randint(k, (draws, 20), 0, 6)]
-            blocks.append(np.asarray(w))
+                w = jax.numpy.asarray(_WEBB)[jax.random.randint(k, (draws, gp), 0, 6)]
+            blocks.append(np.asarray(w)[:, :20])
     w = np.concatenate(blocks)[:n_draws]
     t, t_boot, p_wbt = _wildboottest(d, labels, lambda n, rng: w.T.ravel(), n_draws)
     np.testing.assert_allclose(r.bootstrap_distribution, t_boot, atol=1e-12)

@@ -125,6 +125,24 @@ FAMILIES = {
         (13, 14, 15, 16, 16),
     ),
     # the bootstrap's built-in statistics pad their samples (the AUCs' tie groups too)
+    # Clusters: 40, 44 and 47 clusters of 3 share the bucket of 48 (issue 38).
+    "signflip_test cluster": (
+        lambda g: jaxtests.signflip_test(
+            RNG.normal(size=3 * g), cluster=np.repeat(np.arange(g), 3), n_resamples=999, key=1
+        ),
+        (40, 44, 47),
+    ),
+    "wild_cluster_bootstrap webb": (
+        lambda g: jaxtests.wild_cluster_bootstrap(
+            RNG.normal(size=(2, 3 * g)),
+            RNG.normal(size=(2, 3 * g)),
+            cluster=np.repeat(np.arange(g), 3),
+            weights="webb",
+            n_resamples=999,
+            key=1,
+        ),
+        (40, 44, 47),
+    ),
     "bootstrap mean_difference": (
         lambda n: jaxtests.bootstrap(
             (RNG.normal(size=n), RNG.normal(size=n)), "mean_difference", n_resamples=999, key=0

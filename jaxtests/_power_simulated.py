@@ -14,7 +14,7 @@ from jaxtests._studies.generators import _as_generator, _simulate
 
 __all__ = ["SIMULATED_TESTS", "SimulatedPowerResult", "simulated_power"]
 
-SIMULATED_TESTS = ("signflip", "bootstrap", "t")
+SIMULATED_TESTS = ("signflip", "bootstrap", "t", "wild")
 
 
 @result
@@ -35,6 +35,10 @@ class SimulatedPowerResult:
         The generator's location shift (Cohen's ``d_z`` for ``"normal"``).
     test, generator, alpha, alternative, n_resamples, seed
         The configuration; ``seed`` repeats the run.
+    cluster_size : int or None
+        Items per cluster of a clustered design (None: independent items).
+    icc : float or None
+        The intra-cluster correlation of the differences of a clustered design.
     """
 
     power: float
@@ -49,6 +53,8 @@ class SimulatedPowerResult:
     alternative: str = static_field(default="two-sided")
     n_resamples: int = static_field(default=0)
     seed: object = static_field(default=None)
+    cluster_size: int | None = static_field(default=None)
+    icc: float | None = static_field(default=None)
 
     def confidence_interval(self, confidence_level=0.95):
         """Clopper-Pearson interval of the power (of its Monte Carlo estimate)."""
@@ -57,6 +63,32 @@ class SimulatedPowerResult:
         level = v.check_probability(confidence_level, "confidence_level")
         ci = clopper_pearson(self.n_rejections, self.n_datasets, confidence_level=level)
         return ConfidenceInterval(float(ci.low), float(ci.high))
+
+
+def _clustered_iv(n, cluster_size, icc, test, gen):
+    """``(cluster_size, icc)`` of a clustered design, or ``(None, None)``."""
+    if cluster_size is None and icc is None:
+        if test == "wild":
+            raise ValueError("`test`='wild' (the wild cluster bootstrap) needs `cluster_size`.")
+        return None, None
+    if cluster_size is None or icc is None:
+        raise ValueError("a clustered design needs both `cluster_size` and `icc`.")
+    cluster_size = v.as_int_scalar(cluster_size, "cluster_size", minimum=1)
+    if n % cluster_size or n // cluster_size < 2:
+        raise ValueError(
+            f"`n`={n} must be a whole number (at least 2) of clusters of `cluster_size`="
+            f"{cluster_size}."
+        )
+    if isinstance(icc, bool) or not isinstance(icc, int | float | np.integer | np.floating):
+        raise TypeError(f"`icc` must be a real number, got {type(icc).__name__}.")
+    if not 0 <= icc < 1:
+        raise ValueError(f"`icc` must be in [0, 1), got {icc}.")
+    if gen.kind != "normal":
+        raise ValueError(
+            "a clustered design simulates normal differences: `generator` must be 'normal', "
+            f"got {gen!r}."
+        )
+    return cluster_size, float(icc)
 
 
 def _simulated_power_iv(test, n, effect, generator, n_datasets, n_resamples, alpha, alternative):
@@ -90,16 +122,20 @@ def simulated_power(
     alpha=0.05,
     alternative="two-sided",
     key=None,
+    cluster_size=None,
+    icc=None,
 ):
     """Power of a resampling test on ``n`` items, estimated on simulated data sets.
 
     Parameters
     ----------
-    test : {"signflip", "bootstrap", "t"}
+    test : {"signflip", "bootstrap", "t", "wild"}
         ``"signflip"``: :func:`jaxtests.signflip_test` (statistic ``"mean"``);
         ``"bootstrap"``: :func:`jaxtests.bootstrap_test` (``"mean_difference"``, the
         shifted bootstrap of Berg-Kirkpatrick et al. 2012); ``"t"``: the paired t test,
-        for comparison with :func:`ttest_paired_power` on the same data sets.
+        for comparison with :func:`ttest_paired_power` on the same data sets;
+        ``"wild"``: :func:`jaxtests.wild_cluster_bootstrap` (clustered designs only).
+        With ``cluster_size`` each runs with ``cluster=`` (the t: CR1).
     n : int
         Items (per-item differences) per data set.
     effect : float
@@ -122,6 +158,12 @@ def simulated_power(
     key : int, JAX key or None
         Seed of the data (``fold_in(key, 0)``) and of the resamples
         (``fold_in(key, 1)``); recorded in the result.
+    cluster_size, icc : int and float, optional
+        A clustered design: ``n / cluster_size`` clusters, the differences
+        ``effect + sqrt(icc) u_g + sqrt(1 - icc) e_i`` with standard normal ``u_g``
+        (one per cluster) and ``e_i`` (the ``"normal"`` generator only), so that
+        ``effect`` stays Cohen's ``d_z`` and ``icc`` is the differences'
+        intra-cluster correlation, as :func:`ttest_paired_power` takes them.
 
     Returns
     -------
@@ -149,26 +191,21 @@ def simulated_power(
     n, effect, gen, n_datasets, n_resamples, alpha = _simulated_power_iv(
         test, n, effect, generator, n_datasets, n_resamples, alpha, alternative
     )
+    cluster_size, icc = _clustered_iv(n, cluster_size, icc, test, gen)
     typed_key, seed = resolve_key(key)
     data_key, test_key = jax.random.fold_in(typed_key, 0), jax.random.fold_in(typed_key, 1)
-    d = _simulate(gen, data_key, effect, n_datasets, n)
-    if test == "signflip":
-        p, _ = _signflip_pvalues(d, "mean", alternative, n_resamples, test_key)
-    elif test == "t":
-        p = _closed_form_pvalue(d, None, name="t", alternative=alternative)
+    if cluster_size is None:
+        d = _simulate(gen, data_key, effect, n_datasets, n)
+        p = _pvalues(test, d, None, alternative, n_resamples, test_key)
     else:
-        from jaxtests._bootstrap import bootstrap_test
-
-        x = np.asarray(d)
-        res = bootstrap_test(
-            (x, np.zeros_like(x)),
-            "mean_difference",
-            n_resamples=n_resamples,
-            method="percentile",  # the p-value is the same for every interval method
-            alternative=alternative,
-            key=test_key,
+        labels = np.repeat(np.arange(n // cluster_size), cluster_size)
+        k_items, k_clusters = jax.random.split(data_key)
+        items = np.asarray(jax.random.normal(k_items, (n_datasets, n), dtype=np.float64))
+        shared = np.asarray(
+            jax.random.normal(k_clusters, (n_datasets, n // cluster_size), dtype=np.float64)
         )
-        p = res.pvalue
+        d = effect + math.sqrt(icc) * shared[:, labels] + math.sqrt(1 - icc) * items
+        p = _pvalues(test, d, labels, alternative, n_resamples, test_key)
     k = int(np.sum(np.asarray(p) <= alpha))
     rate = k / n_datasets
     return SimulatedPowerResult(
@@ -184,4 +221,44 @@ def simulated_power(
         alternative=alternative,
         n_resamples=n_resamples,
         seed=seed,
+        cluster_size=cluster_size,
+        icc=icc,
     )
+
+
+def _pvalues(test, d, cluster, alternative, n_resamples, key):
+    """The p-value of each row of ``d : (n_datasets, n)`` (``cluster``: its labels)."""
+    if cluster is None:
+        if test == "signflip":
+            return _signflip_pvalues(d, "mean", alternative, n_resamples, key)[0]
+        if test == "t":
+            return _closed_form_pvalue(d, None, name="t", alternative=alternative)
+    x = np.asarray(d)
+    zero = np.zeros_like(x)
+    if test == "signflip":
+        from jaxtests._signflip import signflip_test
+
+        return signflip_test(
+            x, cluster=cluster, alternative=alternative, n_resamples=n_resamples, key=key
+        ).pvalue
+    if test == "t":
+        from jaxtests._ttests import ttest_paired
+
+        return ttest_paired(x, zero, cluster=cluster, alternative=alternative).pvalue
+    if test == "wild":
+        from jaxtests._wild import wild_cluster_bootstrap
+
+        return wild_cluster_bootstrap(
+            x, zero, cluster=cluster, alternative=alternative, n_resamples=n_resamples, key=key
+        ).pvalue
+    from jaxtests._bootstrap import bootstrap_test
+
+    return bootstrap_test(
+        (x, zero),
+        "mean_difference",
+        n_resamples=n_resamples,
+        method="percentile",  # the p-value is the same for every interval method
+        alternative=alternative,
+        key=key,
+        cluster=cluster,
+    ).pvalue

@@ -5,7 +5,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _clusters, _tails
-from jaxtests._buckets import pad_last
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._validation import (
@@ -190,9 +189,11 @@ def mcnemar(y_true, pred_a, pred_b, *, method=None, correction=None, cluster=Non
     y, pa, pb = _mcnemar_labels_iv(y_true, pred_a, pred_b)
     if cluster is not None:
         return _clustered(y, pa, pb, cluster, method, bool(correction))
-    # Padded instances are equal in all three arrays: concordant, never counted.
-    y, pa, pb, _ = pad_last(y, pa, pb)
-    n01, n10 = _counts(y, pa, pb)
+    if all(is_concrete(x) for x in (y, pa, pb)):  # numpy on the host: nothing compiled
+        y, pa, pb = (np.asarray(x) for x in (y, pa, pb))
+        n01, n10 = (c.astype(np.float64) for c in kstatistics.mcnemar_counts(pa == y, pb == y, np))
+    else:
+        n01, n10 = _counts(y, pa, pb)
     stat, p = _mcnemar(n01, n10, method, bool(correction))
     return McNemarResult(
         statistic=stat, pvalue=p, n01=n01, n10=n10, method=method, correction=bool(correction)

@@ -14,9 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _aot, _clusters, _tails
+from jaxtests import _clusters, _tails
 from jaxtests import _permutation_methods as PM
-from jaxtests._buckets import pad_last
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._t_intervals import _effect_size_interval, _t_interval
@@ -192,15 +191,21 @@ def _warn_zero_variance(se, what):
 
 @jax.jit
 def _paired_moments(a, b, where):
-    # ``where`` masks a shape bucket's padding (None under the caller's jit). The t tail
-    # is the host's (jaxtests._tails): no compile of betainc.
+    # Traced data (the caller's jit): ``where`` masks nothing there (None). Concrete data
+    # run the same kernel in numpy on the host (_host_moments): no compile at all.
     mom = kstatistics.paired_moments(a - b, where)
     return mom, _dz(mom.statistic, kstatistics.count(a, where))
 
 
-def _dz(t, n):
+def _dz(t, n, xp=jnp):
     # d_z = mean / sd = t / sqrt(n): from t, so zero variance gives t's ±inf and NaN.
-    return t / jnp.sqrt(jnp.asarray(n, t.dtype))
+    return t / xp.sqrt(xp.asarray(n, t.dtype))
+
+
+def _host(*arrays):
+    """Whether the statistics run on the host in numpy: concrete data (scipy's way; the
+    kernels take ``xp=np``, so a first call compiles nothing)."""
+    return all(is_concrete(x) for x in arrays)
 
 
 @x64
@@ -349,8 +354,12 @@ def ttest_paired(
     # Tiny or huge data: an exact power-of-two rescale (t and p are invariant).
     factor, a, b = rescale_pow2(a, b)
     fields = {}
-    ap, bp, where = pad_last(a, b)  # a new size inside a compiled bucket compiles nothing
-    mom, dz = _aot.call(_paired_moments, "ttests._paired_moments", (ap, bp, where), {})
+    if _host(a, b):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mom = kstatistics.paired_moments(np.asarray(a) - np.asarray(b), xp=np)
+            dz = _dz(mom.statistic, a.shape[-1], np)
+    else:
+        mom, dz = _paired_moments(a, b, None)
     if method == "parametric":
         p = _tails.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
         _warn_zero_variance(mom.standard_error, "`a - b`")
@@ -498,7 +507,15 @@ def ttest_5x2cv(a, b, *, alternative="two-sided", method="parametric"):
     check_alternative(alternative)
     a, b = _5x2_iv(a, b, method)
     _, a, b = rescale_pow2(a, b)  # t is scale-invariant
-    t, s2 = _ttest_5x2cv(a, b)
+    if _host(a, b):
+        d = np.asarray(a) - np.asarray(b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t, s2 = (
+                kstatistics.ttest_5x2cv_statistic(d, np),
+                kstatistics.within_replication_ss(d, np),
+            )
+    else:
+        t, s2 = _ttest_5x2cv(a, b)
     p = _tails.t_pvalue(t, 5, alternative)
     _warn_zero_variance(s2, "`a - b` within replications")
     return Ttest5x2cvResult(statistic=t, pvalue=p, df=5, alternative=alternative, method=method)
@@ -544,7 +561,15 @@ def ftest_5x2cv(a, b, *, method="parametric"):
     """
     a, b = _5x2_iv(a, b, method)
     _, a, b = rescale_pow2(a, b)  # F is scale-invariant
-    f, s2 = _ftest_5x2cv(a, b)
+    if _host(a, b):
+        d = np.asarray(a) - np.asarray(b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f, s2 = (
+                kstatistics.ftest_5x2cv_statistic(d, np),
+                kstatistics.within_replication_ss(d, np),
+            )
+    else:
+        f, s2 = _ftest_5x2cv(a, b)
     p = _tails.f_sf(f, 10, 5)
     _warn_zero_variance(s2, "`a - b` within replications")
     return Ttest5x2cvResult(
@@ -628,13 +653,14 @@ def ttest_corrected(
     n_test = as_int_scalar(n_test, "n_test", minimum=1)
     a, b = _pair_iv(a, b, axis, 2, method)
     factor, a, b = rescale_pow2(a, b)
-    ap, bp, where = pad_last(a, b)  # a new size inside a compiled bucket compiles nothing
-    mom, dz = _aot.call(
-        _ttest_corrected,
-        "ttests._ttest_corrected",
-        (ap, bp, where, np.float64(n_test / n_train)),
-        {},
-    )
+    ratio = n_test / n_train
+    if _host(a, b):
+        d = np.asarray(a) - np.asarray(b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mom = kstatistics.corrected_t_statistic(d, ratio, xp=np)
+            dz = mom.statistic * np.sqrt(1 / d.shape[-1] + ratio)
+    else:
+        mom, dz = _ttest_corrected(a, b, None, np.float64(ratio))
     p = _tails.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
     _warn_zero_variance(mom.standard_error, "`a - b`")
     return _ttest_result(

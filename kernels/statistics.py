@@ -80,36 +80,44 @@ ALTERNATIVES = ("two-sided", "less", "greater")
 ROUNDING_ULPS = 64
 
 
-def rounding_floor(scale, n_terms):
+def rounding_floor(scale, n_terms, xp=jnp):
     """Largest sum of ``n_terms`` squared deviations that rounding alone leaves in data
     whose largest magnitude is ``scale`` (``(...)``): ``n (64 eps scale)^2``, eps of the
-    dtype. A sum of squares at or below it counts as exactly 0."""
-    eps = jnp.finfo(scale.dtype).eps
-    return n_terms * jnp.square(ROUNDING_ULPS * eps * scale)
+    dtype. A sum of squares at or below it counts as exactly 0.
+
+    ``xp``: the array namespace (``jax.numpy``, or ``numpy`` for concrete data on the
+    host, which compiles nothing), here and in the kernels that pass it on."""
+    eps = xp.finfo(scale.dtype).eps
+    return n_terms * xp.square(ROUNDING_ULPS * eps * scale)
 
 
-def _zero_below(ss, floor):
-    return jnp.where(ss <= floor, jnp.zeros_like(ss), ss)
+def _zero_below(ss, floor, xp=jnp):
+    return xp.where(ss <= floor, xp.zeros_like(ss), ss)
 
 
-def count(d, where=None):
+def _kept(where):
+    # numpy's reductions take ``where=True`` for "all", not None
+    return {} if where is None else {"where": where}
+
+
+def count(d, where=None, xp=jnp):
     """Entries over the last axis: ``n``, or ``sum(where)`` (``(...)``) for masked data."""
     if where is None:
         return d.shape[-1]
-    return jnp.sum(where, axis=-1).astype(d.dtype)
+    return xp.sum(where, axis=-1).astype(d.dtype)
 
 
-def nonzero_variance(d, ddof=1, where=None):
+def nonzero_variance(d, ddof=1, where=None, xp=jnp):
     """``var(d, ddof)`` over the last axis, exactly 0 at or below the rounding floor.
 
-    ``d : (..., n)`` -> ``(...)``. Above the floor the value is ``jnp.var``'s, bit for bit.
+    ``d : (..., n)`` -> ``(...)``. Above the floor the value is ``xp.var``'s, bit for bit.
     ``where`` (bool, broadcast to ``d``) keeps entries: a shape bucket's padding is
     masked out (padded entries must be finite; zeros).
     """
-    n = count(d, where)
-    v = jnp.var(d, axis=-1, ddof=ddof, where=where)
-    floor = rounding_floor(jnp.max(jnp.abs(d), axis=-1), n) / (n - ddof)
-    return _zero_below(v, floor)
+    n = count(d, where, xp)
+    v = xp.var(d, axis=-1, ddof=ddof, **_kept(where))
+    floor = rounding_floor(xp.max(xp.abs(d), axis=-1), n, xp) / (n - ddof)
+    return _zero_below(v, floor, xp)
 
 
 # ----------------------------------------------------------------------------------------
@@ -173,15 +181,15 @@ class PairedMoments(NamedTuple):
     standard_error: jnp.ndarray
 
 
-def paired_moments(d, where=None):
+def paired_moments(d, where=None, xp=jnp):
     """t, mean and standard error ``sd / sqrt(n)`` of ``d : (..., n)`` ("Evaluation" lecture notes).
 
     Zero variance as :func:`t_statistic`: ``se = 0``, t = ±inf or NaN (``d`` all 0).
-    ``where`` masks padding (:func:`nonzero_variance`).
+    ``where`` masks padding (:func:`nonzero_variance`); ``xp`` as :func:`rounding_floor`.
     """
-    n = count(d, where)
-    m = jnp.mean(d, axis=-1, where=where)
-    se = jnp.sqrt(nonzero_variance(d, where=where)) / jnp.sqrt(jnp.asarray(n, d.dtype))
+    n = count(d, where, xp)
+    m = xp.mean(d, axis=-1, **_kept(where))
+    se = xp.sqrt(nonzero_variance(d, where=where, xp=xp)) / xp.sqrt(xp.asarray(n, d.dtype))
     return PairedMoments(m / se, m, se)
 
 
@@ -200,42 +208,43 @@ def pooled_t_statistic(a, b, where_a=None, where_b=None):
     return diff / jnp.sqrt(sp2 * (1 / n1 + 1 / n2))
 
 
-def ttest_5x2cv_statistic(d):
+def ttest_5x2cv_statistic(d, xp=jnp):
     """Dietterich's (1998) 5x2cv t: ``d[0, 0] / sqrt(mean_i s_i^2)``.
 
     ``d : (..., 5, 2)`` differences (replication x fold) -> ``(...)``, with
     ``s_i^2 = sum_j (d_ij - mean_j d_ij)^2``. When ``sum_i s_i^2`` is at or below
     :func:`rounding_floor` it is 0: t = ±inf, or NaN when ``d_11 = 0``.
     """
-    return d[..., 0, 0] / jnp.sqrt(within_replication_ss(d) / 5)
+    return d[..., 0, 0] / xp.sqrt(within_replication_ss(d, xp) / 5)
 
 
-def within_replication_ss(d):
+def within_replication_ss(d, xp=jnp):
     """``sum_i s_i^2`` of 5x2cv differences ``d : (..., 5, 2)``, 0 at the rounding floor."""
-    s2 = jnp.sum((d - jnp.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
-    scale = jnp.max(jnp.abs(d), axis=(-2, -1))
+    s2 = xp.sum((d - xp.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
+    scale = xp.max(xp.abs(d), axis=(-2, -1))
     n = d.shape[-2] * d.shape[-1]
-    return _zero_below(jnp.sum(s2, axis=-1), rounding_floor(scale, n))
+    return _zero_below(xp.sum(s2, axis=-1), rounding_floor(scale, n, xp), xp)
 
 
-def ftest_5x2cv_statistic(d):
+def ftest_5x2cv_statistic(d, xp=jnp):
     """Alpaydin's (1999) combined 5x2cv F: ``sum d_ij^2 / (2 sum_i s_i^2)``; ``(..., 5, 2)``.
 
     Zero ``sum_i s_i^2`` (as in :func:`ttest_5x2cv_statistic`) gives inf, or NaN when
     ``d`` is all 0 (identical algorithms, as the paired t).
     """
-    return jnp.sum(d**2, axis=(-2, -1)) / (2 * within_replication_ss(d))
+    return xp.sum(d**2, axis=(-2, -1)) / (2 * within_replication_ss(d, xp))
 
 
-def corrected_t_statistic(d, test_train_ratio, where=None):
+def corrected_t_statistic(d, test_train_ratio, where=None, xp=jnp):
     """Nadeau & Bengio (2003) corrected resampled t; ``d : (..., J)`` -> ``PairedMoments``.
 
     The variance of the mean is ``(1/J + n_test/n_train) s^2`` instead of ``s^2/J``.
-    Zero variance as :func:`t_statistic`; ``where`` masks padding.
+    Zero variance as :func:`t_statistic`; ``where`` masks padding; ``xp`` as
+    :func:`rounding_floor`.
     """
-    n = count(d, where)
-    m = jnp.mean(d, axis=-1, where=where)
-    se = jnp.sqrt((1 / n + test_train_ratio) * nonzero_variance(d, where=where))
+    n = count(d, where, xp)
+    m = xp.mean(d, axis=-1, **_kept(where))
+    se = xp.sqrt((1 / n + test_train_ratio) * nonzero_variance(d, where=where, xp=xp))
     return PairedMoments(m / se, m, se)
 
 
@@ -506,13 +515,14 @@ def mardia_moments(x):
     return MardiaMoments(b1, b2)
 
 
-def mcnemar_counts(correct_a, correct_b):
+def mcnemar_counts(correct_a, correct_b, xp=jnp):
     """Discordant counts ``(n01, n10)`` over the last axis: a right & b wrong, a wrong & b right.
 
-    ``correct_* : (..., n)`` booleans; counts are float64-able floats of shape ``(...)``.
+    ``correct_* : (..., n)`` booleans; counts are float64-able floats of shape ``(...)``;
+    ``xp`` as :func:`rounding_floor`.
     """
-    n01 = jnp.sum(correct_a & ~correct_b, axis=-1)
-    n10 = jnp.sum(~correct_a & correct_b, axis=-1)
+    n01 = xp.sum(correct_a & ~correct_b, axis=-1)
+    n10 = xp.sum(~correct_a & correct_b, axis=-1)
     return n01, n10
 
 

@@ -225,9 +225,9 @@ def test_another_alternative_compiles_nothing_without_max_t():
 
 def test_compile_counter_sees_a_new_bucket():
     # The counter can fail: a size in a new bucket traces its programs.
-    jaxtests.ttest_paired(RNG.normal(size=5), RNG.normal(size=5))
+    jaxtests.hotelling_t2(RNG.normal(size=(5, 2)), RNG.normal(size=(5, 2)))
     with CompileCounter() as counter:
-        jaxtests.ttest_paired(RNG.normal(size=200), RNG.normal(size=200))
+        jaxtests.hotelling_t2(RNG.normal(size=(200, 2)), RNG.normal(size=(200, 2)))
     assert counter.traces >= 1
 
 

@@ -160,17 +160,17 @@ def mean(d, where=None):
     return jnp.mean(d, axis=-1, where=where)
 
 
-def t_statistic(d, where=None):
+def t_statistic(d, where=None, xp=jnp):
     """One-sample (paired) t ``sqrt(n) mean / sd`` over the last axis ("Evaluation" lecture notes).
 
     ``d : (..., n)`` -> ``(...)``. Zero variance (at or below :func:`rounding_floor`)
     gives ±inf where the mean is nonzero and NaN where ``d`` is all 0, as
     ``scipy.stats.ttest_1samp``. ``where`` masks padding (:func:`nonzero_variance`).
     """
-    n = count(d, where)
-    m = jnp.mean(d, axis=-1, where=where)
-    s = jnp.sqrt(nonzero_variance(d, where=where))
-    return m * jnp.sqrt(jnp.asarray(n, d.dtype)) / s
+    n = count(d, where, xp)
+    m = xp.mean(d, axis=-1, **_kept(where))
+    s = xp.sqrt(nonzero_variance(d, where=where, xp=xp))
+    return m * xp.sqrt(xp.asarray(n, d.dtype)) / s
 
 
 class PairedMoments(NamedTuple):
@@ -193,19 +193,19 @@ def paired_moments(d, where=None, xp=jnp):
     return PairedMoments(m / se, m, se)
 
 
-def pooled_t_statistic(a, b, where_a=None, where_b=None):
+def pooled_t_statistic(a, b, where_a=None, where_b=None, xp=jnp):
     """Student's two-sample t with pooled variance; ``a : (..., n1)``, ``b : (..., n2)``.
 
     Each sample's variance is 0 at or below its rounding floor: both constant gives
     ±inf, or NaN when the means are equal, as ``scipy.stats.ttest_ind``. ``where_a``,
     ``where_b`` select each sample's entries (padding masked out).
     """
-    n1, n2 = count(a, where_a), count(b, where_b)
-    va = nonzero_variance(a, where=where_a)
-    vb = nonzero_variance(b, where=where_b)
+    n1, n2 = count(a, where_a, xp), count(b, where_b, xp)
+    va = nonzero_variance(a, where=where_a, xp=xp)
+    vb = nonzero_variance(b, where=where_b, xp=xp)
     sp2 = ((n1 - 1) * va + (n2 - 1) * vb) / (n1 + n2 - 2)
-    diff = jnp.mean(a, axis=-1, where=where_a) - jnp.mean(b, axis=-1, where=where_b)
-    return diff / jnp.sqrt(sp2 * (1 / n1 + 1 / n2))
+    diff = xp.mean(a, axis=-1, **_kept(where_a)) - xp.mean(b, axis=-1, **_kept(where_b))
+    return diff / xp.sqrt(sp2 * (1 / n1 + 1 / n2))
 
 
 def ttest_5x2cv_statistic(d, xp=jnp):
@@ -253,39 +253,40 @@ def corrected_t_statistic(d, test_train_ratio, where=None, xp=jnp):
 # ----------------------------------------------------------------------------------------
 
 
-def covariance(x, where=None):
+def covariance(x, where=None, xp=jnp):
     """Unbiased covariance of ``x : (..., n, p)`` -> ``(..., p, p)``.
 
-    ``where : (n,)`` keeps rows (a shape bucket's padding masked out).
+    ``where : (n,)`` keeps rows (a shape bucket's padding masked out); ``xp`` as
+    :func:`rounding_floor`.
     """
     if where is None:
         n = x.shape[-2]
-        xc = x - jnp.mean(x, axis=-2, keepdims=True)
+        xc = x - xp.mean(x, axis=-2, keepdims=True)
     else:
-        n = jnp.sum(where).astype(x.dtype)
-        xc = jnp.where(where[:, None], x - _row_mean(x, where)[..., None, :], 0.0)
-    return jnp.einsum("...ki,...kj->...ij", xc, xc) / (n - 1)
+        n = xp.sum(where).astype(x.dtype)
+        xc = xp.where(where[:, None], x - _row_mean(x, where, xp)[..., None, :], 0.0)
+    return xp.einsum("...ki,...kj->...ij", xc, xc) / (n - 1)
 
 
-def _row_mean(x, where=None):
+def _row_mean(x, where=None, xp=jnp):
     """Mean over rows (axis -2) of ``x : (..., n, p)``, rows selected by ``where : (n,)``."""
     if where is None:
-        return jnp.mean(x, axis=-2)
-    return jnp.mean(x, axis=-2, where=jnp.broadcast_to(where[:, None], x.shape))
+        return xp.mean(x, axis=-2)
+    return xp.mean(x, axis=-2, where=xp.broadcast_to(where[:, None], x.shape))
 
 
-def correlation_rcond(s, scale):
+def correlation_rcond(s, scale, xp=jnp):
     """Reciprocal condition number of the correlation matrix of covariance ``s : (..., p, p)``.
 
     A measure whose standard deviation is at most ``1e-13 * scale`` (``scale : (..., p)``,
     e.g. the largest absolute value of that measure) counts as constant: result 0.
     """
-    sd = jnp.sqrt(jnp.maximum(jnp.diagonal(s, axis1=-2, axis2=-1), 0))
+    sd = xp.sqrt(xp.maximum(xp.diagonal(s, axis1=-2, axis2=-1), 0))
     ok = sd > 1e-13 * scale
-    safe = jnp.where(ok, sd, 1)
+    safe = xp.where(ok, sd, 1)
     r = s / (safe[..., :, None] * safe[..., None, :])
-    ev = jnp.linalg.eigvalsh(r)
-    return jnp.where(jnp.all(ok, axis=-1), jnp.maximum(ev[..., 0], 0) / ev[..., -1], 0)
+    ev = xp.linalg.eigvalsh(r)
+    return xp.where(xp.all(ok, axis=-1), xp.maximum(ev[..., 0], 0) / ev[..., -1], 0)
 
 
 def hotelling_t2(d):
@@ -311,29 +312,32 @@ class HotellingParts(NamedTuple):
     direction: jnp.ndarray
 
 
-def hotelling_parts(d, where=None):
+def hotelling_parts(d, where=None, xp=jnp):
     """Paired T^2, dbar, S_d, Fisher's ``w = S_d^-1 dbar`` (Yildiz & Alpaydin, eqs. 1-2).
 
-    ``where : (n,)`` keeps rows of ``d : (..., n, p)`` (padding masked out).
+    ``where : (n,)`` keeps rows of ``d : (..., n, p)`` (padding masked out). With
+    ``xp=numpy`` a singular ``S_d`` raises ``numpy.linalg.LinAlgError`` (jax.numpy
+    gives inf/NaN).
     """
-    n = d.shape[-2] if where is None else jnp.sum(where).astype(d.dtype)
-    dbar = _row_mean(d, where)
-    s = covariance(d, where)
-    w = jnp.linalg.solve(s, dbar[..., None])[..., 0]
-    return HotellingParts(n * jnp.sum(dbar * w, axis=-1), dbar, s, w)
+    n = d.shape[-2] if where is None else xp.sum(where).astype(d.dtype)
+    dbar = _row_mean(d, where, xp)
+    s = covariance(d, where, xp)
+    w = xp.linalg.solve(s, dbar[..., None])[..., 0]
+    return HotellingParts(n * xp.sum(dbar * w, axis=-1), dbar, s, w)
 
 
-def hotelling_parts_two_sample(a, b, where_a=None, where_b=None):
+def hotelling_parts_two_sample(a, b, where_a=None, where_b=None, xp=jnp):
     """Two-sample T^2 ``n1 n2/(n1+n2) dbar' S_p^-1 dbar`` with pooled ``S_p`` (Rencher 5.4).
 
     ``a : (..., n1, p)``, ``b : (..., n2, p)``; ``where_a``, ``where_b`` keep rows.
     """
-    n1 = a.shape[-2] if where_a is None else jnp.sum(where_a).astype(a.dtype)
-    n2 = b.shape[-2] if where_b is None else jnp.sum(where_b).astype(b.dtype)
-    dbar = _row_mean(a, where_a) - _row_mean(b, where_b)
-    s = ((n1 - 1) * covariance(a, where_a) + (n2 - 1) * covariance(b, where_b)) / (n1 + n2 - 2)
-    w = jnp.linalg.solve(s, dbar[..., None])[..., 0]
-    t2 = (n1 * n2 / (n1 + n2)) * jnp.sum(dbar * w, axis=-1)
+    n1 = a.shape[-2] if where_a is None else xp.sum(where_a).astype(a.dtype)
+    n2 = b.shape[-2] if where_b is None else xp.sum(where_b).astype(b.dtype)
+    dbar = _row_mean(a, where_a, xp) - _row_mean(b, where_b, xp)
+    s = (n1 - 1) * covariance(a, where_a, xp) + (n2 - 1) * covariance(b, where_b, xp)
+    s = s / (n1 + n2 - 2)
+    w = xp.linalg.solve(s, dbar[..., None])[..., 0]
+    t2 = (n1 * n2 / (n1 + n2)) * xp.sum(dbar * w, axis=-1)
     return HotellingParts(t2, dbar, s, w)
 
 

@@ -225,9 +225,9 @@ def test_another_alternative_compiles_nothing_without_max_t():
 
 def test_compile_counter_sees_a_new_bucket():
     # The counter can fail: a size in a new bucket traces its programs.
-    jaxtests.hotelling_t2(RNG.normal(size=(5, 2)), RNG.normal(size=(5, 2)))
+    jaxtests.anova(RNG.normal(size=(3, 5)))
     with CompileCounter() as counter:
-        jaxtests.hotelling_t2(RNG.normal(size=(200, 2)), RNG.normal(size=(200, 2)))
+        jaxtests.anova(RNG.normal(size=(3, 200)))
     assert counter.traces >= 1
 
 

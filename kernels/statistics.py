@@ -358,30 +358,31 @@ class AnovaSums(NamedTuple):
     within: jnp.ndarray
 
 
-def anova_sums(x, where=None):
+def anova_sums(x, where=None, xp=jnp):
     """Between and within sums of squares of ``x : (..., L groups, k)``.
 
     Each is exactly 0 at or below :func:`rounding_floor` of ``max|x|`` and ``L k`` terms.
-    ``where : (k,)`` keeps observations (a shape bucket's padding masked out).
+    ``where : (k,)`` keeps observations (a shape bucket's padding masked out); ``xp`` as
+    :func:`rounding_floor`.
     """
-    gm = jnp.mean(x, axis=-1, where=where)
-    grand = jnp.mean(gm, axis=-1)
-    k = count(x, where)
-    between = k * jnp.sum((gm - grand[..., None]) ** 2, axis=-1)
-    within = jnp.sum((x - gm[..., None]) ** 2, axis=(-2, -1), where=where)
-    floor = rounding_floor(jnp.max(jnp.abs(x), axis=(-2, -1)), x.shape[-2] * k)
-    return AnovaSums(_zero_below(between, floor), _zero_below(within, floor))
+    gm = xp.mean(x, axis=-1, **_kept(where))
+    grand = xp.mean(gm, axis=-1)
+    k = count(x, where, xp)
+    between = k * xp.sum((gm - grand[..., None]) ** 2, axis=-1)
+    within = xp.sum((x - gm[..., None]) ** 2, axis=(-2, -1), **_kept(where))
+    floor = rounding_floor(xp.max(xp.abs(x), axis=(-2, -1)), x.shape[-2] * k, xp)
+    return AnovaSums(_zero_below(between, floor, xp), _zero_below(within, floor, xp))
 
 
-def anova_f(x, where=None):
+def anova_f(x, where=None, xp=jnp):
     """One-way ANOVA F ``(SSB/(L-1)) / (SSW/(L(k-1)))`` of ``x : (..., L, k)``.
 
     With the zero sums of :func:`anova_sums`, as ``scipy.stats.f_oneway``: identical
     groups give F = 0 (p = 1), constant groups with different means F = inf, and
     constant data (both sums 0) NaN.
     """
-    n_groups, k = x.shape[-2], count(x, where)
-    ss = anova_sums(x, where)
+    n_groups, k = x.shape[-2], count(x, where, xp)
+    ss = anova_sums(x, where, xp)
     return (ss.between / (n_groups - 1)) / (ss.within / (n_groups * (k - 1)))
 
 
@@ -393,35 +394,36 @@ class BlockedAnovaSums(NamedTuple):
     error: jnp.ndarray
 
 
-def blocked_anova_sums(x, where=None):
+def blocked_anova_sums(x, where=None, xp=jnp):
     """Two-way additive decomposition of ``x : (..., L treatments, k blocks)``.
 
     Each sum is exactly 0 at or below :func:`rounding_floor` of ``max|x|``, ``L k`` terms.
     ``where : (k,)`` keeps blocks (a shape bucket's padding masked out).
     """
-    n_groups, k = x.shape[-2], count(x, where)
-    rows = jnp.mean(x, axis=-1, where=where)
-    cols = jnp.mean(x, axis=-2)
-    grand = jnp.mean(rows, axis=-1)
-    treatment = k * jnp.sum((rows - grand[..., None]) ** 2, axis=-1)
-    block = n_groups * jnp.sum((cols - grand[..., None]) ** 2, axis=-1, where=where)
+    n_groups, k = x.shape[-2], count(x, where, xp)
+    rows = xp.mean(x, axis=-1, **_kept(where))
+    cols = xp.mean(x, axis=-2)
+    grand = xp.mean(rows, axis=-1)
+    treatment = k * xp.sum((rows - grand[..., None]) ** 2, axis=-1)
+    block = n_groups * xp.sum((cols - grand[..., None]) ** 2, axis=-1, **_kept(where))
     resid = x - rows[..., :, None] - cols[..., None, :] + grand[..., None, None]
-    error = jnp.sum(resid**2, axis=(-2, -1), where=where)
-    floor = rounding_floor(jnp.max(jnp.abs(x), axis=(-2, -1)), n_groups * k)
-    return BlockedAnovaSums(*(_zero_below(s, floor) for s in (treatment, block, error)))
+    error = xp.sum(resid**2, axis=(-2, -1), **_kept(where))
+    floor = rounding_floor(xp.max(xp.abs(x), axis=(-2, -1)), n_groups * k, xp)
+    sums = (_zero_below(s, floor, xp) for s in (treatment, block, error))
+    return BlockedAnovaSums(*sums)
 
 
-def blocked_anova_f(x, where=None):
+def blocked_anova_f(x, where=None, xp=jnp):
     """Repeated-measures F ``(SS_t/(L-1)) / (SS_e/((L-1)(k-1)))`` of ``x : (..., L, k)``.
 
     With the zero sums of :func:`blocked_anova_sums`, as statsmodels' ``AnovaRM``: no
     treatment effect (identical algorithms, constant data) gives F = 0 (p = 1) even when
     ``SS_e`` is 0 too; an effect with ``SS_e = 0`` gives F = inf.
     """
-    n_groups, k = x.shape[-2], count(x, where)
-    ss = blocked_anova_sums(x, where)
+    n_groups, k = x.shape[-2], count(x, where, xp)
+    ss = blocked_anova_sums(x, where, xp)
     f = (ss.treatment / (n_groups - 1)) / (ss.error / ((n_groups - 1) * (k - 1)))
-    return jnp.where(ss.treatment == 0, jnp.zeros_like(f), f)
+    return xp.where(ss.treatment == 0, xp.zeros_like(f), f)
 
 
 def manova_he(x):

@@ -225,9 +225,10 @@ def test_another_alternative_compiles_nothing_without_max_t():
 
 def test_compile_counter_sees_a_new_bucket():
     # The counter can fail: a size in a new bucket traces its programs.
-    jaxtests.anova(RNG.normal(size=(3, 5)))
+    # (the parametric tests compute concrete data in numpy: DeLong's placements compile)
+    jaxtests.delong_test(_labels(20), RNG.normal(size=20), RNG.normal(size=20))
     with CompileCounter() as counter:
-        jaxtests.anova(RNG.normal(size=(3, 200)))
+        jaxtests.delong_test(_labels(300), RNG.normal(size=300), RNG.normal(size=300))
     assert counter.traces >= 1
 
 

@@ -36,5 +36,5 @@ def rank_histogram(means, valid, higher_is_better):
     """``hist[a, r]``: valid draws of ``means : (L, k)`` that rank model ``a`` at ``r + 1``."""
     k = means.shape[1]
     r = ranks(means, higher_is_better) - 1
-    hit = (r[:, :, None] == jnp.arange(k)[None, None, :]) & valid[:, None, None]
+    hit = (r[:, :, None] == jnp.arange(k, dtype=r.dtype)[None, None, :]) & valid[:, None, None]
     return jnp.sum(hit, axis=0, dtype=jnp.int64)

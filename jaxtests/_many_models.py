@@ -33,9 +33,10 @@ _BLOCK_BYTES = 2**28  # about 256 MB of float64 signs (or bootstrap weights) per
 _BOOT_STREAM = 2**32 - 1
 
 
-def _block_draws(n, n_total):
-    """Draws per block: a power of two, about :data:`_BLOCK_BYTES` of ``(draws, n)`` float64."""
-    draws = max(8, min(4096, _BLOCK_BYTES // (8 * n)))
+def _block_draws(per_draw, n_total):
+    """Draws per block: a power of two (8 to 4096) using about :data:`_BLOCK_BYTES`, given
+    each draw's bytes (its float64 signs or weights, and its pairs' or ranks' arrays)."""
+    draws = max(8, min(4096, _BLOCK_BYTES // per_draw))
     draws = 1 << (draws.bit_length() - 1)
     return int(min(draws, 1 << max(3, (int(n_total) - 1).bit_length())))
 
@@ -299,9 +300,10 @@ def compare_models(
     ``(draws, m) @ (m, k)`` product per block gives every pair, and memory does not
     grow with the draws (counts are accumulated per block). The Monte Carlo draws
     are those of :func:`jaxtests.signflip_test` with the same key, so a pair's raw
-    p-value is ``signflip_test(x_a - x_b, method=..., key=key)``'s and the max-T
-    adjusted ones are ``signflip_test(D, correction="maxT")``'s for the stacked pair
-    differences ``D`` (up to draws within ``1e-13`` of a threshold: the tie bands
+    p-value is ``signflip_test(x_a - x_b, method=r.method, key=key)``'s and the max-T
+    adjusted ones are ``signflip_test(D, method=r.method, correction="maxT")``'s for
+    the stacked pair differences ``D`` (its "auto" may pick the binomial closed form
+    for 0/1 differences; equal up to draws within ``1e-13`` of a threshold: the tie bands
     here allow for the rounding of ``T_a`` and ``T_b``). Max-T standardises each
     pair by its null standard deviation ``sqrt(sum_i d_i^2) / m``, from the Gram
     matrix of the rows centred per item (pairs whose norm cancels are recomputed).
@@ -357,7 +359,7 @@ def compare_models(
 
     exact = method == "exact" or (method == "auto" and n <= MAX_EXACT_ITEMS and 2**n <= n_resamples)
     n_total = 2**n if exact else n_resamples
-    draws = _block_draws(n, n_total)
+    draws = _block_draws(8 * n + 32 * len(ia), n_total)  # signs; pair means and tests
     ge, le, mx = np.asarray(
         _pair_counts(
             typed_key, y, ia, ib, np.float64(m), t_obs, tol, scale,
@@ -380,7 +382,7 @@ def compare_models(
     interval = None
     if n_bootstrap > 0:
         sums, sizes = (y, np.ones(n)) if groups is None else (y, groups.sizes.astype(np.float64))
-        bdraws = _block_draws(n, n_bootstrap)
+        bdraws = _block_draws(12 * n + 24 * k * k, n_bootstrap)  # weights, indices; ranks
         hist = np.asarray(
             _rank_counts(
                 jax.random.fold_in(typed_key, _BOOT_STREAM), sums, sizes,

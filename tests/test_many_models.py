@@ -49,7 +49,7 @@ def test_monte_carlo_draws_are_signflip_tests_with_the_same_key(monkeypatch):
     assert r.seed == 5 and r.method == "monte-carlo"
     # blocks of 8 draws instead of 512: the same draws, the same counts and resamples
     monkeypatch.setattr(mm, "_BLOCK_BYTES", 8 * 8 * 60)  # 8 draws a block
-    assert mm._block_draws(60, 500) == 8
+    assert mm._block_draws(8 * 60, 500) == 8
     r8 = jaxtests.compare_models(X60, n_bootstrap=50, key=5, **kw)
     np.testing.assert_array_equal(r8.pvalue_adjusted, r.pvalue_adjusted)
     np.testing.assert_array_equal(r8.rank_interval, r.rank_interval)
@@ -63,6 +63,21 @@ def test_clusters_flip_together_as_signflip_test_does():
         assert p == jaxtests.signflip_test(dp, cluster=C60, method="exact").pvalue
     ref = jaxtests.signflip_test(d, cluster=C60, method="exact", correction="maxT")
     np.testing.assert_array_equal(r.pvalue_adjusted, ref.pvalue_adjusted)
+    # Monte Carlo: the draws over the 8 clusters' sums, as signflip_test's
+    kw = dict(n_resamples=200, method="monte-carlo", key=2)
+    r = jaxtests.compare_models(X60, cluster=C60, n_bootstrap=0, **kw)
+    ref = jaxtests.signflip_test(d, cluster=C60, correction="maxT", **kw)
+    np.testing.assert_array_equal(r.pvalue, ref.pvalue)
+    np.testing.assert_array_equal(r.pvalue_adjusted, ref.pvalue_adjusted)
+
+
+def test_pair_norms_survive_nearly_equal_models():
+    # the Gram route loses every digit for a pair 1e-9 apart; it is recomputed directly
+    y = RNG.normal(size=(3, 1000)) * 1e3
+    y[1] = y[0] + 1e-9 * RNG.normal(size=1000)
+    ia, ib = np.array([0, 0, 1]), np.array([1, 2, 2])
+    direct = [np.sum((y[a] - y[b]) ** 2) for a, b in zip(ia, ib)]
+    np.testing.assert_allclose(mm._pair_sq_norms(y, ia, ib), direct, rtol=1e-10)
 
 
 def test_control_compares_each_model_with_it():

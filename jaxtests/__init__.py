@@ -55,6 +55,7 @@ _WHERE = {
     **dict.fromkeys(("anova", "manova"), "jaxtests._anova"),
     "hotelling_t2": "jaxtests._hotelling",
     "mardia": "jaxtests._mardia",
+    **dict.fromkeys(("ModelComparison", "compare_models"), "jaxtests._many_models"),
     **dict.fromkeys(("adjust_pvalues", "cliques", "ordering", "posthoc"), "jaxtests._posthoc"),
     **dict.fromkeys(("FriedmanPosthocResult", "friedman_posthoc"), "jaxtests._rank_posthoc"),
     **dict.fromkeys(("PermutationTestScoreResult", "permutation_test_score"), "jaxtests._sanity"),

@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from jaxtests import _ttests as T
 from jaxtests._mcnemar import mcnemar
 from jaxtests._ttests import ftest_5x2cv, ttest_5x2cv, ttest_corrected, ttest_paired
 

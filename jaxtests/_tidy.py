@@ -452,7 +452,7 @@ def _per_item(path, header, rows, cluster):
 
 
 def read_items(path, *, cluster=None):
-    """Read a per-item file of scored answers: ``model, item, [sample], score``.
+    r"""Read a per-item file of scored answers: ``model, item, [sample], score``.
 
     Several rows of one model and item are its sampled answers (``K`` of each item by
     each model; unequal numbers are refused); :meth:`ItemTable.item_means` averages
@@ -469,6 +469,17 @@ def read_items(path, *, cluster=None):
     Returns
     -------
     ItemTable
+
+    Examples
+    --------
+    >>> import os, tempfile, jaxtests
+    >>> path = os.path.join(tempfile.mkdtemp(), "items.csv")
+    >>> with open(path, "w") as fh:  # two samples of each item by each model
+    ...     _ = fh.write("model,item,score\na,q1,1\na,q1,0\na,q2,1\na,q2,1\n"
+    ...                  "b,q1,0\nb,q1,0\nb,q2,1\nb,q2,0\n")
+    >>> t = jaxtests.read_items(path)
+    >>> t.samples.shape, t.item_means().means.tolist()
+    ((2, 2, 2), [[0.5, 1.0], [0.0, 0.5]])
     """
     table = read_tidy(path, cluster=cluster)
     if not isinstance(table, ItemTable):

@@ -205,6 +205,30 @@ def test_cli_clustered_instances_equal_the_library(capsys, tmp_path):
     assert "clustered by 'passage': 6 clusters" in out
 
 
+def test_cli_clustered_repetitions_average_each_instance(capsys, tmp_path):
+    # 2 repetitions of 2-fold cv: the t of each instance's mean difference over the
+    # repetitions (as without clusters), its label once per instance
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 20)
+    lines, zero_one = ["algorithm,repetition,fold,instance,y_true,score,topic"], {}
+    for r in (1, 2):
+        fold = np.where(rng.permutation(20) < 10, 1, 2)
+        for alg, shift in (("a", 0.8), ("b", 0.3)):
+            for i in range(20):
+                s = float((2 * y[i] - 1) * shift + rng.normal())
+                zero_one.setdefault(alg, np.zeros(20))[i] += float((s > 0) != y[i]) / 2
+                lines.append(f"{alg},{r},{fold[i]},i{i:02d},{y[i]},{s!r},t{i % 5}")
+    path = tmp_path / "rep.csv"
+    path.write_text("\n".join(lines) + "\n")
+    status, out, err = _cli(capsys, "compare", path, "--cluster", "topic", "--json")
+    assert status == 0, err
+    payload = json.loads(out)
+    d = zero_one["a"] - zero_one["b"]
+    ref = jaxtests.ttest_paired(d, np.zeros(20), cluster=[f"t{i % 5}" for i in range(20)])
+    assert payload["rows"][0]["pvalue"] == pytest.approx(float(ref.pvalue), rel=1e-12)
+    assert payload["cluster"]["n_clusters"] == 5 and payload["cluster"]["n_instances"] == 20
+
+
 def _one_line_error(capsys, *args, match):
     status, out, err = _cli(capsys, "compare", *args)
     assert status == 2 and not out, err

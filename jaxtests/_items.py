@@ -29,7 +29,8 @@ class ItemMeansResult:
         The mean of ``within_variance`` over items (Miller's ``E[sigma_i^2]``).
     within_share : array
         ``variance_within / K / var(means, ddof=1)``: the share of the variance of
-        ``mean`` that the sampling of answers adds (more samples shrink it).
+        ``mean`` that the sampling of answers adds (more samples shrink it); an
+        estimate, above 1 when ``variance_between`` comes out negative.
     n_items, n_samples : int
     """
 

@@ -278,6 +278,9 @@ def test_cli_cluster_refusals(capsys, tmp_path):
     per_fold = tmp_path / "folds.csv"
     per_fold.write_text("algorithm,fold,error,passage\na,1,0.1,x\nb,1,0.2,x\n")
     _one_line_error(capsys, per_fold, *cl, match="this is a per-fold file")
+    many = tmp_path / "datasets.csv"
+    many.write_text("dataset,algorithm,acc\nd1,a,0.1\nd1,b,0.2\nd2,a,0.3\nd2,b,0.2\n")
+    _one_line_error(capsys, many, *cl, match="this is a many-data-set file")
 
 
 def test_cli_items_repeated_samples(capsys, tmp_path):

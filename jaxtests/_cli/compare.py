@@ -310,6 +310,11 @@ def _difference_note(rows, alpha):
 
 def run(args):
     if has_dataset_column(args.file):
+        if args.cluster is not None or args.cluster_se is not None:
+            raise BadInput(
+                "--cluster groups the instances of a per-instance file or the items of a "
+                "per-item file; this is a many-data-set file (a 'dataset' column)."
+            )
         return _compare_datasets.run(args)
     if args.latex:
         raise BadInput("--latex writes the table of --report, on a many-data-set file only.")

@@ -60,6 +60,8 @@ _WHERE = {
     **dict.fromkeys(("FriedmanPosthocResult", "friedman_posthoc"), "jaxtests._rank_posthoc"),
     **dict.fromkeys(("PermutationTestScoreResult", "permutation_test_score"), "jaxtests._sanity"),
     **dict.fromkeys(("ScoreTable", "read_scores"), "jaxtests._scores"),
+    **dict.fromkeys(("ItemMeansResult", "item_means"), "jaxtests._items"),
+    **dict.fromkeys(("ItemTable", "read_items"), "jaxtests._tidy"),
     "ScoreReport": "jaxtests._score_report",
     **dict.fromkeys(("WilcoxonResult", "wilcoxon"), "jaxtests._wilcoxon"),
     **dict.fromkeys(("WildBootstrapResult", "wild_cluster_bootstrap"), "jaxtests._wild"),

@@ -245,7 +245,8 @@ def test_cluster_bootstrap_is_scipys_bootstrap_of_the_clusters_sums():
     groups = np.unique(labels)
     sums = np.array([d[labels == c].sum() for c in groups])
     sizes = np.array([(labels == c).sum() for c in groups], float)
-    r = jaxtests.bootstrap((a, b), "mean_difference", cluster=labels, n_resamples=20000, key=1)
+    with pytest.warns(RuntimeWarning, match="resamples 12 clusters: with fewer than 20"):
+        r = jaxtests.bootstrap((a, b), "mean_difference", cluster=labels, n_resamples=20000, key=1)
     ref = st.bootstrap(
         (sums, sizes),
         lambda s, n, axis=-1: s.sum(axis) / n.sum(axis),
@@ -264,6 +265,7 @@ def test_cluster_bootstrap_is_scipys_bootstrap_of_the_clusters_sums():
     np.testing.assert_allclose(r.acceleration, (u**3).sum() / 6 / (u**2).sum() ** 1.5, rtol=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:the cluster bootstrap resamples")
 def test_cluster_bootstrap_resamples_whole_clusters():
     # Three clusters: every resampled mean is the pooled mean of a multiset of 3 clusters.
     x = np.array([0.0, 1.0, 10.0, 12.0, 13.0, 100.0])
@@ -289,6 +291,7 @@ def test_cluster_bootstrap_resamples_whole_clusters():
     )
 
 
+@pytest.mark.filterwarnings("ignore:the cluster bootstrap resamples")
 def test_cluster_bootstrap_of_measures_and_what_it_refuses():
     from sklearn.metrics import accuracy_score, f1_score
 

@@ -161,6 +161,7 @@ def test_read_items_refusals(tmp_path):
 # ---------------------------------------------------------------- compare --cluster
 
 
+@pytest.mark.filterwarnings("ignore:the cluster bootstrap resamples")
 def test_cli_clustered_instances_equal_the_library(capsys, tmp_path):
     path, y, sa, sb, passage = _instance_file(tmp_path / "inst.csv")
     tests = ("t", "signflip", "bootstrap", "mcnemar", "wild")
@@ -365,6 +366,7 @@ def held_out():
     return cv, labels, test
 
 
+@pytest.mark.filterwarnings("ignore:the cluster bootstrap resamples")
 def test_cv_routes_forward_cluster(held_out):
     cv, labels, test = held_out
     lab = labels[test]

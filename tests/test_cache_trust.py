@@ -57,7 +57,10 @@ def _answers():
     r = jaxtests.signflip_test(d, n_resamples=999, key=3)
     t = jaxtests.ttest_paired(d, np.zeros(200))
     p = jaxtests.permutation_test(d[:50], d[50:], n_resamples=999, key=4)
-    return [float(r.pvalue), float(r.statistic), float(t.pvalue), float(p.pvalue)]
+    h = jaxtests.signflip_test(np.stack([d, d - 0.2]), n_resamples=999, key=5)  # 2 hypotheses
+    return [float(r.pvalue), float(r.statistic), float(t.pvalue), float(p.pvalue)] + [
+        float(x) for x in h.pvalue
+    ]
 
 
 ANSWERS = inspect.getsource(_answers)  # the same function in the child
@@ -127,7 +130,7 @@ def test_filled_cache_is_private_and_loads(filled, tmp_path, expected):
 def test_changed_swapped_planted_and_fifo_files_are_never_loaded(filled, tmp_path, expected):
     cache = _copy(filled, tmp_path)
     files = _programs(cache)
-    assert len(files) == 5  # two sign-flip, two two-sample programs and the paired t
+    assert len(files) == 6  # per sign-flip shape two programs, two two-sample ones
     marker = tmp_path / "planted-code-ran"
     # One flipped bit in the executable's bytes.
     blob = bytearray(open(files[0], "rb").read())
@@ -150,6 +153,9 @@ def test_changed_swapped_planted_and_fifo_files_are_never_loaded(filled, tmp_pat
     # A FIFO under a program's name would block a reader forever.
     os.remove(files[4])
     os.mkfifo(files[4], 0o600)
+    # A file cut short (a full disk, a killed writer).
+    with open(files[5], "r+b") as f:
+        f.truncate(100)
     out = _run(tmp_path, cache)
     assert out["out"] == expected
     assert not marker.exists()
@@ -300,7 +306,7 @@ def test_every_program_is_stored_again_after_its_file_goes(tmp_path, expected):
     cache = tmp_path / "jax"
     first = _run(tmp_path, cache, prelude=prelude)
     stored = _programs(cache)
-    assert first["out"] == expected and len(stored) == 5
+    assert first["out"] == expected and len(stored) == 6
     for path in stored:
         os.remove(path)
     again = _run(tmp_path, cache, prelude=prelude)

@@ -32,6 +32,7 @@ _WHERE = {
     "measures": "jaxtests.measures",
     "models": "jaxtests.models",
     "plot": "jaxtests.plot",  # matplotlib loads at first use, not with jaxtests
+    "power": "jaxtests.power",
     "study": "jaxtests.study",
     "ConfidenceInterval": "jaxtests._results",
     **dict.fromkeys(("CVResult", "cross_validate"), "jaxtests._cv"),
@@ -54,12 +55,16 @@ _WHERE = {
     **dict.fromkeys(("anova", "manova"), "jaxtests._anova"),
     "hotelling_t2": "jaxtests._hotelling",
     "mardia": "jaxtests._mardia",
+    **dict.fromkeys(("ModelComparison", "compare_models"), "jaxtests._many_models"),
     **dict.fromkeys(("adjust_pvalues", "cliques", "ordering", "posthoc"), "jaxtests._posthoc"),
     **dict.fromkeys(("FriedmanPosthocResult", "friedman_posthoc"), "jaxtests._rank_posthoc"),
     **dict.fromkeys(("PermutationTestScoreResult", "permutation_test_score"), "jaxtests._sanity"),
     **dict.fromkeys(("ScoreTable", "read_scores"), "jaxtests._scores"),
+    **dict.fromkeys(("ItemMeansResult", "item_means"), "jaxtests._items"),
+    **dict.fromkeys(("ItemTable", "read_items"), "jaxtests._tidy"),
     "ScoreReport": "jaxtests._score_report",
     **dict.fromkeys(("WilcoxonResult", "wilcoxon"), "jaxtests._wilcoxon"),
+    **dict.fromkeys(("WildBootstrapResult", "wild_cluster_bootstrap"), "jaxtests._wild"),
 }
 
 __all__ = sorted(

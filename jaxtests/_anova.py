@@ -14,7 +14,6 @@ import numpy as np
 
 from jaxtests import _permutation_methods as PM
 from jaxtests import _tails
-from jaxtests._buckets import pad_last
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._validation import as_float_array, as_names, is_concrete, rescale_pow2, scale_back
@@ -73,25 +72,36 @@ class AnovaResult:
     permutation_method: str | None = static_field(default=None)
 
 
-@jax.jit
-def _anova_oneway(x, where):
-    # ``where`` keeps observations of a shape bucket; None under the caller's jit.
-    ss = kstatistics.anova_sums(x, where)
-    f = kstatistics.anova_f(x, where)
+def _oneway_statistics(x, where, xp=jnp):
+    # ``where`` keeps observations of a shape bucket; None under the caller's jit and on
+    # the host (xp=numpy for concrete data: nothing compiled).
+    ss = kstatistics.anova_sums(x, where, xp)
+    f = kstatistics.anova_f(x, where, xp)
     # 0/0 (constant data) is NaN, as F; no within variation gives 1, as F = inf.
     eta2 = ss.between / (ss.between + ss.within)
     return f, ss.between, ss.within, eta2, eta2
 
 
-@jax.jit
-def _anova_blocked(x, where):
-    ss = kstatistics.blocked_anova_sums(x, where)
-    f = kstatistics.blocked_anova_f(x, where)
+def _blocked_statistics(x, where, xp=jnp):
+    ss = kstatistics.blocked_anova_sums(x, where, xp)
+    f = kstatistics.blocked_anova_f(x, where, xp)
     # No algorithm effect is 0, as F = 0 (statsmodels' AnovaRM), also over zero sums.
     none = ss.treatment == 0
-    eta2 = jnp.where(none, 0.0, ss.treatment / (ss.treatment + ss.block + ss.error))
-    partial = jnp.where(none, 0.0, ss.treatment / (ss.treatment + ss.error))
+    eta2 = xp.where(none, 0.0, ss.treatment / (ss.treatment + ss.block + ss.error))
+    partial = xp.where(none, 0.0, ss.treatment / (ss.treatment + ss.error))
     return f, ss.treatment, ss.error, ss.block, eta2, partial
+
+
+_anova_oneway = jax.jit(_oneway_statistics)
+_anova_blocked = jax.jit(_blocked_statistics)
+
+
+def _statistics(host, traced, x):
+    """The statistics in numpy for concrete ``x`` (nothing compiled), else jitted."""
+    if is_concrete(x):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return host(np.asarray(x), None, xp=np)
+    return traced(x, None)
 
 
 def _ranked_f(f):
@@ -203,10 +213,10 @@ def anova(x, *, blocked=False, method="parametric", n_resamples=PM.N_RESAMPLES, 
     factor, x = rescale_pow2(x)  # exact; F and p are scale-invariant
     n_groups, k = x.shape[-2], x.shape[-1]
     if blocked:
-        f, sse, ssr, ssb, eta2, partial = _anova_blocked(*pad_last(x))
+        f, sse, ssr, ssb, eta2, partial = _statistics(_blocked_statistics, _anova_blocked, x)
         df = (n_groups - 1, (n_groups - 1) * (k - 1))
     else:
-        f, sse, ssr, eta2, partial = _anova_oneway(*pad_last(x))
+        f, sse, ssr, eta2, partial = _statistics(_oneway_statistics, _anova_oneway, x)
         ssb = None
         df = (n_groups - 1, n_groups * (k - 1))
     p = _tails.f_sf(f, *df) if method == "parametric" else None

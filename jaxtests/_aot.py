@@ -27,8 +27,6 @@ import importlib
 import json
 import os
 import platform
-import stat
-import tempfile
 
 import jax
 import numpy as np
@@ -41,9 +39,6 @@ __all__ = ["call"]
 _FORMAT = 4  # bump when the key or the file layout changes
 _MAGIC = b"jaxtests-program-4\n"
 _MAX_BYTES = 1 << 30  # a program file larger than this is not ours
-# Variables read by XLA or the GPU runtime that can change a compiled program or its numerics
-# (XLA_FLAGS, NVIDIA_TF32_OVERRIDE, ...); JAX_* ones too, beside the settings they feed.
-_ENV_PREFIXES = ("XLA_", "TF_", "JAX_", "LIBTPU_", "NVIDIA_", "CUDA_", "ROCM_", "HIP_")
 # Settings that say where programs are kept or how compiles are logged, not what they compute.
 _NOT_PROGRAM = ("cache", "log", "pprint", "traceback")
 LOADED = PROGRAM_LOADED  # a jax.monitoring event per program loaded from disk
@@ -51,9 +46,10 @@ _programs = {}  # key -> jax.stages.Compiled, or None (plain path)
 
 
 def _folder():
+    """The descriptor of the programs' folder (checked when opened), or None."""
     from jaxtests import _cache
 
-    return _cache.programs_dir()
+    return _cache.programs_fd()
 
 
 @functools.cache
@@ -126,7 +122,7 @@ def _settings_text(values, env):
 
 
 def _settings():
-    """Every JAX setting in force and XLA's variables, as text."""
+    """Every JAX setting in force and XLA's variables as the backend started with them, as text."""
     every = jax.config.values  # a new dict at each access
     scoped, plain = _setting_names(len(every))
     values = (
@@ -135,7 +131,9 @@ def _settings():
         tuple(getattr(jax.config, n) for n in scoped),
         tuple(every[n] for n in plain),
     )
-    env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(_ENV_PREFIXES)))
+    from jaxtests import _cache
+
+    env = _cache.backend_env()
     try:
         return _settings_text(values, env)
     except TypeError:  # an unhashable setting: no memo
@@ -382,36 +380,18 @@ def _unpack(secret, key, blob):
     return json.loads(header), payload
 
 
-def _read(path):
+def _read(path, dir_fd=None):
     """The bytes of ``path`` if it is a regular file that only this user can write, else None."""
-    try:
-        # O_NONBLOCK: a FIFO planted under a program's name never blocks; O_NOFOLLOW: no links.
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if (
-            not stat.S_ISREG(st.st_mode)
-            or st.st_uid != os.geteuid()
-            or st.st_mode & 0o022
-            or st.st_size > _MAX_BYTES
-        ):
-            return None
-        return f.read()
+    from jaxtests import _cache
+
+    return _cache.read_private(path, dir_fd=dir_fd, limit=_MAX_BYTES)[0]
 
 
-def _write(path, blob):
+def _write(path, blob, dir_fd=None):
     """Write ``blob`` to ``path`` atomically (mode 0600); on any failure leave nothing behind."""
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")  # mode 0600
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(blob)
-        os.replace(tmp, path)  # atomic: concurrent processes never read half a file
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
+    from jaxtests import _cache
+
+    _cache.write_private(path, blob, dir_fd=dir_fd)
 
 
 def _fresh_compile(fn, args, static):
@@ -438,10 +418,10 @@ def _fresh_compile(fn, args, static):
     return compiled, seen.hits == 0
 
 
-def _load(path, key, args):
+def _load(folder, path, key, args):
     """The stored executable for ``key`` as a ``Compiled``, or None."""
     secret = _secret()
-    blob = _read(path) if secret is not None else None
+    blob = _read(path, folder) if secret is not None else None
     unpacked = _unpack(secret, key, blob) if blob is not None else None
     if unpacked is None:
         return None
@@ -451,10 +431,10 @@ def _load(path, key, args):
     return _rebuild(header, executable, args)[1]
 
 
-def _load_or_compile(path, key, fn, args, static):
+def _load_or_compile(folder, path, key, fn, args, static):
     """``(program, loaded)``: the stored executable, or a fresh one (stored when it can be)."""
     try:
-        program = _load(path, key, args)
+        program = _load(folder, path, key, args)
     except Exception:  # verified but not loadable here (another jaxlib build): rebuild it
         program = None
     if program is not None:
@@ -467,7 +447,7 @@ def _load_or_compile(path, key, fn, args, static):
             header = _storable(compiled, args)
             payload = compiled._executable._unloaded_executable.xla_executable
             payload = payload.client.serialize_executable(payload)
-            _write(path, _pack(secret, key, header, payload))
+            _write(path, _pack(secret, key, header, payload), folder)
         except Exception:  # not rebuildable, not serializable, or a full disk: used, not stored
             pass
     return compiled, False
@@ -490,9 +470,9 @@ def call(fn, name, args, static=None, compiler_options=None):
         return fn(*args, **static)
     program = _programs.get(key, False)
     if program is False:
-        path = os.path.join(folder, f"{key}.jaxexec")
+        path = f"{key}.jaxexec"  # relative to the folder's descriptor
         try:
-            program, loaded = _load_or_compile(path, key, fn, args, static)
+            program, loaded = _load_or_compile(folder, path, key, fn, args, static)
         except Exception:  # any failure of the stored path: the plain program serves
             program, loaded = None, False
         if loaded:
@@ -503,7 +483,7 @@ def call(fn, name, args, static=None, compiler_options=None):
             except Exception:
                 program = None
                 with contextlib.suppress(OSError):
-                    os.remove(path)
+                    os.remove(path, dir_fd=folder)
             else:
                 _programs[key] = program
                 return out

@@ -10,15 +10,17 @@ distribution's standard deviation with ``ddof=1``. The draws come from
 ``batch_size``.
 """
 
+import functools
 import math
 import warnings
 from typing import NamedTuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _bootstrap_draws as _draws
-from jaxtests import _pvalues
+from jaxtests import _clusters, _pvalues
 from jaxtests._buckets import bucket, pad_axis
 from jaxtests._precision import x64
 from jaxtests._random import resolve_key
@@ -47,6 +49,9 @@ METHODS = ("percentile", "basic", "BCa")
 # The bootstrap distribution is kept (its quantiles give the interval): 8 bytes a resample
 # per test; 10^8 resamples are 800 MB.
 MAX_RESAMPLES = 10**8
+# Fewer clusters than this: the cluster bootstrap warns (Cameron, Gelbach & Miller 2008 find
+# its rejection rates well above the level at 5-10 clusters; 3 of 5 tests here at G = 5)
+FEW_CLUSTERS = 20
 _MEASURES = ("accuracy", "error", "tpr", "recall", "fpr", "precision", "f1")
 
 
@@ -94,6 +99,8 @@ class BootstrapResult:
     bias_correction, acceleration : array or None
         BCa's ``z0`` and jackknife ``a`` (None for the other methods).
     method, confidence_level, alternative, n_resamples, seed, paired
+    n_clusters : int or None
+        With ``cluster``: the number of clusters resampled.
     """
 
     confidence_interval: ConfidenceInterval
@@ -108,6 +115,7 @@ class BootstrapResult:
     n_resamples: int = static_field(default=9999)
     seed: object = static_field(default=None)
     paired: bool = static_field(default=True)
+    n_clusters: int | None = static_field(default=None)
 
 
 @result
@@ -127,6 +135,8 @@ class BootstrapTestResult:
         ``b``: resamples at least as extreme as the observed difference under the shifted null.
     bootstrap_distribution : array or None
     method, confidence_level, alternative, n_resamples, seed
+    n_clusters : int or None
+        With ``cluster``: the number of clusters resampled.
     """
 
     statistic: jax.Array
@@ -140,6 +150,7 @@ class BootstrapTestResult:
     alternative: str = static_field(default="two-sided")
     n_resamples: int = static_field(default=9999)
     seed: object = static_field(default=None)
+    n_clusters: int | None = static_field(default=None)
 
 
 def _statistic_iv(statistic):
@@ -266,12 +277,17 @@ def _options_iv(
 
 def _acceleration(theta_ji):
     """scipy's jackknife acceleration: ``sum U^3 / n_j^3 / 6 (sum U^2 / n_j^2)^1.5``."""
-    nums, dens = 0.0, 0.0
-    for t in theta_ji:
-        n = float(t.size)
-        u = (n - 1) * (np.mean(t) - t)
-        nums = nums + np.sum(u**3) / n**3
-        dens = dens + np.sum(u**2) / n**2
+    # `a` does not change when every U is scaled by one factor: scaled to at most 1, the
+    # cubes of large statistics (|U| > 1e103) do not overflow to inf / inf = NaN
+    with np.errstate(invalid="ignore", over="ignore"):
+        us = [
+            (t.size - 1) * (np.mean(t) - t) for t in (np.asarray(t, np.float64) for t in theta_ji)
+        ]
+        top = max((float(np.max(np.abs(u))) for u in us if u.size), default=0.0)
+    if np.isfinite(top) and top > 0:
+        us = [u / 2.0 ** math.frexp(top)[1] for u in us]  # a power of two: exact
+    nums = sum(np.sum(u**3) / u.size**3 for u in us)
+    dens = sum(np.sum(u**2) / u.size**2 for u in us)
     with np.errstate(invalid="ignore", divide="ignore"):
         return 1 / 6 * nums / dens ** (3 / 2)
 
@@ -341,16 +357,123 @@ def _warn_undefined(dist):
         )
 
 
-def _run(data, statistic, paired, axis, opts):
-    """Per test of the batch: ``(theta_hat, dist, low, high, z0, a)`` lists."""
+def _ratio(s, n):
+    # A cluster resample's statistic: the pooled instances' mean (sum over clusters' sums)
+    return jnp.sum(s) / jnp.sum(n)
+
+
+@functools.cache
+def _cluster_measure(name):
+    """The measure (or its A - B difference) of a resample of clusters' confusion counts:
+    one function object per name, so its programs are compiled once per cluster count."""
+    base = name.removesuffix("_difference")
+
+    def of(*cells):  # (tp, fn, fp, tn) per model, each (G,) cluster sums
+        vals = [
+            _draws._measure(base, jnp.stack([jnp.sum(c) for c in cells[i : i + 4]]))
+            for i in range(0, len(cells), 4)
+        ]
+        return _draws._difference(vals)
+
+    of.__name__ = f"cluster_{name}"
+    return of
+
+
+def _cluster_samples(arrays, stat, paired, cluster):
+    """Clusters as the observations: each built-in statistic is a ratio of sums over the
+    instances, so resampling whole clusters is the ordinary (paired) bootstrap of the
+    clusters' sums, with the statistic of the pooled sums (and the jackknife leaves one
+    cluster out). Returns ``(samples, statistic, groups)``."""
+    if callable(stat) or stat.startswith("roc_auc"):
+        raise ValueError(
+            "`cluster` resamples whole clusters for the built-in means and measures (ratios "
+            "of sums over instances); "
+            + ("a callable" if callable(stat) else f"{stat!r}")
+            + " is not one: pass per-cluster values yourself, or leave `cluster` out."
+        )
+    if not paired:
+        raise ValueError("`cluster` needs `paired=True`: clusters hold paired instances.")
+    groups = _clusters.cluster_iv(cluster, arrays[0].shape[-1])
+    if groups.n_clusters < FEW_CLUSTERS:
+        warnings.warn(
+            f"the cluster bootstrap resamples {groups.n_clusters} clusters: with fewer than "
+            f"{FEW_CLUSTERS} its intervals are too narrow and its p-values too small (Cameron, "
+            "Gelbach & Miller 2008); prefer wild_cluster_bootstrap or signflip_test(..., "
+            "cluster=) there.",
+            RuntimeWarning,
+            stacklevel=5,  # the caller of bootstrap(): _run, bootstrap, the x64 wrapper
+        )
+    batch = arrays[0].shape[:-1]
+    sizes = np.broadcast_to(groups.sizes.astype(np.float64), (*batch, groups.n_clusters))
+    if stat in ("mean", "mean_difference"):
+        x = arrays[0] if stat == "mean" else arrays[0] - arrays[1]
+        return [groups.sums(x), sizes], _ratio, groups
+    y = np.asarray(arrays[0]) > 0
+    cells = []
+    for f in arrays[1:]:
+        pos = np.asarray(f) > 0  # predicted +1 iff the decision value is > 0
+        for cell in (y & pos, y & ~pos, ~y & pos, ~y & ~pos):
+            cells.append(groups.sums(cell.astype(np.float64)))
+    return cells, _cluster_measure(stat), groups
+
+
+# Means are scaled by a power of two (exact) past this magnitude: their sums would overflow.
+_LARGE = 2.0**512
+
+
+def _scale(stat, raw):
+    """``e``: ``2^-e`` brings the values of a mean statistic near 1 (0 for the others).
+
+    A mean, and a difference of means, is homogeneous of degree 1, so its
+    distribution and interval scale back exactly (``z0`` and ``a`` do not
+    change); summed unscaled, values near 1e308 overflow to inf.
+    """
+    if stat not in ("mean", "mean_difference"):
+        return 0
+    top = max(float(np.max(np.abs(x))) for x in raw)
+    return math.frexp(top)[1] if top > _LARGE else 0
+
+
+def _warn_overflow(theta_hat, dist, stat):
+    inf = int(np.isinf(dist).sum()) + int(np.isinf(theta_hat))
+    if inf:
+        warnings.warn(
+            f"the statistic overflowed to +-inf on {inf} of {dist.size + 1} evaluations "
+            "(the resamples and the original data): its values exceed the float64 range "
+            f"(1.8e308){'' if callable(stat) else ' even scaled'}; rescale the data (e.g. "
+            "divide by a power of ten) and scale the interval back.",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    return inf
+
+
+def _run(data, statistic, paired, axis, opts, cluster=None):
+    """Per test of the batch: ``(theta_hat, dist, low, high, z0, a)`` lists, and the
+    clusters (None without ``cluster``)."""
     stat = _statistic_iv(statistic)
     arrays, batch = _data_iv(data, stat, paired, axis)
+    groups = None
+    if cluster is not None:
+        arrays, stat, groups = _cluster_samples(arrays, stat, paired, cluster)
+        paired = True
     h = math.prod(batch)
+    if h * opts.n_resamples > MAX_RESAMPLES:
+        # refused before any draw: 4 tests of 10^8 resamples failed after 215 s
+        raise ValueError(
+            f"`data` holds a batch of {h:,} tests of `n_resamples`={opts.n_resamples:,}: "
+            f"{h * opts.n_resamples:,} resamples in all, more than {MAX_RESAMPLES:,} (the "
+            "distributions are kept, 8 bytes a resample); bootstrap the tests in separate "
+            "calls, or draw fewer resamples."
+        )
     # sliced on the host: eager jnp indexing compiles a program per shape
     flat = [np.asarray(a).reshape((h, a.shape[-1])) for a in arrays]
     rows = []
     for t in range(h):
         raw = [a[t] for a in flat]
+        scale = _scale(stat, raw)
+        if scale:
+            raw = [np.ldexp(x, -scale) for x in raw]
         live = None
         size = None
         if _draws.pads(stat):  # padded to shape buckets: a new size compiles nothing
@@ -371,16 +494,43 @@ def _run(data, statistic, paired, axis, opts):
         )
         _warn_undefined(dist)
         low, high, z0, a = _interval(dist, theta_hat, stat, samples, bool(paired), opts, live)
-        if opts.method == "BCa" and not np.isnan(dist).any() and np.isnan([low, high]).any():
+        if scale:
+            with np.errstate(over="ignore"):  # a difference of means past 1.8e308: inf, warned
+                theta_hat, dist, low, high = (
+                    float(np.ldexp(v, scale)) if np.ndim(v) == 0 else np.ldexp(v, scale)
+                    for v in (theta_hat, dist, low, high)
+                )
+        overflow = _warn_overflow(theta_hat, dist, stat)
+        if (
+            opts.method == "BCa"
+            and not overflow
+            and not np.isnan(dist).any()
+            and np.isnan([low, high]).any()
+        ):
+            # "constant" only of a distribution that is: a = 0/0 has other causes too
+            why = (
+                "every resample gives the same statistic, e.g. constant data"
+                if np.ptp(dist) == 0
+                else "the jackknife acceleration is 0/0: every leave-one-out statistic is the same"
+                if np.isnan(a)
+                else "a degenerate bootstrap distribution"
+            )
             warnings.warn(
-                "The BCa confidence interval cannot be calculated (a degenerate bootstrap "
-                "distribution, e.g. constant data): the interval is NaN, as scipy's. "
-                "method='percentile' gives the point.",
+                f"The BCa confidence interval cannot be calculated ({why}): the interval is "
+                "NaN, as scipy's. method='percentile' gives the point.",
                 RuntimeWarning,
                 stacklevel=3,
             )
         rows.append((theta_hat, dist, low, high, z0, a))
-    return rows, batch
+    return rows, batch, groups
+
+
+def _standard_error(dist):
+    """``std(dist, ddof=1)`` along the last axis, scaled first: squares of 1e160 overflow."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        top = np.max(np.abs(dist), axis=-1, keepdims=True)
+        e = np.frexp(np.where(np.isfinite(top) & (top > 0), top, 1.0))[1]  # by 2^-e: exact
+        return np.ldexp(np.std(np.ldexp(dist, -e), axis=-1, ddof=1), e[..., 0])
 
 
 def _field(rows, i, batch):
@@ -401,6 +551,7 @@ def bootstrap(
     batch_size=None,
     axis=-1,
     return_distribution=False,
+    cluster=None,
 ):
     """Bootstrap confidence interval of a statistic (``scipy.stats.bootstrap``'s conventions).
 
@@ -424,7 +575,8 @@ def bootstrap(
         of equal size), or each sample independently. The AUC and measure statistics
         need ``paired=True``.
     n_resamples : int, default 9999
-        At most ``MAX_RESAMPLES`` (10^8): the distribution is kept, 8 bytes a resample.
+        At most ``MAX_RESAMPLES`` (10^8) over the whole batch: the distribution is kept,
+        8 bytes a resample.
     confidence_level : float, default 0.95
     method : {"BCa", "percentile", "basic"}
     alternative : {"two-sided", "less", "greater"}
@@ -437,6 +589,15 @@ def bootstrap(
         The observation axis of every sample.
     return_distribution : bool, default False
         Keep ``bootstrap_distribution`` in the result.
+    cluster : array_like, (n,), optional
+        One cluster label per observation (integers or strings), shared by the
+        batch: whole clusters are resampled (the cluster bootstrap; Davison &
+        Hinkley 1997, 3.8), for dependent observations within a cluster. Built-in
+        means and measures (``paired=True``) only: each is a ratio of sums over the
+        instances, so a resample of ``G`` clusters pools their sums, and BCa's
+        jackknife leaves one cluster out. The AUCs and callables are refused. With
+        fewer than 20 clusters a ``RuntimeWarning`` says the intervals are too narrow
+        (Cameron, Gelbach & Miller 2008): prefer :func:`wild_cluster_bootstrap` there.
 
     Returns
     -------
@@ -478,10 +639,9 @@ def bootstrap(
     opts = _options_iv(
         n_resamples, confidence_level, method, alternative, key, batch_size, return_distribution
     )
-    rows, batch = _run(data, statistic, paired, axis, opts)
+    rows, batch, groups = _run(data, statistic, paired, axis, opts, cluster)
     dist = np.stack([r[1] for r in rows]).reshape((*batch, opts.n_resamples))
-    with np.errstate(invalid="ignore"):
-        se = np.std(dist, axis=-1, ddof=1)
+    se = _standard_error(dist)
     bca = opts.method == "BCa"
     return BootstrapResult(
         confidence_interval=ConfidenceInterval(
@@ -498,6 +658,7 @@ def bootstrap(
         n_resamples=opts.n_resamples,
         seed=opts.seed,
         paired=bool(paired),
+        n_clusters=None if groups is None else groups.n_clusters,
     )
 
 
@@ -515,6 +676,7 @@ def bootstrap_test(
     batch_size=None,
     axis=-1,
     return_distribution=False,
+    cluster=None,
 ):
     """Paired bootstrap test of "no difference" (Berg-Kirkpatrick et al. 2012), with its interval.
 
@@ -528,9 +690,9 @@ def bootstrap_test(
         A difference ``delta`` of A and B on the same instances: a built-in
         ``*_difference`` name or a callable (as in :func:`bootstrap`).
     paired, n_resamples, confidence_level, method, alternative, key, batch_size, axis, \
-return_distribution
-        As :func:`bootstrap`; ``alternative`` is also the test's (``"greater"``: A's
-        statistic larger).
+return_distribution, cluster
+        As :func:`bootstrap` (``cluster``: resample whole clusters); ``alternative``
+        is also the test's (``"greater"``: A's statistic larger).
 
     Returns
     -------
@@ -577,7 +739,7 @@ return_distribution
             f"`statistic`={statistic!r} is not a difference: use 'mean_difference', "
             "'roc_auc_difference' or '<measure>_difference' (or a callable difference)."
         )
-    rows, batch = _run(data, statistic, paired, axis, opts)
+    rows, batch, groups = _run(data, statistic, paired, axis, opts, cluster)
     p, n_ext = [], []
     for theta, dist, *_ in rows:
         tol = _tie_tol(theta, dist)
@@ -589,8 +751,7 @@ return_distribution
         p.append(np.nan if undefined else float(pv))
         n_ext.append(int(cnt))
     dist = np.stack([r[1] for r in rows]).reshape((*batch, opts.n_resamples))
-    with np.errstate(invalid="ignore"):
-        se = np.std(dist, axis=-1, ddof=1)
+    se = _standard_error(dist)
     return BootstrapTestResult(
         statistic=_field(rows, 0, batch)[()],
         pvalue=np.asarray(p, np.float64).reshape(batch)[()],
@@ -605,4 +766,5 @@ return_distribution
         alternative=opts.alternative,
         n_resamples=opts.n_resamples,
         seed=opts.seed,
+        n_clusters=None if groups is None else groups.n_clusters,
     )

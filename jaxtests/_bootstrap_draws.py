@@ -10,6 +10,7 @@ import collections
 import functools
 import os
 from concurrent import futures
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -214,8 +215,7 @@ def _resample_block(stat, key, start, samples, prep, layouts, paired, draws, liv
     return _from_slots(stat, counts, samples[-1].dtype)
 
 
-@functools.partial(jax.jit, static_argnames=("stat", "paired", "draws", "n_blocks"))
-def resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks, live=None):
+def _resample_blocks(stat, key, first, samples, layouts, paired, draws, n_blocks, live):
     """``n_blocks`` blocks of ``draws`` resamples from draw ``first``: ``(n_blocks draws,)``."""
     prep = None if callable(stat) else _prepare(stat, samples)
 
@@ -226,8 +226,7 @@ def resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks,
     return lax.map(one, jnp.arange(n_blocks)).reshape(-1)
 
 
-@functools.partial(jax.jit, static_argnames=("stat", "paired"))
-def observed(samples, layouts, stat, paired, live=None):
+def _observed(stat, samples, layouts, paired, live):
     if callable(stat):
         return stat(*samples)
     prep = _prepare(stat, samples)
@@ -242,8 +241,7 @@ def observed(samples, layouts, stat, paired, live=None):
     return _from_weights(stat, weights, samples, prep, layouts)[0]
 
 
-@functools.partial(jax.jit, static_argnames=("stat", "which", "paired", "rows"))
-def _jackknife_block(first, samples, stat, which, paired, rows):
+def _jackknife_rows(stat, first, samples, which, paired, rows):
     """Leave-one-out statistics ``(rows,)`` of a callable: observations ``first ..`` of ``which``.
 
     Pure gathers of ``n - 1`` observations, vmapped.
@@ -258,6 +256,64 @@ def _jackknife_block(first, samples, stat, which, paired, rows):
             for j, s in enumerate(samples)
         ]
     return jax.vmap(stat)(*xs)
+
+
+class _Programs(NamedTuple):
+    resample_blocks: object
+    observed: object
+    jackknife_rows: object
+
+
+def _jit(stat):
+    """The jitted programs of statistic ``stat`` (its name, or a callable bound in)."""
+    static = () if callable(stat) else ("stat",)
+    bind = functools.partial if callable(stat) else (lambda f, _: f)
+    return _Programs(
+        jax.jit(
+            bind(_resample_blocks, stat), static_argnames=(*static, "paired", "draws", "n_blocks")
+        ),
+        jax.jit(bind(_observed, stat), static_argnames=(*static, "paired")),
+        jax.jit(bind(_jackknife_rows, stat), static_argnames=(*static, "which", "paired", "rows")),
+    )
+
+
+_BUILTIN = _jit("mean")  # the statistic's name is a static argument of one set of programs
+# A callable's programs, the most recently used first out last: jit keyed by a static
+# callable kept every new lambda's programs (7.6 MB a call) for the life of the process.
+_CALLABLE_PROGRAMS = collections.OrderedDict()
+MAX_CALLABLE_PROGRAMS = 8
+
+
+def _programs(stat):
+    if not callable(stat):
+        return _BUILTIN
+    progs = _CALLABLE_PROGRAMS.pop(stat, None) or _jit(stat)
+    _CALLABLE_PROGRAMS[stat] = progs
+    while len(_CALLABLE_PROGRAMS) > MAX_CALLABLE_PROGRAMS:
+        _CALLABLE_PROGRAMS.popitem(last=False)
+    return progs
+
+
+def resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks, live=None):
+    """``n_blocks`` blocks of ``draws`` resamples from draw ``first``: ``(n_blocks draws,)``."""
+    fn = _programs(stat).resample_blocks
+    args = (key, first, samples, layouts)
+    if not callable(stat):
+        args = (stat, *args)
+    return fn(*args, paired=paired, draws=draws, n_blocks=n_blocks, live=live)
+
+
+def observed(samples, layouts, stat, paired, live=None):
+    """The statistic of the original samples."""
+    fn = _programs(stat).observed
+    args = (samples, layouts) if callable(stat) else (stat, samples, layouts)
+    return fn(*args, paired=paired, live=live)
+
+
+def _jackknife_block(first, samples, stat, which, paired, rows):
+    fn = _programs(stat).jackknife_rows
+    args = (first, samples) if callable(stat) else (stat, first, samples)
+    return fn(*args, which=which, paired=paired, rows=rows)
 
 
 def _loo_mean(x, col=None, n=None):

@@ -135,6 +135,13 @@ class FoldTests:
         0.4827
         """
         self._m(a), self._m(b)  # an unknown name first, then the design
+        if "cluster" in kwargs:  # the folds are its units, not the instances
+            raise ValueError(
+                "`cluster` groups instances; `ttest_paired` tests per-fold values. For "
+                "clustered instances use `signflip_test`, `bootstrap_test` or `mcnemar` with "
+                "`cluster=`, or jaxtests.ttest_paired on instance_differences(a, b) and zeros "
+                "with the tested instances' labels."
+            )
         test, _ = self._test("ttest_paired", kwargs, pool_repetitions)
         la, lb = self._losses_pair(a, b, loss, loss_kwargs)
         return test(la.ravel(), lb.ravel(), **kwargs)

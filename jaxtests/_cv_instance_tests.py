@@ -20,9 +20,25 @@ __all__ = ["InstanceTests"]
 class InstanceTests:
     """Tests of the per-instance outputs; a mixin of ``CVResult``."""
 
+    def _tested_clusters(self, cluster, index=None):
+        """The labels of the tested instances, by instance index (or of ``index``), from
+        ``cluster``: one label per instance of the data set (None: unclustered)."""
+        if cluster is None:
+            return None
+        labels = np.asarray(cluster)
+        n = int(self.y.shape[0])
+        if labels.ndim != 1 or labels.shape[0] != n:
+            raise ValueError(
+                f"`cluster` needs one label per instance of the data set ({n}, as `y`), got "
+                f"shape {labels.shape}."
+            )
+        if index is None:  # each tested instance once, by index (as instance_differences)
+            index = np.unique(np.asarray(self.index)[np.asarray(self.valid)])
+        return labels[index]
+
     @cv_doc()
     @x64
-    def mcnemar(self, a, b, *, repetition=None, **kwargs):
+    def mcnemar(self, a, b, *, repetition=None, cluster=None, **kwargs):
         """McNemar's test of equal error rates of models ``a`` and ``b`` on the same instances.
 
         The predictions of the two classifiers on every test instance of one
@@ -39,6 +55,10 @@ class InstanceTests:
         repetition : int or None, default None
             Which repetition of a repeated cross-validation to test (its instances are
             tested once each); ``None`` for a single run, refused over several.
+        cluster : array_like, (n,), optional
+            One cluster label per instance of the data set (``y``'s order): Durkalski et
+            al.'s clustered test (:func:`jaxtests.mcnemar` with ``cluster``) on the
+            labels of the tested instances.
         **kwargs
             Passed to :func:`jaxtests.mcnemar` (``method``, ``correction``).
 
@@ -93,11 +113,12 @@ class InstanceTests:
             y, pa, pb = (np.where(v > 0, 1, -1) for v in (y, fa, fb))
         else:
             y, pa, pb = (v.astype(np.int64) for v in (y, fa, fb))
-        return jaxtests.mcnemar(y, pa, pb, **kwargs)
+        cluster = self._tested_clusters(cluster, idx)
+        return jaxtests.mcnemar(y, pa, pb, cluster=cluster, **kwargs)
 
     @cv_doc()
     @x64
-    def signflip_test(self, a, b, *, loss=None, loss_kwargs=None, **kwargs):
+    def signflip_test(self, a, b, *, loss=None, loss_kwargs=None, cluster=None, **kwargs):
         """Sign-flip permutation test on the paired per-instance loss differences.
 
         ``d_i = loss_a(i) - loss_b(i)`` on every tested instance ``i`` (Hein),
@@ -118,6 +139,10 @@ class InstanceTests:
             Per-instance loss (see above).
         loss_kwargs : dict, optional
             Keywords of the loss.
+        cluster : array_like, (n,), optional
+            One cluster label per instance of the data set (``y``'s order): each
+            cluster's differences are flipped together (:func:`jaxtests.signflip_test`
+            with ``cluster``, on the labels of the tested instances).
         **kwargs
             Passed to :func:`jaxtests.signflip_test` (``n_resamples``, ``key``...).
 
@@ -142,7 +167,7 @@ class InstanceTests:
         self._m(a), self._m(b)  # an unknown name first, then the design
         test, _ = self._test("signflip_test", kwargs)
         d = self.instance_differences(a, b, loss, **(loss_kwargs or {}))
-        res = test(d, **kwargs)
+        res = test(d, cluster=self._tested_clusters(cluster), **kwargs)
         self._check_resamples_used(res, kwargs, f"test of the {d.size} per-instance differences")
         return res
 
@@ -191,7 +216,16 @@ class InstanceTests:
     @cv_doc()
     @x64
     def bootstrap(
-        self, a, b, *, measure=None, loss=None, loss_kwargs=None, pool_folds=False, **kwargs
+        self,
+        a,
+        b,
+        *,
+        measure=None,
+        loss=None,
+        loss_kwargs=None,
+        pool_folds=False,
+        cluster=None,
+        **kwargs,
     ):
         """Bootstrap interval of the difference A - B on the test instances.
 
@@ -210,6 +244,10 @@ class InstanceTests:
             The per-instance loss when ``measure`` is None.
         pool_folds : bool, default False
             Allow one AUC over the scores of several folds' models.
+        cluster : array_like, (n,), optional
+            One cluster label per instance of the data set (``y``'s order): whole
+            clusters of tested instances are resampled (:func:`jaxtests.bootstrap`
+            with ``cluster``; not for ``roc_auc``).
         **kwargs
             Passed to :func:`jaxtests.bootstrap` (``n_resamples``, ``method``, ``key``...).
 
@@ -228,12 +266,21 @@ class InstanceTests:
         import jaxtests
 
         data, stat = self._bootstrap_data(a, b, measure, loss, loss_kwargs, pool_folds)
-        return jaxtests.bootstrap(data, stat, **kwargs)
+        return jaxtests.bootstrap(data, stat, cluster=self._tested_clusters(cluster), **kwargs)
 
     @cv_doc()
     @x64
     def bootstrap_test(
-        self, a, b, *, measure=None, loss=None, loss_kwargs=None, pool_folds=False, **kwargs
+        self,
+        a,
+        b,
+        *,
+        measure=None,
+        loss=None,
+        loss_kwargs=None,
+        pool_folds=False,
+        cluster=None,
+        **kwargs,
     ):
         """Paired bootstrap test of no difference between A and B (see :meth:`bootstrap`).
 
@@ -241,7 +288,7 @@ class InstanceTests:
         ----------
         a, b : str
             Model names.
-        measure, loss, loss_kwargs, pool_folds
+        measure, loss, loss_kwargs, pool_folds, cluster
             As :meth:`bootstrap`.
         **kwargs
             Passed to :func:`jaxtests.bootstrap_test`.
@@ -261,7 +308,8 @@ class InstanceTests:
         import jaxtests
 
         data, stat = self._bootstrap_data(a, b, measure, loss, loss_kwargs, pool_folds)
-        return jaxtests.bootstrap_test(data, stat, **kwargs)
+        cluster = self._tested_clusters(cluster)
+        return jaxtests.bootstrap_test(data, stat, cluster=cluster, **kwargs)
 
     @cv_doc()
     @x64

@@ -38,7 +38,9 @@ __all__ = [
 WORK = collections.Counter()
 
 
-def initialize(coordinator=None, num_processes=None, process_id=None, *, timeout=60.0, call=None):
+def initialize(
+    coordinator=None, num_processes=None, process_id=None, *, timeout=60.0, call=None, token=None
+):
     """Join a multi-process run (the CLI's ``--coordinator``; a library user calls JAX's).
 
     Without a coordinator, process count or id, they come from
@@ -48,7 +50,9 @@ def initialize(coordinator=None, num_processes=None, process_id=None, *, timeout
     (:func:`jaxtests._rendezvous.meet`: a free port, every process there
     within ``timeout`` seconds, one process per id, the same count, versions,
     ``call`` options and data digest), so that JAX's runtime, which aborts
-    from C++ on such faults, starts only when it can succeed. Process 0
+    from C++ on such faults, starts only when it can succeed. Before anything
+    else, every process proves it knows ``token`` (bytes, the run's shared
+    secret; it may be None only for a loopback coordinator). Process 0
     listens on the coordinator's IP address (every interface for a host
     name). CPU processes exchange counts through collectives chosen before
     the backend starts: gloo (jax 0.10's default) unless the user chose
@@ -63,7 +67,7 @@ def initialize(coordinator=None, num_processes=None, process_id=None, *, timeout
     host, _, port = coordinator.rpartition(":")
     options, data = call if call is not None else ({}, "")
     hello = _rendezvous.Hello(_versions(), num_processes, process_id, options, data)
-    link = _rendezvous.meet(host, int(port), hello, timeout)
+    link = _rendezvous.meet(host, int(port), hello, timeout, token)
     link.watch(timeout)
     if jax.config.jax_cpu_collectives_implementation in (None, "none"):
         jax.config.update("jax_cpu_collectives_implementation", "gloo")

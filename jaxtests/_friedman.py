@@ -185,7 +185,9 @@ def _f_below_its_level(ranks, f_p, n, k, n_min, size_05, size_01):
 
 
 @x64
-def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, key=None):
+def friedman(
+    scores, *, higher_is_better=True, method="chi2", n_resamples=None, key=None, progress=None
+):
     """Friedman's rank test that ``k`` learners perform alike over ``N`` data sets.
 
     Parameters
@@ -210,6 +212,9 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
         "permutation" only: Monte Carlo draws (default 100,000).
     key : int, JAX key or None
         "permutation" only: randomness of the draws, recorded in the result.
+    progress : bool, tqdm bar, callable or None
+        "permutation" only: progress of the draws, as in :func:`signflip_test`
+        (a callable is called as ``progress(done, total)``).
 
     Returns
     -------
@@ -275,6 +280,8 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
     from scipy import special
 
     v.check_choice(method, "method", METHODS)
+    if method != "permutation" and progress not in (None, False):
+        raise ValueError("`progress` applies to method='permutation' only; leave it out.")
     if method != "permutation" and (n_resamples is not None or key is not None):
         raise ValueError(
             "`n_resamples` and `key` apply to method='permutation' only; leave them out."
@@ -318,7 +325,13 @@ def friedman(scores, *, higher_is_better=True, method="chi2", n_resamples=None, 
             "permutation", PM.N_RESAMPLES if n_resamples is None else n_resamples, key
         )
         perm = PM.within_blocks(
-            _rank_sums_squared, jnp.asarray(ranks), 2, n_resamples=n_res, key=typed_key, seed=seed
+            _rank_sums_squared,
+            jnp.asarray(ranks),
+            2,
+            n_resamples=n_res,
+            key=typed_key,
+            seed=seed,
+            progress=progress,
         )
         p = perm.pvalue
         fields = PM.result_fields(perm)

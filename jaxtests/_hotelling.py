@@ -11,10 +11,16 @@ import numpy as np
 
 from jaxtests import _permutation_methods as PM
 from jaxtests import _tails
-from jaxtests._buckets import pad_last
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
-from jaxtests._validation import as_float_array, as_names, check_choice, rescale_pow2, scale_back
+from jaxtests._validation import (
+    as_float_array,
+    as_names,
+    check_choice,
+    is_concrete,
+    rescale_pow2,
+    scale_back,
+)
 from jaxtests._validation import check_rcond as _check_rcond
 from jaxtests.kernels import multitest as kmultitest
 from jaxtests.kernels import statistics as kstatistics
@@ -72,41 +78,58 @@ class HotellingResult:
     permutation_method: str | None = static_field(default=None)
 
 
-def _scale(x, axis):
-    return jnp.max(jnp.abs(x), axis=axis)
+def _scale(x, axis, xp=jnp):
+    return xp.max(xp.abs(x), axis=axis)
 
 
-def _rows(x, where):
+def _rows(x, where, xp=jnp):
     """``(k,)`` count of kept rows of ``x : (..., k, p)`` (static, or traced with a mask)."""
-    return x.shape[-2] if where is None else jnp.sum(where).astype(x.dtype)
+    return x.shape[-2] if where is None else xp.sum(where).astype(x.dtype)
 
 
 # The programs give the statistics; their tails and the adjustment are jaxtests._tails'
 # (on the host for concrete statistics: betainc and the sort compile no more).
-@jax.jit
-def _hotelling_paired(a, b, where):
-    # ``where`` keeps rows (folds) of a shape bucket; None under the caller's jit.
+def _paired_statistics(a, b, where, xp=jnp):
+    # ``where`` keeps rows (folds) of a shape bucket; None under the caller's jit and on
+    # the host (xp=numpy, concrete data: nothing compiled).
     d = a - b
-    k, p = _rows(d, where), d.shape[-1]
-    parts = kstatistics.hotelling_parts(d, where)
+    k, p = _rows(d, where, xp), d.shape[-1]
+    parts = kstatistics.hotelling_parts(d, where, xp)
     f = parts.statistic * (k - p) / (p * (k - 1))
-    ut = kstatistics.t_statistic(jnp.swapaxes(d, -1, -2), where)
-    rcond = kstatistics.correlation_rcond(parts.covariance, _scale(d, -2))
+    ut = kstatistics.t_statistic(xp.swapaxes(d, -1, -2), where, xp)
+    rcond = kstatistics.correlation_rcond(parts.covariance, _scale(d, -2, xp), xp)
     return parts, f, ut, rcond
 
 
-@jax.jit
-def _hotelling_unpaired(a, b, where_a, where_b):
-    n1, n2, p = _rows(a, where_a), _rows(b, where_b), a.shape[-1]
-    parts = kstatistics.hotelling_parts_two_sample(a, b, where_a, where_b)
+def _unpaired_statistics(a, b, where_a, where_b, xp=jnp):
+    n1, n2, p = _rows(a, where_a, xp), _rows(b, where_b, xp), a.shape[-1]
+    parts = kstatistics.hotelling_parts_two_sample(a, b, where_a, where_b, xp)
     m = n1 + n2 - 2
     f = parts.statistic * (m - p + 1) / (p * m)
     ut = kstatistics.pooled_t_statistic(
-        jnp.swapaxes(a, -1, -2), jnp.swapaxes(b, -1, -2), where_a, where_b
+        xp.swapaxes(a, -1, -2), xp.swapaxes(b, -1, -2), where_a, where_b, xp
     )
-    scale = jnp.maximum(_scale(a, -2), _scale(b, -2))
-    rcond = kstatistics.correlation_rcond(parts.covariance, scale)
+    scale = xp.maximum(_scale(a, -2, xp), _scale(b, -2, xp))
+    rcond = kstatistics.correlation_rcond(parts.covariance, scale, xp)
     return parts, f, ut, rcond
+
+
+_hotelling_paired = jax.jit(_paired_statistics)
+_hotelling_unpaired = jax.jit(_unpaired_statistics)
+
+
+def _on_host(statistics, traced, *arrays):
+    """``statistics(*arrays, xp=numpy)`` for concrete data (nothing compiled), else (or
+    where numpy refuses a singular covariance, which the jitted program reports as
+    inf/NaN for the condition check) the jitted ``traced``."""
+    if all(is_concrete(x) for x in arrays if x is not None):
+        host = [None if x is None else np.asarray(x) for x in arrays]
+        try:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return statistics(*host, xp=np)
+        except np.linalg.LinAlgError:
+            pass
+    return traced(*arrays)
 
 
 @x64
@@ -210,8 +233,7 @@ def hotelling_t2(
                 f"folds than measures (k > p), else the covariance of `a - b` is singular. "
                 "Use more folds or fewer measures."
             )
-        ap, bp, where = pad_last(a, b, axis=-2)
-        parts, f, ut, rcond = _hotelling_paired(ap, bp, where)
+        parts, f, ut, rcond = _on_host(_paired_statistics, _hotelling_paired, a, b, None)
         df, t_df = (p, k - p), k - 1
         what = "The covariance of `a - b`"
     else:
@@ -227,9 +249,7 @@ def hotelling_t2(
                 "two-sample T² needs n1, n2 >= 2 and n1 + n2 - 2 > p. Use more folds or "
                 "fewer measures."
             )
-        ap, where_a = pad_last(a, axis=-2)
-        bp, where_b = pad_last(b, axis=-2)
-        parts, f, ut, rcond = _hotelling_unpaired(ap, bp, where_a, where_b)
+        parts, f, ut, rcond = _on_host(_unpaired_statistics, _hotelling_unpaired, a, b, None, None)
         df, t_df = (p, n1 + n2 - 1 - p), n1 + n2 - 2
         what = "The pooled covariance of `a` and `b`"
     _check_rcond(rcond, what, names, "Drop a redundant measure or use more folds.")

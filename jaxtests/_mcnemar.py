@@ -4,8 +4,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _tails
-from jaxtests._buckets import pad_last
+from jaxtests import _clusters, _tails
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._validation import (
@@ -34,6 +33,7 @@ class McNemarResult:
     n10: jax.Array
     method: str = static_field()
     correction: bool = static_field()
+    n_clusters: int | None = static_field(default=None)
 
 
 MCNEMAR_METHODS = ("exact", "midp", "chi2")
@@ -114,7 +114,7 @@ def _mcnemar_labels_iv(y_true, pred_a, pred_b):
 
 
 @x64
-def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
+def mcnemar(y_true, pred_a, pred_b, *, method=None, correction=None, cluster=None):
     """McNemar's test of equal error rates of two classifiers on one test set.
 
     Parameters
@@ -126,12 +126,18 @@ def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
         classifier input. Other integer class labels (multiclass) are compared as
         given. Non-integer values (decision scores) are refused; under ``jit`` the
         values cannot be inspected and the arrays are compared as given.
-    method : {"exact", "midp", "chi2"}
-        ``"exact"``: two-sided binomial test of ``n01`` vs ``n10`` (statsmodels'
-        ``mcnemar(exact=True)``); ``"midp"``: its mid-p version; ``"chi2"``: the
-        chi-square approximation with 1 df.
-    correction : bool
-        Continuity correction for ``"chi2"`` (statsmodels' default ``correction=True``).
+    method : {"exact", "midp", "chi2"} or None
+        ``"exact"`` (None's choice without ``cluster``): two-sided binomial test of
+        ``n01`` vs ``n10`` (statsmodels' ``mcnemar(exact=True)``); ``"midp"``: its
+        mid-p version; ``"chi2"`` (the only one with ``cluster``): the chi-square
+        approximation with 1 df.
+    correction : bool or None
+        Continuity correction for ``"chi2"`` (None: True, statsmodels' default, and
+        False with ``cluster``, whose statistic has none).
+    cluster : array_like, (n,), optional
+        One cluster label per instance (integers or strings), shared by the batch:
+        the clustered McNemar test of Durkalski et al. (2003) for instances that
+        are dependent within a cluster (questions about one passage).
 
     Returns
     -------
@@ -145,10 +151,19 @@ def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
     not applied (statistic 0, as R's ``mcnemar.test``; statsmodels would report
     ``1/n``). With no discordant pairs every method gives statistic 0 and p = 1.
 
+    Clustered: ``chi2 = (sum_g (b_g - c_g))^2 / sum_g (b_g - c_g)^2`` with ``b_g``
+    and ``c_g`` the cluster's counts of ``n01`` and ``n10`` pairs, referred to
+    chi-square with 1 df (Durkalski et al. 2003): the denominator estimates the
+    variance of ``n01 - n10`` from the clusters, so within-cluster correlation
+    widens it. With one instance per cluster it is the uncorrected ``chi2``
+    above. ``n01`` and ``n10`` stay the totals.
+
     References
     ----------
     McNemar, Q. (1947). Psychometrika 12, 153-157. Dietterich (1998).
     Fagerland, Lydersen & Laake (2013), BMC Med. Res. Methodol. 13:91 (mid-p).
+    Durkalski, V. L., Palesch, Y. Y., Lipsitz, S. R., & Rust, P. F. (2003). Analysis of
+    clustered matched-pair data. Statistics in Medicine 22, 2417-2428.
 
     Examples
     --------
@@ -159,15 +174,56 @@ def mcnemar(y_true, pred_a, pred_b, *, method="exact", correction=True):
     >>> r = jaxtests.mcnemar(y, pred_a, pred_b)  # A alone right 4 times, B alone 0 times
     >>> int(r.n01), int(r.n10), round(float(r.pvalue), 4)
     (4, 0, 0.125)
+    >>> passage = [1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+    >>> rc = jaxtests.mcnemar(y, pred_a, pred_b, cluster=passage)  # b_g - c_g: 1, 1, 1, 0, 1
+    >>> rc.method, float(rc.statistic), round(float(rc.pvalue), 4), rc.n_clusters
+    ('chi2', 4.0, 0.0455, 5)
     """
+    if method is None:
+        method = "exact" if cluster is None else "chi2"
     check_choice(method, "method", MCNEMAR_METHODS)
+    if correction is None:
+        correction = cluster is None
     if not isinstance(correction, bool | np.bool_):
         raise TypeError(f"`correction` must be a bool, got {type(correction).__name__}.")
     y, pa, pb = _mcnemar_labels_iv(y_true, pred_a, pred_b)
-    # Padded instances are equal in all three arrays: concordant, never counted.
-    y, pa, pb, _ = pad_last(y, pa, pb)
-    n01, n10 = _counts(y, pa, pb)
+    if cluster is not None:
+        return _clustered(y, pa, pb, cluster, method, bool(correction))
+    if all(is_concrete(x) for x in (y, pa, pb)):  # numpy on the host: nothing compiled
+        y, pa, pb = (np.asarray(x) for x in (y, pa, pb))
+        n01, n10 = (c.astype(np.float64) for c in kstatistics.mcnemar_counts(pa == y, pb == y, np))
+    else:
+        n01, n10 = _counts(y, pa, pb)
     stat, p = _mcnemar(n01, n10, method, bool(correction))
     return McNemarResult(
         statistic=stat, pvalue=p, n01=n01, n10=n10, method=method, correction=bool(correction)
+    )
+
+
+def _clustered(y, pa, pb, cluster, method, correction):
+    """Durkalski et al.'s clustered McNemar on the host (numpy)."""
+    if method != "chi2" or correction:
+        raise ValueError(
+            "with `cluster`, mcnemar is Durkalski et al.'s clustered chi-square: leave "
+            "`method` and `correction` out (or pass method='chi2', correction=False); an "
+            "exact clustered test is signflip_test(right_a - right_b, cluster=...)."
+        )
+    for arr, name in zip((y, pa, pb), _LABEL_NAMES):
+        if not is_concrete(arr):
+            raise TypeError(f"`{name}` is traced: `cluster` needs concrete arrays (no jit).")
+    y, pa, pb = (np.asarray(x) for x in (y, pa, pb))
+    right_a, right_b = pa == y, pb == y
+    groups = _clusters.cluster_iv(cluster, y.shape[-1])
+    # b_g - c_g: the cluster's pairs A alone got right minus those B alone got right
+    s = groups.sums(right_a.astype(np.float64) - right_b.astype(np.float64))
+    num, den = s.sum(axis=-1) ** 2, (s**2).sum(axis=-1)
+    stat = np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
+    return McNemarResult(
+        statistic=stat,
+        pvalue=_tails.chi2_sf(stat, 1),
+        n01=(right_a & ~right_b).sum(axis=-1).astype(np.float64),
+        n10=(~right_a & right_b).sum(axis=-1).astype(np.float64),
+        method=method,
+        correction=False,
+        n_clusters=groups.n_clusters,
     )

@@ -168,7 +168,7 @@ def hotelling_two_sample(a, b, *, n_resamples, key, seed, correction=None):
     )
 
 
-def within_blocks(statistic_fn, xb, n_core, *, n_resamples, key, seed):
+def within_blocks(statistic_fn, xb, n_core, *, n_resamples, key, seed, progress=None):
     """Within-fold label permutation p-values ("greater") of ``xb : (..., k, L, ...)``.
 
     The last ``n_core`` axes are one test: folds (blocks) first, algorithms
@@ -180,7 +180,12 @@ def within_blocks(statistic_fn, xb, n_core, *, n_resamples, key, seed):
     flat = xb.reshape((-1, *xb.shape[xb.ndim - n_core :]))
     outs = [
         within_block_pvalue(
-            statistic_fn, flat[h], alternative="greater", n_resamples=n_resamples, key=key
+            statistic_fn,
+            flat[h],
+            alternative="greater",
+            n_resamples=n_resamples,
+            key=key,
+            progress=progress,
         )
         for h in range(flat.shape[0])
     ]

@@ -12,6 +12,14 @@ of the data). Process 0 answers every peer once all have come, or refuses
 them all with one line naming the first problem; a timeout bounds each
 wait. Only then does JAX start, with every process known to be there.
 
+Before anything else is said, process 0 and each peer prove to each other
+that they know the run's token (a shared secret) with an HMAC
+challenge-response (:func:`_proofs`): a client without it is refused with
+one line and learns nothing of the run (no versions, no digest), and
+cannot stop it either: process 0 keeps waiting for the real peers, and
+serves several connections at once, so one that sends nothing holds up no
+other. A coordinator that other machines can reach requires a token.
+
 The connections stay open for the whole run (:class:`Link`): a process
 that ends (a crash, a kill, an error of its own) closes its end at once, and
 one that goes silent stops sending its beat, so its peers stop with one
@@ -20,9 +28,12 @@ line and exit status 2 instead of waiting for JAX's heartbeat to abort them.
 
 import dataclasses
 import errno
+import hashlib
+import hmac
 import ipaddress
 import json
 import os
+import secrets
 import select
 import socket
 import sys
@@ -32,9 +43,15 @@ import time
 __all__ = ["Hello", "JoinError", "Link", "bind_host", "meet"]
 
 _KIND = "jaxtests-join"  # every message says it is one of ours
-_PROTOCOL = 1
+_PROTOCOL = 2  # 2: the token handshake comes first
 _MAX_LINE = 1 << 20  # a hello carries the options: a few kB
 _BEAT = 1.0  # seconds between beats on an idle link
+_HANDSHAKE = 5.0  # seconds a connection may take to prove the token and say hello
+_MAX_PENDING = 64  # connections being checked at once; past it the oldest is dropped
+TOKEN_HELP = (
+    "give every process the same secret with --token-file PATH (a file only you can read, "
+    "mode 0600) or the JAXTESTS_TOKEN environment variable"
+)
 
 
 class JoinError(Exception):
@@ -92,6 +109,50 @@ def bind_host(host):
         return str(ipaddress.ip_address(host.strip("[]")))
     except ValueError:
         return ""
+
+
+def is_loopback(host):
+    """Whether process 0 at ``host`` listens on this machine's loopback interface only."""
+    address = bind_host(host)
+    return bool(address) and ipaddress.ip_address(address).is_loopback
+
+
+def _check_token(host, port, token):
+    """The HMAC key of ``token`` (bytes or None); refuse a reachable coordinator without one."""
+    if token is None:
+        if not is_loopback(host):
+            raise JoinError(
+                f"--coordinator {host}:{port} can be reached from other machines, and anyone "
+                f"who reaches it could stop or join the run: {TOKEN_HELP}"
+            )
+        return b""  # 127.0.0.1 without a token: any user of this machine may connect
+    if not token:
+        raise JoinError(f"the token is empty: {TOKEN_HELP}")
+    return bytes(token)
+
+
+def _proofs(key, ours, theirs):
+    """``(peer's proof, process 0's proof)`` of the token ``key`` for the nonces exchanged.
+
+    Both nonces enter both proofs, each under its own label, so neither side's
+    proof can be replayed as the other's or in another connection.
+    """
+    nonces = bytes.fromhex(ours) + bytes.fromhex(theirs)
+    return tuple(
+        hmac.new(key, label + nonces, hashlib.sha256).hexdigest() for label in (b"peer", b"root")
+    )
+
+
+def _nonce(message):
+    """The 32-byte hex nonce ``message`` carries as ``challenge``, or None."""
+    value = message.get("challenge") if isinstance(message, dict) else None
+    if not isinstance(value, str) or len(value) != 64:
+        return None
+    try:
+        bytes.fromhex(value)
+    except ValueError:
+        return None
+    return value
 
 
 def _listener(host, port):
@@ -178,54 +239,102 @@ def _hello(message):
         return None
 
 
-def meet(host, port, hello, timeout):
+def meet(host, port, hello, timeout, token=None):
     """Meet the other processes of ``hello``'s run at ``host:port``; a :class:`Link` to them.
 
     Process 0 listens and waits up to ``timeout`` seconds for every other
     process; the others connect (retrying until ``timeout``) and wait for its
-    answer. Raises :class:`JoinError` on every process the problem reaches.
+    answer. Each side first proves it knows ``token`` (bytes; None only on a
+    loopback coordinator). Raises :class:`JoinError` on every process the
+    problem reaches.
     """
+    key = _check_token(host, port, token)
     if hello.process_id == 0:
-        return _serve(host, port, hello, timeout)
-    return _join(host, port, hello, timeout)
+        return _serve(host, port, hello, timeout, key)
+    return _join(host, port, hello, timeout, key)
 
 
-def _serve(host, port, hello, timeout):
+@dataclasses.dataclass
+class _Pending:
+    """A connection process 0 is still checking."""
+
+    nonce: str  # process 0's challenge
+    deadline: float
+    line: bytes = b""
+    proven: bool = False  # it proved the token; its hello comes next
+
+
+def _serve(host, port, hello, timeout, key):
     n = hello.num_processes
     sock = _listener(host, port)
     if sock is None:  # the port is taken: by another process 0 of this run, or not
-        raise JoinError(_taken(host, port, hello))
+        raise JoinError(_taken(host, port, hello, key))
     deadline = time.monotonic() + timeout
     peers = {}
+    pending = {}  # socket -> _Pending, oldest first
+    refused = 0  # connections that did not prove the token
     try:
+        sock.setblocking(False)
         while len(peers) < n - 1:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            now = time.monotonic()
+            for conn in [c for c, p in pending.items() if p.deadline <= now]:
+                del pending[conn]
+                conn.close()  # too slow to prove the token and say hello: dropped
+            if now >= deadline:
                 missing = ", ".join(str(i) for i in range(1, n) if i not in peers)
                 problem = (
                     f"only {len(peers) + 1} of {n} processes joined within {timeout:g} s "
                     f"(missing: process {missing}); start each with the same --coordinator and "
                     "--num-processes, or raise --join-timeout"
                 )
+                if refused:
+                    problem += f" ({refused} connection(s) refused for a wrong or missing token)"
                 for conn in peers.values():
                     _refuse(conn, f"process 0 gave up: {problem}")
                 raise JoinError(problem)
-            sock.settimeout(left)
-            try:
-                conn, _ = sock.accept()
-            except TimeoutError:
-                continue
-            message = _receive(conn, min(deadline, time.monotonic() + 5.0))
-            peer = _hello(message) if isinstance(message, dict) else None
-            if peer is None:  # not one of ours (a port scan, a stray client): ignored
-                conn.close()
-                continue
-            problem = peer.problem(hello, peers)
-            if problem is not None:
-                for c in (conn, *peers.values()):
-                    _refuse(c, problem)
-                raise JoinError(problem)
-            peers[peer.process_id] = conn
+            wait = min([deadline, *(p.deadline for p in pending.values())]) - now
+            ready, _, _ = select.select([sock, *pending], [], [], max(wait, 0.0))
+            for conn in ready:
+                if conn is sock:
+                    _admit(sock, pending)
+                    continue
+                state = pending[conn]
+                message = _read_line(conn, state)
+                if message is None:  # more to come
+                    continue
+                if message == "drop":  # closed, or not one of ours (a port scan): ignored
+                    del pending[conn]
+                    conn.close()
+                elif not state.proven:
+                    theirs, proof = _nonce(message), message.get("proof")
+                    if theirs is not None and isinstance(proof, str):
+                        peer_proof, root_proof = _proofs(key, state.nonce, theirs)
+                        state.proven = hmac.compare_digest(proof.encode(), peer_proof.encode())
+                    if state.proven:
+                        _send_soon(conn, _encode({"proof": root_proof}))
+                    else:
+                        refused += 1
+                        del pending[conn]
+                        conn.setblocking(True)
+                        conn.settimeout(1.0)
+                        _refuse(
+                            conn,
+                            f"process 0 refused this process: wrong or missing token; {TOKEN_HELP}",
+                        )
+                else:
+                    del pending[conn]
+                    peer = _hello(message)
+                    if peer is None:
+                        conn.close()
+                        continue
+                    conn.setblocking(True)
+                    conn.settimeout(_HANDSHAKE)
+                    problem = peer.problem(hello, peers)
+                    if problem is not None:
+                        for c in (conn, *peers.values()):
+                            _refuse(c, problem)
+                        raise JoinError(problem)
+                    peers[peer.process_id] = conn
         for i, conn in peers.items():
             try:
                 _send(conn, ok=True)
@@ -239,8 +348,52 @@ def _serve(host, port, hello, timeout):
             conn.close()
         raise
     finally:
+        for conn in pending:
+            conn.close()
         sock.close()
     return Link(peers, is_root=True)
+
+
+def _admit(sock, pending):
+    """Accept a connection on ``sock`` and challenge it (nothing else is said before its proof)."""
+    try:
+        conn, _ = sock.accept()
+    except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+        return
+    conn.setblocking(False)
+    if len(pending) >= _MAX_PENDING:  # a flood of silent connections: the oldest goes
+        oldest = next(iter(pending))
+        del pending[oldest]
+        oldest.close()
+    state = _Pending(secrets.token_hex(32), time.monotonic() + _HANDSHAKE)
+    pending[conn] = state
+    _send_soon(conn, _encode({"protocol": _PROTOCOL, "challenge": state.nonce}))
+
+
+def _read_line(conn, state):
+    """The message ``conn`` completed (a dict), None while the line goes on, or "drop"."""
+    while True:
+        try:
+            chunk = conn.recv(1)  # one line, nothing past it (the link reads on later)
+        except (BlockingIOError, InterruptedError):
+            return None
+        except OSError:
+            return "drop"
+        if not chunk:
+            return "drop"
+        state.line += chunk
+        if chunk == b"\n":
+            break
+        if len(state.line) > _MAX_LINE:
+            return "drop"
+    line, state.line = state.line, b""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return "drop"
+    if not isinstance(message, dict) or message.get("kind") != _KIND:
+        return "drop"
+    return message
 
 
 def _refuse(conn, problem):
@@ -251,14 +404,37 @@ def _refuse(conn, problem):
     conn.close()
 
 
-def _taken(host, port, hello):
+def _prove(conn, key, deadline):
+    """Prove the token ``key`` to the process 0 on ``conn`` and check its proof.
+
+    Returns None when both proved it, else the reply that was not a proof (a
+    dict with an ``error``, "timeout", "eof" or "foreign").
+    """
+    challenge = _receive(conn, deadline)
+    ours = _nonce(challenge)
+    if ours is None:
+        return challenge
+    theirs = secrets.token_hex(32)
+    mine, root = _proofs(key, ours, theirs)
+    _send(conn, challenge=theirs, proof=mine)
+    reply = _receive(conn, deadline)
+    proof = reply.get("proof") if isinstance(reply, dict) else None
+    if isinstance(proof, str) and hmac.compare_digest(proof.encode(), root.encode()):
+        return None
+    return reply if isinstance(reply, dict) and reply.get("error") else "unproven"
+
+
+def _taken(host, port, hello, key):
     """Why process 0 cannot listen on a port in use: another process 0, or another program."""
+    reply = None
     try:
         with socket.create_connection((host.strip("[]"), port), timeout=5.0) as conn:
-            _send(conn, **dataclasses.asdict(hello))
-            reply = _receive(conn, time.monotonic() + 2.0)  # another process 0 answers at once
+            # another process 0 of this run answers at once
+            if _prove(conn, key, time.monotonic() + 2.0) is None:
+                _send(conn, **dataclasses.asdict(hello))
+                reply = _receive(conn, time.monotonic() + 2.0)
     except OSError:
-        reply = None
+        pass
     if isinstance(reply, dict) and reply.get("error"):
         return str(reply["error"])
     return (
@@ -267,7 +443,7 @@ def _taken(host, port, hello):
     )
 
 
-def _join(host, port, hello, timeout):
+def _join(host, port, hello, timeout, key):
     deadline = time.monotonic() + timeout
     address = (host.strip("[]"), port)
     while True:
@@ -285,9 +461,13 @@ def _join(host, port, hello, timeout):
         except OSError:  # nobody listens yet: process 0 may start later
             time.sleep(min(0.2, max(left, 0)))
     try:
-        _send(conn, **dataclasses.asdict(hello))
-        # Process 0 answers once every process came, within its own timeout.
-        reply = _receive(conn, time.monotonic() + timeout + 5.0)
+        # Nothing about this run (versions, options, data) goes out before process 0
+        # proved it knows the token.
+        reply = _prove(conn, key, time.monotonic() + timeout + 5.0)
+        if reply is None:
+            _send(conn, **dataclasses.asdict(hello))
+            # Process 0 answers once every process came, within its own timeout.
+            reply = _receive(conn, time.monotonic() + timeout + 5.0)
     except OSError:
         reply = "eof"
     if isinstance(reply, dict) and reply.get("ok"):
@@ -300,9 +480,14 @@ def _join(host, port, hello, timeout):
             f"{host}:{port} accepted the connection but did not answer as a jaxtests process 0 "
             f"within {timeout + 5:g} s (another program listens there?); check --coordinator"
         )
+    if reply == "unproven":
+        raise JoinError(
+            f"the process 0 at {host}:{port} did not prove that it knows this run's token "
+            f"(another run's, or another program?); check --coordinator, and {TOKEN_HELP}"
+        )
     raise JoinError(
         f"{host}:{port} is not a jaxtests process 0 waiting for its peers (another program "
-        "listens there, or a run already started); check --coordinator"
+        "listens there, a run already started, or an older jaxtests); check --coordinator"
     )
 
 

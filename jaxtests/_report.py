@@ -70,20 +70,48 @@ def prepare_out(out, names):
 
     A name in ``out`` that is a symbolic link (or not a regular file) is refused, so no
     write can land outside ``out``; existing files are listed in one line on stderr.
+    Every refusal is a ``ValueError`` naming ``--out``, the path at fault and what to do.
     """
-    os.makedirs(out, exist_ok=True)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except FileExistsError:
+        raise ValueError(
+            f"--out {out}: a file of that name exists, and --out names a folder (the output "
+            "files are written in it); give a folder's path, e.g. a new name."
+        ) from None
+    except NotADirectoryError:
+        parent = os.path.dirname(os.path.abspath(out))
+        while parent and not os.path.isfile(parent) and os.path.dirname(parent) != parent:
+            parent = os.path.dirname(parent)
+        raise ValueError(
+            f"--out {out}: cannot create the folder: {parent} is a file, not a folder; give "
+            "a path under a folder."
+        ) from None
+    except OSError as exc:
+        raise ValueError(
+            f"--out {out}: cannot create the folder ({exc.strerror}); give a folder you "
+            "can write to."
+        ) from None
     existing = []
     for name in names:
         path = os.path.join(out, name)
         if os.path.islink(path):
             raise ValueError(
-                f"{path} is a symbolic link; refusing to write through it (remove it or "
-                "choose another --out)."
+                f"--out {out}: {path} is a symbolic link; refusing to write through it "
+                "(remove the link, or choose another --out folder)."
             )
         if os.path.lexists(path):
             if not os.path.isfile(path):
-                raise ValueError(f"{path} exists and is not a regular file; choose another --out.")
+                raise ValueError(
+                    f"--out {out}: {path} exists and is not a regular file (a folder?), so "
+                    f"{name} cannot be written there; move it away, or choose another --out "
+                    "folder."
+                )
             existing.append(name)
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ValueError(
+            f"--out {out}: the folder is not writable by this user; give a folder you can write to."
+        )
     if existing:
         print(
             f"jaxtests: overwriting {len(existing)} file(s) in {out}: {', '.join(existing)}",

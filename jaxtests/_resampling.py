@@ -64,6 +64,9 @@ class PermutationTestResult:
     correction : str or None
     seed : int, tuple or None
         Seed that repeats the draws (None when no randomness was used).
+    n_clusters : int or None
+        :func:`signflip_test` with ``cluster``: the clusters flipped (``m`` above is
+        this number).
     """
 
     statistic: jax.Array
@@ -78,6 +81,7 @@ class PermutationTestResult:
     n_resamples: int = static_field(default=0)
     correction: str | None = static_field(default=None)
     seed: object = static_field(default=None)
+    n_clusters: int | None = static_field(default=None)
 
 
 def common_iv(

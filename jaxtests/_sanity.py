@@ -15,7 +15,7 @@ import warnings
 import jax
 import numpy as np
 
-from jaxtests import _learners
+from jaxtests import _distributed, _learners
 from jaxtests._estimators import _normalise_models, is_builtin, model_task
 from jaxtests._precision import x64
 from jaxtests._progress import as_progress
@@ -259,6 +259,17 @@ def _permutation_test_score_iv(
     )
 
 
+def _model_text(model):
+    """``model`` as text every process writes alike (no object addresses)."""
+    if is_builtin(model):
+        return repr(model)
+    params = model.get_params(deep=False) if hasattr(model, "get_params") else {}
+    plain = (str, numbers.Number, bool, type(None))
+    return f"{type(model).__qualname__}" + repr(
+        sorted((k, v if isinstance(v, plain) else type(v).__qualname__) for k, v in params.items())
+    )
+
+
 @x64
 def permutation_test_score(
     model,
@@ -403,6 +414,18 @@ def permutation_test_score(
             f"`n_permutations` ({n_permutations}) disagrees with the {B} rows of "
             "`permutations`; give one of them."
         )
+    # Every process of a distributed run must make the same call: each scores its share of
+    # the permutations, and the shares of different labels would mix into a wrong p-value.
+    _distributed.same_call(
+        plan.X,
+        plan.y,
+        plan.train,
+        plan.test,
+        plan.strata,
+        () if plan.perms is None else plan.perms,
+        (plan.scoring, plan.permute, B, plan.batch_size, _model_text(plan.model)),
+        jax.random.key_data(plan.key),
+    )
     if is_builtin(plan.model):
         # Before any fit: a chunk of label vectors is fitted on every fold at once.
         chunk = _learners.learner(plan.model.kind).fit_chunk

@@ -51,7 +51,7 @@ class ScoreTable:
             raise ValueError(f"unknown learner {learner!r}; learners are {list(self.learners)}.")
         return self.scores[:, self.learners.index(learner)]
 
-    def friedman(self, *, method="chi2", n_resamples=None, key=None):
+    def friedman(self, *, method="chi2", n_resamples=None, key=None, progress=None):
         """:func:`jaxtests.friedman` of the table."""
         from jaxtests._friedman import friedman
 
@@ -61,6 +61,7 @@ class ScoreTable:
             method=method,
             n_resamples=n_resamples,
             key=key,
+            progress=progress,
         )
 
     def nemenyi(self, *, alpha=0.05):
@@ -125,7 +126,9 @@ class ScoreTable:
            best score on a data set, ties averaged); ``higher_is_better`` sets the
            direction of the ranks, of the effect sizes and of the one-sided test.
 
-        At least 5 data sets (autorank's minimum).
+        At least 5 data sets (autorank's minimum) and at most 100 learners (4,950
+        pairs, each Tukey p-value a numerical integral: about a minute; more are
+        refused at once with a ``ValueError``).
 
         References
         ----------

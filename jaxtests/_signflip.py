@@ -7,7 +7,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _aot, _planner, _pvalues
+from jaxtests import _aot, _clusters, _planner, _pvalues
 from jaxtests import _validation as v
 from jaxtests._engine import (
     MAX_MITM,
@@ -270,6 +270,7 @@ def signflip_test(
     sequential=None,
     return_null=False,
     progress=None,
+    cluster=None,
 ):
     """Paired randomization (sign-flip) test of zero-centred differences.
 
@@ -329,6 +330,16 @@ def signflip_test(
         at the start and after each chunk of draws (the first within a few
         seconds, then about every 0.5 s); the result does not depend on it.
         The binomial closed form makes no report.
+    cluster : array_like, (m,), optional
+        One cluster label per instance (integers or strings), shared by every
+        hypothesis: the differences of a cluster are flipped together, i.e. the
+        test runs on the clusters' sums ``D_g`` with ``G`` clusters in place of
+        ``m`` instances (exact over ``2^G`` patterns when they fit
+        ``n_resamples``). Valid when each cluster's summed difference is
+        symmetric about 0 under H0, whatever the dependence inside a cluster.
+        "mean" stays the instances' mean (``sum D_g / m``); "t" becomes the
+        one-sample t of the ``D_g`` (the same p-value as the mean's).
+        "hotelling" and callables are refused.
 
     Returns
     -------
@@ -411,6 +422,17 @@ def signflip_test(
         progress=progress,
     )
     d = _signflip_iv(d, statistic, axis, opts)
+    groups = None
+    if cluster is not None:
+        if statistic not in ("mean", "t"):
+            raise ValueError(
+                "`cluster` applies to statistic 'mean' or 't' (the clusters' sums are flipped); "
+                f"got {'a callable' if callable(statistic) else repr(statistic)}."
+            )
+        groups = _clusters.cluster_iv(cluster, d.shape[-1])
+        m = d.shape[-1]
+        d = groups.sums(d)
+        _signflip_options_iv(d, statistic, opts)  # the counts that matter now are G's
     # Exact power-of-two rescale of tiny/huge d (XLA:CPU flushes subnormals, float32
     # sums overflow); p is invariant, the mean is scaled back. Callables: unknown scaling.
     factor, d = v.rescale_pow2(d, dtype=np.float32) if statistic in _SIGNFLIP_STATS else (1, d)
@@ -421,6 +443,17 @@ def signflip_test(
             statistic=v.scale_back(res.statistic, factor),
             null_distribution=v.scale_back(res.null_distribution, factor),
         )
+    if groups is not None:
+        g = groups.n_clusters
+        if statistic == "mean":  # the engine's mean is over clusters: sum D_g / G
+            res = dataclasses.replace(
+                res,
+                statistic=np.asarray(res.statistic) * (g / m),
+                null_distribution=None
+                if res.null_distribution is None
+                else np.asarray(res.null_distribution) * (g / m),
+            )
+        res = dataclasses.replace(res, n_clusters=g)
     return res
 
 

@@ -14,9 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _aot, _tails
+from jaxtests import _clusters, _tails
 from jaxtests import _permutation_methods as PM
-from jaxtests._buckets import pad_last
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._t_intervals import _effect_size_interval, _t_interval
@@ -76,6 +75,10 @@ class TtestResult:
         Permutation only: "exact", "monte-carlo" or "binomial" (see :func:`signflip_test`).
     test_train_ratio : float or None
         :func:`ttest_corrected` only: ``n_test / n_train`` of its variance correction.
+    n_clusters : int or None
+        :func:`ttest_paired` with ``cluster``: the number of clusters ``G``.
+    cluster_se : str or None
+        :func:`ttest_paired` with ``cluster``: "CR1" or "CR2", the standard error's kind.
     """
 
     statistic: jax.Array
@@ -91,6 +94,8 @@ class TtestResult:
     seed: object = static_field(default=None)
     permutation_method: str | None = static_field(default=None)
     test_train_ratio: float | None = static_field(default=None)
+    n_clusters: int | None = static_field(default=None)
+    cluster_se: str | None = static_field(default=None)
 
     def confidence_interval(self, confidence_level=0.95):
         """Confidence interval for the mean difference, ``mean ± t_q · standard_error``.
@@ -114,8 +119,14 @@ class TtestResult:
         :func:`ttest_corrected` inverts its corrected ``t`` instead (see its Notes).
         Zero variance gives the point ``(±inf, ±inf)`` where ``t = ±inf``, and NaN
         where ``t`` is NaN (``a == b``). Computed on the host (scipy), about 0.2 ms per
-        test: concrete results only.
+        test: concrete results only. Not available for clustered results (``t`` has a
+        cluster-robust denominator, not a noncentral t law).
         """
+        if self.n_clusters is not None:
+            raise ValueError(
+                "effect_size_interval assumes independent differences; this test was "
+                "clustered (use confidence_interval for the mean difference)."
+            )
         if self.test_train_ratio is None:
             scale = 1 / math.sqrt(self.df + 1)
         else:
@@ -180,15 +191,21 @@ def _warn_zero_variance(se, what):
 
 @jax.jit
 def _paired_moments(a, b, where):
-    # ``where`` masks a shape bucket's padding (None under the caller's jit). The t tail
-    # is the host's (jaxtests._tails): no compile of betainc.
+    # Traced data (the caller's jit): ``where`` masks nothing there (None). Concrete data
+    # run the same kernel in numpy on the host (_host_moments): no compile at all.
     mom = kstatistics.paired_moments(a - b, where)
     return mom, _dz(mom.statistic, kstatistics.count(a, where))
 
 
-def _dz(t, n):
+def _dz(t, n, xp=jnp):
     # d_z = mean / sd = t / sqrt(n): from t, so zero variance gives t's ±inf and NaN.
-    return t / jnp.sqrt(jnp.asarray(n, t.dtype))
+    return t / xp.sqrt(xp.asarray(n, t.dtype))
+
+
+def _host(*arrays):
+    """Whether the statistics run on the host in numpy: concrete data (scipy's way; the
+    kernels take ``xp=np``, so a first call compiles nothing)."""
+    return all(is_concrete(x) for x in arrays)
 
 
 @x64
@@ -201,6 +218,8 @@ def ttest_paired(
     method="parametric",
     n_resamples=PM.N_RESAMPLES,
     key=None,
+    cluster=None,
+    cluster_se="CR1",
 ):
     """Paired t test on per-fold scores or per-instance losses of two algorithms.
 
@@ -224,6 +243,19 @@ def ttest_paired(
         Permutation only: Monte Carlo draws, and the most patterns enumerated exactly.
     key : int, JAX key or None
         Permutation only: randomness of the draws; the seed is recorded in the result.
+    cluster : array_like, (n,), optional
+        One cluster label per paired observation (integers or strings), shared by
+        every test of a batch: observations of one cluster (questions about one
+        passage) are dependent, clusters independent. The standard error is then
+        cluster-robust (``cluster_se``) and the permutation p-value flips each
+        cluster's differences together (:func:`signflip_test` with ``cluster``).
+        Needs concrete arrays.
+    cluster_se : {"CR1", "CR2"}
+        With ``cluster``: "CR1", statsmodels' ``cov_type="cluster"`` on an
+        intercept-only OLS, with ``G - 1`` degrees of freedom; "CR2", the
+        bias-reduced linearization of Bell & McCaffrey (2002) with their
+        Satterthwaite degrees of freedom (R clubSandwich's
+        ``coef_test(vcov="CR2")``), better for few or unequal clusters.
 
     Returns
     -------
@@ -232,7 +264,8 @@ def ttest_paired(
         ``effect_size`` (Cohen's ``d_z``), ``confidence_interval(confidence_level=0.95)``
         of the mean difference and ``effect_size_interval(confidence_level=0.95)`` of
         ``d_z``; with ``method="permutation"`` also ``pvalue_interval``,
-        ``n_resamples``, ``seed`` and ``permutation_method``.
+        ``n_resamples``, ``seed`` and ``permutation_method``; with ``cluster`` also
+        ``n_clusters`` and ``cluster_se``.
 
     Notes
     -----
@@ -264,6 +297,17 @@ def ttest_paired(
     ``d ± t_q sqrt(1/n + d^2/(2n))`` of pingouin's ``compute_esci``, which is too
     wide for small ``n`` and large ``d``.
 
+    Clustered: ``t = mean(d) / se`` with ``se`` from the clusters' sums of residuals
+    (see ``cluster_se``; :func:`jaxtests._clusters.robust_se` has the formulas);
+    ``df`` is ``G - 1`` (CR1) or the Satterthwaite value (CR2, a float; ``G - 1``
+    for equal cluster sizes). ``confidence_interval`` uses that ``se`` and ``df``.
+    ``effect_size`` stays the observations' ``mean / sd``, a description; it has
+    no interval. With one observation per cluster, CR1 is the paired t itself
+    (``se = sd / sqrt(n)``, ``df = n - 1``). The permutation p-value is that of the mean under
+    flips of whole clusters: exact for the null that each cluster's summed
+    difference is symmetric about 0 (with equal sizes it is also the robust
+    ``t``'s, which is increasing in ``|mean|`` under those flips).
+
     References
     ----------
     Lecture notes, "Evaluation": the t test on 10-fold CV.
@@ -274,6 +318,12 @@ def ttest_paired(
     science. Frontiers in Psychology 4, 863.
     Steiger, J. H., & Fouladi, R. T. (1997). Noncentrality interval estimation and the
     evaluation of statistical models. In *What if there were no significance tests?*
+    Bell, R. M., & McCaffrey, D. F. (2002). Bias reduction in standard errors for linear
+    regression with multi-stage samples. Survey Methodology 28, 169-181.
+    Cameron, A. C., & Miller, D. L. (2015). A practitioner's guide to cluster-robust
+    inference. Journal of Human Resources 50, 317-372.
+    Pustejovsky, J. E., & Tipton, E. (2018). Small-sample methods for cluster-robust
+    variance estimation and hypothesis testing in fixed effects models. JBES 36, 672-683.
 
     Examples
     --------
@@ -288,15 +338,28 @@ def ttest_paired(
     >>> perm = ttest_paired(a, b, method="permutation")  # 2^10 patterns: exact
     >>> perm.permutation_method, perm.n_resamples, round(float(perm.pvalue), 4)
     ('exact', 1024, 0.0215)
+    >>> passage = [1, 1, 2, 2, 3, 3, 4, 4, 5, 5]  # two questions about each passage
+    >>> cr = ttest_paired(a, b, cluster=passage)
+    >>> round(float(cr.statistic), 2), cr.df, cr.n_clusters
+    (7.95, 4, 5)
     """
     check_alternative(alternative)
     a, b = _pair_iv(a, b, axis, 2, method, PAIRED_METHODS)
     n_resamples, typed_key, seed = PM.permutation_iv(method, n_resamples, key, (a, "a"), (b, "b"))
+    if cluster is not None:
+        return _ttest_clustered(
+            a, b, cluster, cluster_se, alternative, method, n_resamples, typed_key, seed
+        )
+    check_choice(cluster_se, "cluster_se", _clusters.CLUSTER_SE)
     # Tiny or huge data: an exact power-of-two rescale (t and p are invariant).
     factor, a, b = rescale_pow2(a, b)
     fields = {}
-    ap, bp, where = pad_last(a, b)  # a new size inside a compiled bucket compiles nothing
-    mom, dz = _aot.call(_paired_moments, "ttests._paired_moments", (ap, bp, where), {})
+    if _host(a, b):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mom = kstatistics.paired_moments(np.asarray(a) - np.asarray(b), xp=np)
+            dz = _dz(mom.statistic, a.shape[-1], np)
+    else:
+        mom, dz = _paired_moments(a, b, None)
     if method == "parametric":
         p = _tails.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
         _warn_zero_variance(mom.standard_error, "`a - b`")
@@ -307,6 +370,54 @@ def ttest_paired(
         p = perm.pvalue
         fields = PM.result_fields(perm)
     return _ttest_result(mom, p, dz, a.shape[-1], factor, alternative, method, **fields)
+
+
+def _ttest_clustered(a, b, cluster, cluster_se, alternative, method, n_resamples, key, seed):
+    """:func:`ttest_paired` with ``cluster``: cluster-robust t on the host (numpy)."""
+    check_choice(cluster_se, "cluster_se", _clusters.CLUSTER_SE)
+    for arr, name in ((a, "a"), (b, "b")):
+        if not is_concrete(arr):
+            raise TypeError(f"`{name}` is traced: `cluster` needs concrete arrays (no jit).")
+    factor, a, b = rescale_pow2(a, b)
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    n = d.shape[-1]
+    groups = _clusters.cluster_iv(cluster, n)
+    mean, se, df = _clusters.robust_se(d, groups, cluster_se)
+    resid = d - mean[..., None]
+    # Zero spread by the unclustered test's rule (what rounding leaves of a constant d):
+    # every cluster's residual sum is then rounding too, and se is exactly 0.
+    zero = (resid**2).sum(axis=-1) <= n * (64 * np.finfo(np.float64).eps * np.abs(d).max(-1)) ** 2
+    se = np.where(zero, 0.0, se)
+    sd = np.where(zero, 0.0, np.sqrt((resid**2).sum(axis=-1) / (n - 1)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = mean / se
+        dz = mean / sd
+    fields = {"n_clusters": groups.n_clusters, "cluster_se": cluster_se}
+    if method == "parametric":
+        p = _tails.t_pvalue(t, df, alternative)
+        _warn_zero_variance(se, "`a - b`")
+    else:
+        perm = PM.signflip(
+            "mean",
+            groups.sums(d),
+            alternative=alternative,
+            n_resamples=n_resamples,
+            key=key,
+            seed=seed,
+        )
+        p = perm.pvalue
+        fields |= PM.result_fields(perm)
+    return TtestResult(
+        statistic=t,
+        pvalue=p,
+        df=df,
+        mean_difference=scale_back(mean, factor),
+        standard_error=scale_back(se, factor),
+        effect_size=dz,
+        alternative=alternative,
+        method=method,
+        **fields,
+    )
 
 
 def _ttest_result(mom, p, dz, k, factor, alternative, method, **fields):
@@ -396,7 +507,15 @@ def ttest_5x2cv(a, b, *, alternative="two-sided", method="parametric"):
     check_alternative(alternative)
     a, b = _5x2_iv(a, b, method)
     _, a, b = rescale_pow2(a, b)  # t is scale-invariant
-    t, s2 = _ttest_5x2cv(a, b)
+    if _host(a, b):
+        d = np.asarray(a) - np.asarray(b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t, s2 = (
+                kstatistics.ttest_5x2cv_statistic(d, np),
+                kstatistics.within_replication_ss(d, np),
+            )
+    else:
+        t, s2 = _ttest_5x2cv(a, b)
     p = _tails.t_pvalue(t, 5, alternative)
     _warn_zero_variance(s2, "`a - b` within replications")
     return Ttest5x2cvResult(statistic=t, pvalue=p, df=5, alternative=alternative, method=method)
@@ -442,7 +561,15 @@ def ftest_5x2cv(a, b, *, method="parametric"):
     """
     a, b = _5x2_iv(a, b, method)
     _, a, b = rescale_pow2(a, b)  # F is scale-invariant
-    f, s2 = _ftest_5x2cv(a, b)
+    if _host(a, b):
+        d = np.asarray(a) - np.asarray(b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f, s2 = (
+                kstatistics.ftest_5x2cv_statistic(d, np),
+                kstatistics.within_replication_ss(d, np),
+            )
+    else:
+        f, s2 = _ftest_5x2cv(a, b)
     p = _tails.f_sf(f, 10, 5)
     _warn_zero_variance(s2, "`a - b` within replications")
     return Ttest5x2cvResult(
@@ -526,13 +653,14 @@ def ttest_corrected(
     n_test = as_int_scalar(n_test, "n_test", minimum=1)
     a, b = _pair_iv(a, b, axis, 2, method)
     factor, a, b = rescale_pow2(a, b)
-    ap, bp, where = pad_last(a, b)  # a new size inside a compiled bucket compiles nothing
-    mom, dz = _aot.call(
-        _ttest_corrected,
-        "ttests._ttest_corrected",
-        (ap, bp, where, np.float64(n_test / n_train)),
-        {},
-    )
+    ratio = n_test / n_train
+    if _host(a, b):
+        d = np.asarray(a) - np.asarray(b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            mom = kstatistics.corrected_t_statistic(d, ratio, xp=np)
+            dz = mom.statistic * np.sqrt(1 / d.shape[-1] + ratio)
+    else:
+        mom, dz = _ttest_corrected(a, b, None, np.float64(ratio))
     p = _tails.t_pvalue(mom.statistic, a.shape[-1] - 1, alternative)
     _warn_zero_variance(mom.standard_error, "`a - b`")
     return _ttest_result(

@@ -20,6 +20,7 @@ def within_block_pvalue(
     key=None,
     batch_size=None,
     return_null=False,
+    progress=None,
 ):
     """Monte Carlo p-value with labels permuted independently within each block.
 
@@ -32,7 +33,15 @@ def within_block_pvalue(
     :class:`PermutationTestResult`; call under ``jaxtests._precision.x64``.
     """
     opts = common_iv(
-        alternative, n_resamples, "monte-carlo", batch_size, None, None, return_null, key=key
+        alternative,
+        n_resamples,
+        "monte-carlo",
+        batch_size,
+        None,
+        None,
+        return_null,
+        key=key,
+        progress=progress,
     )
     x = v.as_float_array(x, "x", min_ndim=2)
     n_blocks, k = x.shape[0], x.shape[1]

@@ -254,16 +254,17 @@ def delong_placements(y, s, order=None, inverse=None):
     return auc, v10, v01
 
 
-def cochran_q(x):
+def cochran_q(x, xp=jnp):
     """Cochran's Q of binary ``x : (..., n, k)`` (instances x classifiers); 0 when undefined.
 
     ``Q = (k - 1) (k sum_j C_j^2 - N^2) / (k N - sum_i R_i^2)`` with column sums
-    ``C_j``, row sums ``R_i`` and ``N = sum C_j``.
+    ``C_j``, row sums ``R_i`` and ``N = sum C_j``. ``xp``: the array namespace
+    (``numpy`` for concrete data on the host, which compiles nothing).
     """
     k = x.shape[-1]
-    col = jnp.sum(x, axis=-2)
-    row = jnp.sum(x, axis=-1)
-    total = jnp.sum(col, axis=-1)
-    num = (k - 1) * (k * jnp.sum(col**2, axis=-1) - total**2)
-    den = k * total - jnp.sum(row**2, axis=-1)
-    return jnp.where(den > 0, num / jnp.where(den > 0, den, 1), 0.0)
+    col = xp.sum(x, axis=-2)
+    row = xp.sum(x, axis=-1)
+    total = xp.sum(col, axis=-1)
+    num = (k - 1) * (k * xp.sum(col**2, axis=-1) - total**2)
+    den = k * total - xp.sum(row**2, axis=-1)
+    return xp.where(den > 0, num / xp.where(den > 0, den, 1), 0.0)

@@ -80,36 +80,44 @@ ALTERNATIVES = ("two-sided", "less", "greater")
 ROUNDING_ULPS = 64
 
 
-def rounding_floor(scale, n_terms):
+def rounding_floor(scale, n_terms, xp=jnp):
     """Largest sum of ``n_terms`` squared deviations that rounding alone leaves in data
     whose largest magnitude is ``scale`` (``(...)``): ``n (64 eps scale)^2``, eps of the
-    dtype. A sum of squares at or below it counts as exactly 0."""
-    eps = jnp.finfo(scale.dtype).eps
-    return n_terms * jnp.square(ROUNDING_ULPS * eps * scale)
+    dtype. A sum of squares at or below it counts as exactly 0.
+
+    ``xp``: the array namespace (``jax.numpy``, or ``numpy`` for concrete data on the
+    host, which compiles nothing), here and in the kernels that pass it on."""
+    eps = xp.finfo(scale.dtype).eps
+    return n_terms * xp.square(ROUNDING_ULPS * eps * scale)
 
 
-def _zero_below(ss, floor):
-    return jnp.where(ss <= floor, jnp.zeros_like(ss), ss)
+def _zero_below(ss, floor, xp=jnp):
+    return xp.where(ss <= floor, xp.zeros_like(ss), ss)
 
 
-def count(d, where=None):
+def _kept(where):
+    # numpy's reductions take ``where=True`` for "all", not None
+    return {} if where is None else {"where": where}
+
+
+def count(d, where=None, xp=jnp):
     """Entries over the last axis: ``n``, or ``sum(where)`` (``(...)``) for masked data."""
     if where is None:
         return d.shape[-1]
-    return jnp.sum(where, axis=-1).astype(d.dtype)
+    return xp.sum(where, axis=-1).astype(d.dtype)
 
 
-def nonzero_variance(d, ddof=1, where=None):
+def nonzero_variance(d, ddof=1, where=None, xp=jnp):
     """``var(d, ddof)`` over the last axis, exactly 0 at or below the rounding floor.
 
-    ``d : (..., n)`` -> ``(...)``. Above the floor the value is ``jnp.var``'s, bit for bit.
+    ``d : (..., n)`` -> ``(...)``. Above the floor the value is ``xp.var``'s, bit for bit.
     ``where`` (bool, broadcast to ``d``) keeps entries: a shape bucket's padding is
     masked out (padded entries must be finite; zeros).
     """
-    n = count(d, where)
-    v = jnp.var(d, axis=-1, ddof=ddof, where=where)
-    floor = rounding_floor(jnp.max(jnp.abs(d), axis=-1), n) / (n - ddof)
-    return _zero_below(v, floor)
+    n = count(d, where, xp)
+    v = xp.var(d, axis=-1, ddof=ddof, **_kept(where))
+    floor = rounding_floor(xp.max(xp.abs(d), axis=-1), n, xp) / (n - ddof)
+    return _zero_below(v, floor, xp)
 
 
 # ----------------------------------------------------------------------------------------
@@ -152,17 +160,17 @@ def mean(d, where=None):
     return jnp.mean(d, axis=-1, where=where)
 
 
-def t_statistic(d, where=None):
+def t_statistic(d, where=None, xp=jnp):
     """One-sample (paired) t ``sqrt(n) mean / sd`` over the last axis ("Evaluation" lecture notes).
 
     ``d : (..., n)`` -> ``(...)``. Zero variance (at or below :func:`rounding_floor`)
     gives ±inf where the mean is nonzero and NaN where ``d`` is all 0, as
     ``scipy.stats.ttest_1samp``. ``where`` masks padding (:func:`nonzero_variance`).
     """
-    n = count(d, where)
-    m = jnp.mean(d, axis=-1, where=where)
-    s = jnp.sqrt(nonzero_variance(d, where=where))
-    return m * jnp.sqrt(jnp.asarray(n, d.dtype)) / s
+    n = count(d, where, xp)
+    m = xp.mean(d, axis=-1, **_kept(where))
+    s = xp.sqrt(nonzero_variance(d, where=where, xp=xp))
+    return m * xp.sqrt(xp.asarray(n, d.dtype)) / s
 
 
 class PairedMoments(NamedTuple):
@@ -173,69 +181,70 @@ class PairedMoments(NamedTuple):
     standard_error: jnp.ndarray
 
 
-def paired_moments(d, where=None):
+def paired_moments(d, where=None, xp=jnp):
     """t, mean and standard error ``sd / sqrt(n)`` of ``d : (..., n)`` ("Evaluation" lecture notes).
 
     Zero variance as :func:`t_statistic`: ``se = 0``, t = ±inf or NaN (``d`` all 0).
-    ``where`` masks padding (:func:`nonzero_variance`).
+    ``where`` masks padding (:func:`nonzero_variance`); ``xp`` as :func:`rounding_floor`.
     """
-    n = count(d, where)
-    m = jnp.mean(d, axis=-1, where=where)
-    se = jnp.sqrt(nonzero_variance(d, where=where)) / jnp.sqrt(jnp.asarray(n, d.dtype))
+    n = count(d, where, xp)
+    m = xp.mean(d, axis=-1, **_kept(where))
+    se = xp.sqrt(nonzero_variance(d, where=where, xp=xp)) / xp.sqrt(xp.asarray(n, d.dtype))
     return PairedMoments(m / se, m, se)
 
 
-def pooled_t_statistic(a, b, where_a=None, where_b=None):
+def pooled_t_statistic(a, b, where_a=None, where_b=None, xp=jnp):
     """Student's two-sample t with pooled variance; ``a : (..., n1)``, ``b : (..., n2)``.
 
     Each sample's variance is 0 at or below its rounding floor: both constant gives
     ±inf, or NaN when the means are equal, as ``scipy.stats.ttest_ind``. ``where_a``,
     ``where_b`` select each sample's entries (padding masked out).
     """
-    n1, n2 = count(a, where_a), count(b, where_b)
-    va = nonzero_variance(a, where=where_a)
-    vb = nonzero_variance(b, where=where_b)
+    n1, n2 = count(a, where_a, xp), count(b, where_b, xp)
+    va = nonzero_variance(a, where=where_a, xp=xp)
+    vb = nonzero_variance(b, where=where_b, xp=xp)
     sp2 = ((n1 - 1) * va + (n2 - 1) * vb) / (n1 + n2 - 2)
-    diff = jnp.mean(a, axis=-1, where=where_a) - jnp.mean(b, axis=-1, where=where_b)
-    return diff / jnp.sqrt(sp2 * (1 / n1 + 1 / n2))
+    diff = xp.mean(a, axis=-1, **_kept(where_a)) - xp.mean(b, axis=-1, **_kept(where_b))
+    return diff / xp.sqrt(sp2 * (1 / n1 + 1 / n2))
 
 
-def ttest_5x2cv_statistic(d):
+def ttest_5x2cv_statistic(d, xp=jnp):
     """Dietterich's (1998) 5x2cv t: ``d[0, 0] / sqrt(mean_i s_i^2)``.
 
     ``d : (..., 5, 2)`` differences (replication x fold) -> ``(...)``, with
     ``s_i^2 = sum_j (d_ij - mean_j d_ij)^2``. When ``sum_i s_i^2`` is at or below
     :func:`rounding_floor` it is 0: t = ±inf, or NaN when ``d_11 = 0``.
     """
-    return d[..., 0, 0] / jnp.sqrt(within_replication_ss(d) / 5)
+    return d[..., 0, 0] / xp.sqrt(within_replication_ss(d, xp) / 5)
 
 
-def within_replication_ss(d):
+def within_replication_ss(d, xp=jnp):
     """``sum_i s_i^2`` of 5x2cv differences ``d : (..., 5, 2)``, 0 at the rounding floor."""
-    s2 = jnp.sum((d - jnp.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
-    scale = jnp.max(jnp.abs(d), axis=(-2, -1))
+    s2 = xp.sum((d - xp.mean(d, axis=-1, keepdims=True)) ** 2, axis=-1)
+    scale = xp.max(xp.abs(d), axis=(-2, -1))
     n = d.shape[-2] * d.shape[-1]
-    return _zero_below(jnp.sum(s2, axis=-1), rounding_floor(scale, n))
+    return _zero_below(xp.sum(s2, axis=-1), rounding_floor(scale, n, xp), xp)
 
 
-def ftest_5x2cv_statistic(d):
+def ftest_5x2cv_statistic(d, xp=jnp):
     """Alpaydin's (1999) combined 5x2cv F: ``sum d_ij^2 / (2 sum_i s_i^2)``; ``(..., 5, 2)``.
 
     Zero ``sum_i s_i^2`` (as in :func:`ttest_5x2cv_statistic`) gives inf, or NaN when
     ``d`` is all 0 (identical algorithms, as the paired t).
     """
-    return jnp.sum(d**2, axis=(-2, -1)) / (2 * within_replication_ss(d))
+    return xp.sum(d**2, axis=(-2, -1)) / (2 * within_replication_ss(d, xp))
 
 
-def corrected_t_statistic(d, test_train_ratio, where=None):
+def corrected_t_statistic(d, test_train_ratio, where=None, xp=jnp):
     """Nadeau & Bengio (2003) corrected resampled t; ``d : (..., J)`` -> ``PairedMoments``.
 
     The variance of the mean is ``(1/J + n_test/n_train) s^2`` instead of ``s^2/J``.
-    Zero variance as :func:`t_statistic`; ``where`` masks padding.
+    Zero variance as :func:`t_statistic`; ``where`` masks padding; ``xp`` as
+    :func:`rounding_floor`.
     """
-    n = count(d, where)
-    m = jnp.mean(d, axis=-1, where=where)
-    se = jnp.sqrt((1 / n + test_train_ratio) * nonzero_variance(d, where=where))
+    n = count(d, where, xp)
+    m = xp.mean(d, axis=-1, **_kept(where))
+    se = xp.sqrt((1 / n + test_train_ratio) * nonzero_variance(d, where=where, xp=xp))
     return PairedMoments(m / se, m, se)
 
 
@@ -244,39 +253,40 @@ def corrected_t_statistic(d, test_train_ratio, where=None):
 # ----------------------------------------------------------------------------------------
 
 
-def covariance(x, where=None):
+def covariance(x, where=None, xp=jnp):
     """Unbiased covariance of ``x : (..., n, p)`` -> ``(..., p, p)``.
 
-    ``where : (n,)`` keeps rows (a shape bucket's padding masked out).
+    ``where : (n,)`` keeps rows (a shape bucket's padding masked out); ``xp`` as
+    :func:`rounding_floor`.
     """
     if where is None:
         n = x.shape[-2]
-        xc = x - jnp.mean(x, axis=-2, keepdims=True)
+        xc = x - xp.mean(x, axis=-2, keepdims=True)
     else:
-        n = jnp.sum(where).astype(x.dtype)
-        xc = jnp.where(where[:, None], x - _row_mean(x, where)[..., None, :], 0.0)
-    return jnp.einsum("...ki,...kj->...ij", xc, xc) / (n - 1)
+        n = xp.sum(where).astype(x.dtype)
+        xc = xp.where(where[:, None], x - _row_mean(x, where, xp)[..., None, :], 0.0)
+    return xp.einsum("...ki,...kj->...ij", xc, xc) / (n - 1)
 
 
-def _row_mean(x, where=None):
+def _row_mean(x, where=None, xp=jnp):
     """Mean over rows (axis -2) of ``x : (..., n, p)``, rows selected by ``where : (n,)``."""
     if where is None:
-        return jnp.mean(x, axis=-2)
-    return jnp.mean(x, axis=-2, where=jnp.broadcast_to(where[:, None], x.shape))
+        return xp.mean(x, axis=-2)
+    return xp.mean(x, axis=-2, where=xp.broadcast_to(where[:, None], x.shape))
 
 
-def correlation_rcond(s, scale):
+def correlation_rcond(s, scale, xp=jnp):
     """Reciprocal condition number of the correlation matrix of covariance ``s : (..., p, p)``.
 
     A measure whose standard deviation is at most ``1e-13 * scale`` (``scale : (..., p)``,
     e.g. the largest absolute value of that measure) counts as constant: result 0.
     """
-    sd = jnp.sqrt(jnp.maximum(jnp.diagonal(s, axis1=-2, axis2=-1), 0))
+    sd = xp.sqrt(xp.maximum(xp.diagonal(s, axis1=-2, axis2=-1), 0))
     ok = sd > 1e-13 * scale
-    safe = jnp.where(ok, sd, 1)
+    safe = xp.where(ok, sd, 1)
     r = s / (safe[..., :, None] * safe[..., None, :])
-    ev = jnp.linalg.eigvalsh(r)
-    return jnp.where(jnp.all(ok, axis=-1), jnp.maximum(ev[..., 0], 0) / ev[..., -1], 0)
+    ev = xp.linalg.eigvalsh(r)
+    return xp.where(xp.all(ok, axis=-1), xp.maximum(ev[..., 0], 0) / ev[..., -1], 0)
 
 
 def hotelling_t2(d):
@@ -302,29 +312,32 @@ class HotellingParts(NamedTuple):
     direction: jnp.ndarray
 
 
-def hotelling_parts(d, where=None):
+def hotelling_parts(d, where=None, xp=jnp):
     """Paired T^2, dbar, S_d, Fisher's ``w = S_d^-1 dbar`` (Yildiz & Alpaydin, eqs. 1-2).
 
-    ``where : (n,)`` keeps rows of ``d : (..., n, p)`` (padding masked out).
+    ``where : (n,)`` keeps rows of ``d : (..., n, p)`` (padding masked out). With
+    ``xp=numpy`` a singular ``S_d`` raises ``numpy.linalg.LinAlgError`` (jax.numpy
+    gives inf/NaN).
     """
-    n = d.shape[-2] if where is None else jnp.sum(where).astype(d.dtype)
-    dbar = _row_mean(d, where)
-    s = covariance(d, where)
-    w = jnp.linalg.solve(s, dbar[..., None])[..., 0]
-    return HotellingParts(n * jnp.sum(dbar * w, axis=-1), dbar, s, w)
+    n = d.shape[-2] if where is None else xp.sum(where).astype(d.dtype)
+    dbar = _row_mean(d, where, xp)
+    s = covariance(d, where, xp)
+    w = xp.linalg.solve(s, dbar[..., None])[..., 0]
+    return HotellingParts(n * xp.sum(dbar * w, axis=-1), dbar, s, w)
 
 
-def hotelling_parts_two_sample(a, b, where_a=None, where_b=None):
+def hotelling_parts_two_sample(a, b, where_a=None, where_b=None, xp=jnp):
     """Two-sample T^2 ``n1 n2/(n1+n2) dbar' S_p^-1 dbar`` with pooled ``S_p`` (Rencher 5.4).
 
     ``a : (..., n1, p)``, ``b : (..., n2, p)``; ``where_a``, ``where_b`` keep rows.
     """
-    n1 = a.shape[-2] if where_a is None else jnp.sum(where_a).astype(a.dtype)
-    n2 = b.shape[-2] if where_b is None else jnp.sum(where_b).astype(b.dtype)
-    dbar = _row_mean(a, where_a) - _row_mean(b, where_b)
-    s = ((n1 - 1) * covariance(a, where_a) + (n2 - 1) * covariance(b, where_b)) / (n1 + n2 - 2)
-    w = jnp.linalg.solve(s, dbar[..., None])[..., 0]
-    t2 = (n1 * n2 / (n1 + n2)) * jnp.sum(dbar * w, axis=-1)
+    n1 = a.shape[-2] if where_a is None else xp.sum(where_a).astype(a.dtype)
+    n2 = b.shape[-2] if where_b is None else xp.sum(where_b).astype(b.dtype)
+    dbar = _row_mean(a, where_a, xp) - _row_mean(b, where_b, xp)
+    s = (n1 - 1) * covariance(a, where_a, xp) + (n2 - 1) * covariance(b, where_b, xp)
+    s = s / (n1 + n2 - 2)
+    w = xp.linalg.solve(s, dbar[..., None])[..., 0]
+    t2 = (n1 * n2 / (n1 + n2)) * xp.sum(dbar * w, axis=-1)
     return HotellingParts(t2, dbar, s, w)
 
 
@@ -345,30 +358,31 @@ class AnovaSums(NamedTuple):
     within: jnp.ndarray
 
 
-def anova_sums(x, where=None):
+def anova_sums(x, where=None, xp=jnp):
     """Between and within sums of squares of ``x : (..., L groups, k)``.
 
     Each is exactly 0 at or below :func:`rounding_floor` of ``max|x|`` and ``L k`` terms.
-    ``where : (k,)`` keeps observations (a shape bucket's padding masked out).
+    ``where : (k,)`` keeps observations (a shape bucket's padding masked out); ``xp`` as
+    :func:`rounding_floor`.
     """
-    gm = jnp.mean(x, axis=-1, where=where)
-    grand = jnp.mean(gm, axis=-1)
-    k = count(x, where)
-    between = k * jnp.sum((gm - grand[..., None]) ** 2, axis=-1)
-    within = jnp.sum((x - gm[..., None]) ** 2, axis=(-2, -1), where=where)
-    floor = rounding_floor(jnp.max(jnp.abs(x), axis=(-2, -1)), x.shape[-2] * k)
-    return AnovaSums(_zero_below(between, floor), _zero_below(within, floor))
+    gm = xp.mean(x, axis=-1, **_kept(where))
+    grand = xp.mean(gm, axis=-1)
+    k = count(x, where, xp)
+    between = k * xp.sum((gm - grand[..., None]) ** 2, axis=-1)
+    within = xp.sum((x - gm[..., None]) ** 2, axis=(-2, -1), **_kept(where))
+    floor = rounding_floor(xp.max(xp.abs(x), axis=(-2, -1)), x.shape[-2] * k, xp)
+    return AnovaSums(_zero_below(between, floor, xp), _zero_below(within, floor, xp))
 
 
-def anova_f(x, where=None):
+def anova_f(x, where=None, xp=jnp):
     """One-way ANOVA F ``(SSB/(L-1)) / (SSW/(L(k-1)))`` of ``x : (..., L, k)``.
 
     With the zero sums of :func:`anova_sums`, as ``scipy.stats.f_oneway``: identical
     groups give F = 0 (p = 1), constant groups with different means F = inf, and
     constant data (both sums 0) NaN.
     """
-    n_groups, k = x.shape[-2], count(x, where)
-    ss = anova_sums(x, where)
+    n_groups, k = x.shape[-2], count(x, where, xp)
+    ss = anova_sums(x, where, xp)
     return (ss.between / (n_groups - 1)) / (ss.within / (n_groups * (k - 1)))
 
 
@@ -380,35 +394,36 @@ class BlockedAnovaSums(NamedTuple):
     error: jnp.ndarray
 
 
-def blocked_anova_sums(x, where=None):
+def blocked_anova_sums(x, where=None, xp=jnp):
     """Two-way additive decomposition of ``x : (..., L treatments, k blocks)``.
 
     Each sum is exactly 0 at or below :func:`rounding_floor` of ``max|x|``, ``L k`` terms.
     ``where : (k,)`` keeps blocks (a shape bucket's padding masked out).
     """
-    n_groups, k = x.shape[-2], count(x, where)
-    rows = jnp.mean(x, axis=-1, where=where)
-    cols = jnp.mean(x, axis=-2)
-    grand = jnp.mean(rows, axis=-1)
-    treatment = k * jnp.sum((rows - grand[..., None]) ** 2, axis=-1)
-    block = n_groups * jnp.sum((cols - grand[..., None]) ** 2, axis=-1, where=where)
+    n_groups, k = x.shape[-2], count(x, where, xp)
+    rows = xp.mean(x, axis=-1, **_kept(where))
+    cols = xp.mean(x, axis=-2)
+    grand = xp.mean(rows, axis=-1)
+    treatment = k * xp.sum((rows - grand[..., None]) ** 2, axis=-1)
+    block = n_groups * xp.sum((cols - grand[..., None]) ** 2, axis=-1, **_kept(where))
     resid = x - rows[..., :, None] - cols[..., None, :] + grand[..., None, None]
-    error = jnp.sum(resid**2, axis=(-2, -1), where=where)
-    floor = rounding_floor(jnp.max(jnp.abs(x), axis=(-2, -1)), n_groups * k)
-    return BlockedAnovaSums(*(_zero_below(s, floor) for s in (treatment, block, error)))
+    error = xp.sum(resid**2, axis=(-2, -1), **_kept(where))
+    floor = rounding_floor(xp.max(xp.abs(x), axis=(-2, -1)), n_groups * k, xp)
+    sums = (_zero_below(s, floor, xp) for s in (treatment, block, error))
+    return BlockedAnovaSums(*sums)
 
 
-def blocked_anova_f(x, where=None):
+def blocked_anova_f(x, where=None, xp=jnp):
     """Repeated-measures F ``(SS_t/(L-1)) / (SS_e/((L-1)(k-1)))`` of ``x : (..., L, k)``.
 
     With the zero sums of :func:`blocked_anova_sums`, as statsmodels' ``AnovaRM``: no
     treatment effect (identical algorithms, constant data) gives F = 0 (p = 1) even when
     ``SS_e`` is 0 too; an effect with ``SS_e = 0`` gives F = inf.
     """
-    n_groups, k = x.shape[-2], count(x, where)
-    ss = blocked_anova_sums(x, where)
+    n_groups, k = x.shape[-2], count(x, where, xp)
+    ss = blocked_anova_sums(x, where, xp)
     f = (ss.treatment / (n_groups - 1)) / (ss.error / ((n_groups - 1) * (k - 1)))
-    return jnp.where(ss.treatment == 0, jnp.zeros_like(f), f)
+    return xp.where(ss.treatment == 0, xp.zeros_like(f), f)
 
 
 def manova_he(x):
@@ -506,13 +521,14 @@ def mardia_moments(x):
     return MardiaMoments(b1, b2)
 
 
-def mcnemar_counts(correct_a, correct_b):
+def mcnemar_counts(correct_a, correct_b, xp=jnp):
     """Discordant counts ``(n01, n10)`` over the last axis: a right & b wrong, a wrong & b right.
 
-    ``correct_* : (..., n)`` booleans; counts are float64-able floats of shape ``(...)``.
+    ``correct_* : (..., n)`` booleans; counts are float64-able floats of shape ``(...)``;
+    ``xp`` as :func:`rounding_floor`.
     """
-    n01 = jnp.sum(correct_a & ~correct_b, axis=-1)
-    n10 = jnp.sum(~correct_a & correct_b, axis=-1)
+    n01 = xp.sum(correct_a & ~correct_b, axis=-1)
+    n10 = xp.sum(~correct_a & correct_b, axis=-1)
     return n01, n10
 
 

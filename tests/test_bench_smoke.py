@@ -30,3 +30,28 @@ def test_bench_cold_tour_smoke_runs():
     lines = [line for line in res.stdout.splitlines() if line.startswith("| `")]
     assert len(lines) == 3 and "new sizes that compiled" not in res.stdout, res.stdout
     assert all(line.split("|")[6].strip().endswith("(0)") for line in lines), res.stdout
+
+
+def test_bench_clusters_smoke_runs():
+    # Issue 38: the clustered tests' benchmark keeps working; its CR1 t equals statsmodels'.
+    bench = os.path.join(os.path.dirname(BENCH), "bench_clusters.py")
+    res = subprocess.run(
+        [sys.executable, bench, "--smoke"], capture_output=True, text=True, timeout=600
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    rows = [line for line in res.stdout.splitlines() if line.startswith("| ") and " s |" in line]
+    assert len(rows) == 4 and "| paired t | 0." in res.stdout, res.stdout
+    cr1 = next(line for line in rows if "CR1" in line)
+    ours, theirs = cr1.split("(t ")[1].rstrip(") |").split(" vs ")
+    assert float(ours) == float(theirs), cr1
+
+
+def test_bench_many_models_smoke_runs_and_agrees_with_signflip_test():
+    # Issue 38: compare_models' p-values equal signflip_test's on the pair differences (same
+    # key) and the numpy loop's within Monte Carlo error, or the bench exits non-zero.
+    bench = os.path.join(os.path.dirname(BENCH), "bench_many_models.py")
+    res = subprocess.run(
+        [sys.executable, bench, "--smoke"], capture_output=True, text=True, timeout=600
+    )
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert "equal to signflip_test" in res.stdout and "| numpy loop" in res.stdout

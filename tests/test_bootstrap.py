@@ -414,6 +414,43 @@ def test_bootstrap_test_clear_difference():
 # ----------------------------------------------------------------------------------------
 
 
+def test_means_near_the_float64_limit_scale_exactly():
+    # Issue 43.3: values near 1e308 summed to inf and BCa blamed "constant data". A mean is
+    # homogeneous of degree 1, so the run on x 2^1020 is the run on x scaled by 2^1020,
+    # bit for bit (powers of two are exact); the small run is checked against scipy above.
+    x = np.random.default_rng(5).uniform(0.5, 1.5, 10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow, no "cannot be calculated"
+        big = bootstrap((x * 2.0**1020,), "mean", n_resamples=99, key=0)
+        pair = bootstrap((x * 2.0**1020, -x * 2.0**1019), "mean_difference", n_resamples=99, key=0)
+    small = bootstrap((x,), "mean", n_resamples=99, key=0)
+    small_pair = bootstrap((x, -x / 2), "mean_difference", n_resamples=99, key=0)
+    for b, s in ((big, small), (pair, small_pair)):
+        ci, ref = b.confidence_interval, s.confidence_interval
+        assert (ci.low, ci.high) == (ref.low * 2.0**1020, ref.high * 2.0**1020)
+        assert b.statistic == s.statistic * 2.0**1020
+        assert b.standard_error == s.standard_error * 2.0**1020
+        assert b.acceleration == s.acceleration and b.bias_correction == s.bias_correction
+
+
+def test_a_statistic_past_the_float64_range_says_so_not_constant():
+    x = np.random.default_rng(5).uniform(0.5, 1.5, 10) * 1e308
+    with pytest.warns(RuntimeWarning, match="overflowed to \\+-inf on 100 of 100") as seen:
+        bootstrap((x,), lambda v, axis=-1: jnp.sum(v, axis=axis), n_resamples=99, key=0)
+    assert not any("constant" in str(w.message) for w in seen)
+
+
+def test_bca_blames_constant_data_only_when_it_is():
+    # max with its top value twice: every leave-one-out max is 9 (a = 0/0), the resamples vary
+    x = np.array([1.0, 2, 3, 4, 5, 6, 7, 8, 9, 9])
+    with pytest.warns(RuntimeWarning, match="jackknife acceleration is 0/0") as seen:
+        r = bootstrap((x,), lambda v, axis=-1: jnp.max(v, axis=axis), n_resamples=99, key=0)
+    assert np.isnan(r.confidence_interval.low)
+    assert not any("constant" in str(w.message) for w in seen)
+    with pytest.warns(RuntimeWarning, match="every resample gives the same statistic"):
+        bootstrap((np.full(10, 3.0),), "mean", n_resamples=99, key=0)
+
+
 def test_constant_data_bca_is_nan_with_a_warning_as_scipy():
     x = np.full(10, 3.0)
     with pytest.warns(RuntimeWarning, match="BCa confidence interval cannot be calculated"):
@@ -484,3 +521,43 @@ def test_callable_must_be_traceable():
     # a jnp statistic is fine
     r = bootstrap((np.arange(5.0),), lambda x: jnp.median(x), n_resamples=20, key=0)
     assert np.isfinite(r.standard_error)
+
+
+def test_a_batch_past_the_resample_limit_is_refused_at_once():
+    # Issue 43.4: 4 tests of 10^8 resamples each failed only after 215 s. In a subprocess:
+    # before, this ran for minutes.
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, jaxtests\n"
+        "try:\n"
+        "    jaxtests.bootstrap((np.ones((4, 5)),), 'mean', n_resamples=10**8, key=0)\n"
+        "except ValueError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.startswith(
+        "`data` holds a batch of 4 tests of `n_resamples`=100,000,000: 400,000,000 resamples in "
+        "all, more than 100,000,000"
+    ), out
+
+
+def test_fresh_callables_leave_nothing_behind():
+    # Issue 43.5: a new lambda per call grew the process by 7.6 MB a call without limit (jit
+    # kept every static callable's programs). Now a bounded table holds the last few; the
+    # older callables, and their programs, are freed. 12 calls: 4 past the bound.
+    import gc
+    import weakref
+
+    x = np.random.default_rng(0).normal(size=10)
+    refs = []
+    for k in range(_bootstrap_draws.MAX_CALLABLE_PROGRAMS + 4):
+        f = eval(f"lambda v, axis=-1: jnp.mean(v, axis=axis) + {k}")  # a new callable each
+        r = bootstrap((x,), f, n_resamples=9, key=0, method="percentile")
+        assert r.statistic == pytest.approx(np.mean(x) + k, rel=1e-15)
+        refs.append(weakref.ref(f))
+        del f
+    gc.collect()
+    assert len(_bootstrap_draws._CALLABLE_PROGRAMS) == _bootstrap_draws.MAX_CALLABLE_PROGRAMS
+    assert [r() is None for r in refs] == [True] * 4 + [False] * 8

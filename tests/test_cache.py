@@ -69,7 +69,7 @@ def _run(tmp_path, prelude="", **env):
 
 
 def _entries(folder):
-    return [f for f in os.listdir(folder) if f.endswith("-cache")]
+    return [f for f in os.listdir(folder) if f.endswith(".jaxentry")]
 
 
 def _programs(folder):

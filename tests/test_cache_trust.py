@@ -226,6 +226,42 @@ def test_parent_writable_by_others_is_refused(tmp_path):
     assert _cache.untrusted(str(shared / "jax")) is None
 
 
+@pytest.mark.parametrize("mode", [0o777, 0o770, 0o757])
+def test_every_folder_above_is_checked(tmp_path, mode):
+    # Issue 43.1: a shared project folder two levels up let another user swap the cache.
+    shared = tmp_path / "project"
+    (shared / "me" / "cache" / "jax").mkdir(parents=True)
+    for folder in (shared / "me", shared / "me" / "cache", shared / "me" / "cache" / "jax"):
+        os.chmod(folder, 0o700)
+    cache = str(shared / "me" / "cache" / "jax")
+    assert _cache.untrusted(cache) is None
+    os.chmod(shared, mode)
+    why = _cache.untrusted(cache)
+    assert why == (
+        f"the folder {shared} above it is writable by group or others and not sticky "
+        f"(mode {mode:04o})"
+    )
+    link = tmp_path / "link"  # reached through a link: the folders above its target count
+    link.symlink_to(cache)
+    assert _cache.untrusted(str(link)) == why
+    os.chmod(shared, 0o1000 | mode)
+    assert _cache.untrusted(cache) is None
+
+
+def test_unusable_key_file_warns_once_and_caches_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    assert _cache.user_key() is not None
+    key = tmp_path / "cfg" / "jaxtests" / "cache-key"
+    os.chmod(key, 0o644)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert _ensure_with(tmp_path / "jax") is None
+    assert len(seen) == 1, [str(w.message) for w in seen]
+    message = str(seen[0].message)
+    assert f"its key file {key} cannot be used (others may read it (mode 0644))" in message
+    assert f"rm {key}" in message
+
+
 def test_read_only_folder_computes_uncached(filled, tmp_path, expected):
     cache = _copy(filled, tmp_path)
     for path in (cache, f"{cache}-programs"):
@@ -253,20 +289,46 @@ def test_full_disk_leaves_no_temporary_files(tmp_path, expected):
         assert os.path.getsize(f) <= 1 << 16
 
 
+def test_every_program_is_stored_again_after_its_file_goes(tmp_path, expected):
+    # A plain jitted program first (friedman's ranks) opens JAX's cache before the engine's
+    # programs compile; they went into JAX's cache too, and with their files gone only those
+    # JAX did not hold were stored again (issue 43.5: 2 of 7).
+    prelude = (
+        "import numpy, jaxtests\n"
+        "jaxtests.friedman(numpy.eye(5, 3) + numpy.arange(15.0).reshape(5, 3) ** 0.5)\n"
+    )
+    cache = tmp_path / "jax"
+    first = _run(tmp_path, cache, prelude=prelude)
+    stored = _programs(cache)
+    assert first["out"] == expected and len(stored) == 5
+    for path in stored:
+        os.remove(path)
+    again = _run(tmp_path, cache, prelude=prelude)
+    assert again["out"] == expected
+    assert _programs(cache) == stored
+
+
 # -- in-process: the pieces
 
 
-def test_key_follows_jax_settings_and_xla_variables(monkeypatch):
+def test_key_follows_jax_settings_and_the_variables_xla_started_with(monkeypatch):
     args = (np.zeros(3),)
     base = _aot._key("f", args, {}, None)
     with jax.threefry_partitionable(not jax.config.jax_threefry_partitionable):
         assert _aot._key("f", args, {}, None) != base
     with jax.default_matmul_precision("highest"):
         assert _aot._key("f", args, {}, None) != base
-    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_max_isa=SSE4_2")
-    assert _aot._key("f", args, {}, None) != base
-    monkeypatch.delenv("XLA_FLAGS")
+    # XLA read XLA_FLAGS when the backend started: a later value compiles nothing differently,
+    # so it must not name the program (issue 43.3: it stored one under the wrong key).
+    flags = "--xla_cpu_max_isa=SSE4_2"
+    monkeypatch.setenv("XLA_FLAGS", flags)
     assert _aot._key("f", args, {}, None) == base
+    entry = _cache._entry_name("jit_f-0", _cache.backend_env())
+    # A backend started with them: another program, and another name for JAX's entries.
+    started = tuple(sorted({**dict(_cache.backend_env()), "XLA_FLAGS": flags}.items()))
+    monkeypatch.setattr(_cache, "_start_env", started)
+    assert _aot._key("f", args, {}, None) != base
+    assert _cache._entry_name("jit_f-0", _cache.backend_env()) != entry
 
 
 def test_a_file_verifies_only_with_its_key_name_and_bytes():

@@ -444,3 +444,22 @@ def test_multiclass_per_instance_file_is_refused_not_read_as_regression(capsys, 
     status, out, err = cli(capsys, "compare", reg, "--json")
     assert status == 0, err
     assert json.loads(out)["rows"][0]["measure"] == "square"
+
+
+def test_out_refusals_name_the_path_and_what_to_do(tmp_path, capsys):
+    # Issue 43.6: "jaxtests: error: /x/out: File exists" said neither that --out was at
+    # fault nor what to do.
+    from jaxtests._report import prepare_out
+
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    refused(capsys, rf"--out {afile}: a file of that name exists, and --out names a folder",
+            "demo", "--quick", "--out", afile, "--quiet")  # fmt: skip
+    cases = [
+        (afile / "sub", rf"--out {afile / 'sub'}: cannot create the folder: {afile} is a file"),
+        (tmp_path, rf"--out {tmp_path}: {tmp_path / 'x.png'} exists and is not a regular file"),
+    ]
+    (tmp_path / "x.png").mkdir()
+    for out, words in cases:
+        with pytest.raises(ValueError, match=words):
+            prepare_out(str(out), ["x.png"])

@@ -73,3 +73,43 @@ def test_version_and_help(capsys):
     # every option of sanity says what it does
     assert "number of folds" in out and "label permutations" in out
     assert np.all([w in out for w in ("--scoring", "--seed", "--json", "--quiet")])
+
+
+def test_a_line_or_file_past_the_bounds_is_refused_without_reading_it(
+    tmp_path, capsys, monkeypatch
+):
+    # Issue 43.4: a 2 MB gzip expanding to one 2 GiB line raised a MemoryError. Here 64 MiB
+    # in one line: refused after reading 1 MiB of it (the peak memory says so).
+    import gzip
+    import tracemalloc
+
+    from jaxtests._cli import main
+    from jaxtests.datasets import _text
+
+    path = tmp_path / "bomb.csv.gz"
+    with gzip.open(path, "wb", compresslevel=1) as f:
+        f.write(b"diff\n")
+        for _ in range(64):
+            f.write(b"1" * (1 << 20))
+    tracemalloc.start()
+    try:
+        status = main(["signflip", str(path)])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    err = capsys.readouterr().err.splitlines()
+    assert status == 2 and len(err) == 1, err
+    assert err[0] == (
+        f"jaxtests: error: {path}, line 2: longer than 1,048,576 characters once decompressed "
+        "(no line breaks: not a CSV table?); a row of a results table is a few kB."
+    )
+    assert peak < 32 << 20  # the whole line is 64 MiB
+    monkeypatch.setattr(_text, "MAX_TEXT", 100)
+    for name, text in (("d.csv", "diff\n" + "0.5\n" * 40), ("d.json", "[" + "{},\n" * 40 + "{}]")):
+        (tmp_path / name).write_text(text)
+        assert main(["signflip", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert err == (
+            f"jaxtests: error: {tmp_path / name}: more than 100 characters, more than jaxtests "
+            "reads; split the file, or keep only the columns the test needs.\n"
+        )

@@ -82,3 +82,46 @@ def test_each_result_printed_once(scores_csv, capsys, tmp_path):
                            "b", "--rope", "0.01", "--seed", "1")  # fmt: skip
     assert status == 0, err
     assert out.count("P(a better)") == 1 and "50000 posterior samples (seed 1)" in out
+
+
+_TOO_MUCH = """
+import sys, time
+import numpy as np
+from jaxtests._cli import main
+from jaxtests.bayesian import signrank
+rng = np.random.default_rng(0)
+x = rng.normal(0.8, 0.05, (6, 1000))
+path = sys.argv[1]
+with open(path, "w") as f:
+    f.write("dataset,learner,accuracy\\n")
+    f.writelines(f"d{i},l{j},{x[i, j]:.5f}\\n" for i in range(6) for j in range(1000))
+start = time.monotonic()
+status = main(["compare", path, "--report"])
+print("report", status, f"{time.monotonic() - start:.1f}")
+start = time.monotonic()
+try:
+    signrank(rng.random(100_000), rng.random(100_000), rope=0.01, key=0)
+except ValueError as exc:
+    print("signrank", f"{time.monotonic() - start:.1f}", exc, file=sys.stderr)
+"""
+
+
+def test_too_much_work_is_refused_at_once(tmp_path):
+    # Issue 43.4: --report on 1,000 learners and bayes-signrank on 100,000 data sets gave no
+    # output after 600 s. Both are refused at once, naming the limit.
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _TOO_MUCH, str(tmp_path / "many.csv")],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    report, signrank = out.stdout.split(), out.stderr.strip().splitlines()
+    assert report[:2] == ["report", "2"] and float(report[2]) < 30, out
+    assert signrank[0].startswith("jaxtests: error: ") and "--report: `table`: " in signrank[0]
+    assert "all 499,500 pairs of 1000 learners; it takes at most 100" in signrank[0]
+    assert signrank[1].startswith("signrank ") and float(signrank[1].split()[1]) < 30
+    assert "`n_samples`=50,000 posterior samples over 100,000 data sets" in signrank[1]
+    assert "use n_samples <= 5,000" in signrank[1]

@@ -82,3 +82,32 @@ def test_warmup_error_in_a_call_exits_2_one_line(monkeypatch, capsys):
     assert main(["warmup", "--quiet"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == "jaxtests: error: the cache directory is not writable\n"
+
+
+@pytest.mark.parametrize("family", ["words", "dense"])
+def test_warmup_warms_the_padding_of_the_backends_family(monkeypatch, family):
+    # Issue 41: the plan's sign-flip sizes are the padded sizes of the family the calls will
+    # use (before, the CPU family's capacities on every backend, so a GPU's dense programs
+    # stayed cold); a size inside a warmed bucket then compiles nothing.
+    from jaxtests import _profile, signflip_test
+    from jaxtests._monitoring import CompileCounter
+
+    monkeypatch.setenv(_profile.ENV, family)
+    pad = _profile.SCHEDULES[family].pad_words
+    plan = _warmup.warmup_plan(max_instances=300)
+    sizes = {
+        int(label.split("m=")[1].split()[0])
+        for label, _ in plan
+        if label.startswith("signflip_test")
+    }
+    assert {pad(m) for m in range(1, 301)} <= {pad(m) for m in sizes}
+    assert len(sizes) == len({pad(m) for m in sizes})  # one call per program
+    if family == "dense":
+        assert len(sizes) > 1  # the ladder's buckets, not one CPU capacity
+    m = sorted(sizes)[len(sizes) // 2]
+    warm = next(t for label, t in plan if label == f"signflip_test m={m} n_resamples=9999")
+    jax.block_until_ready(warm())
+    rng = np.random.default_rng(1)
+    with CompileCounter() as counter:
+        signflip_test(rng.normal(size=m - 5), n_resamples=9999, key=3)
+    assert counter.compiles == 0

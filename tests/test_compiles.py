@@ -125,6 +125,24 @@ FAMILIES = {
         (13, 14, 15, 16, 16),
     ),
     # the bootstrap's built-in statistics pad their samples (the AUCs' tie groups too)
+    # Clusters: 40, 44 and 47 clusters of 3 share the bucket of 48 (issue 38).
+    "signflip_test cluster": (
+        lambda g: jaxtests.signflip_test(
+            RNG.normal(size=3 * g), cluster=np.repeat(np.arange(g), 3), n_resamples=999, key=1
+        ),
+        (40, 44, 47),
+    ),
+    "wild_cluster_bootstrap webb": (
+        lambda g: jaxtests.wild_cluster_bootstrap(
+            RNG.normal(size=(2, 3 * g)),
+            RNG.normal(size=(2, 3 * g)),
+            cluster=np.repeat(np.arange(g), 3),
+            weights="webb",
+            n_resamples=999,
+            key=1,
+        ),
+        (40, 44, 47),
+    ),
     "bootstrap mean_difference": (
         lambda n: jaxtests.bootstrap(
             (RNG.normal(size=n), RNG.normal(size=n)), "mean_difference", n_resamples=999, key=0
@@ -207,9 +225,10 @@ def test_another_alternative_compiles_nothing_without_max_t():
 
 def test_compile_counter_sees_a_new_bucket():
     # The counter can fail: a size in a new bucket traces its programs.
-    jaxtests.ttest_paired(RNG.normal(size=5), RNG.normal(size=5))
+    # (the parametric tests compute concrete data in numpy: DeLong's placements compile)
+    jaxtests.delong_test(_labels(20), RNG.normal(size=20), RNG.normal(size=20))
     with CompileCounter() as counter:
-        jaxtests.ttest_paired(RNG.normal(size=200), RNG.normal(size=200))
+        jaxtests.delong_test(_labels(300), RNG.normal(size=300), RNG.normal(size=300))
     assert counter.traces >= 1
 
 

@@ -100,6 +100,16 @@ def test_every_path_is_bit_identical_to_one_process(runs):
     assert second["results"] == single["results"]
 
 
+def test_processes_given_different_labels_are_refused(runs):
+    # Issue 43.3: process 1's labels differed in one entry; process 0 returned p = 0.4201
+    # instead of 0.4079, exit 0. Now every process raises the same error before any fit.
+    first, second, single = runs
+    assert single["refused"] is None
+    assert first["refused"] == second["refused"]
+    assert "were given different calls" in first["refused"]
+    assert "process(es) [1] differ from process 0" in first["refused"]
+
+
 def test_a_drawn_seed_is_shared(runs):
     first, second, _ = runs
     assert first["seed"] == second["seed"]
@@ -249,7 +259,13 @@ def refused(tmp_path_factory):
     taken.bind(("127.0.0.1", 0))
     taken.listen()  # never accepts: another program's port
     busy = f"127.0.0.1:{taken.getsockname()[1]}"
-    addr = {name: f"127.0.0.1:{_free_port()}" for name in ("alone", "count", "id", "data", "root")}
+    names = ("alone", "count", "id", "data", "root", "token")
+    addr = {name: f"127.0.0.1:{_free_port()}" for name in names}
+    tokens = []
+    for k, secret in enumerate(("s3cret", "guess")):
+        tokens.append(tmp / f"{k}.token")
+        tokens[-1].write_text(secret)
+        tokens[-1].chmod(0o600)
     scenarios = {
         "missing peer": [_signflip_cli(same, *_cluster(addr["alone"], 2, 0, 5))],
         "missing process 0": [_signflip_cli(same, *_cluster(addr["root"], 2, 1, 5))],
@@ -263,6 +279,10 @@ def refused(tmp_path_factory):
         "different data": [
             _signflip_cli(path, *_cluster(addr["data"], 2, i, 120))
             for i, path in enumerate((same, other))
+        ],
+        "wrong token": [
+            _signflip_cli(same, *_cluster(addr["token"], 2, i, 5), "--token-file", str(tokens[i]))
+            for i in range(2)
         ],
     }
     commands = [c for cs in scenarios.values() for c in cs]
@@ -285,6 +305,7 @@ def refused(tmp_path_factory):
         ),
         ("same process id", "two processes were started with --process-id 0"),
         ("different data", "process 1 reads different data than process 0"),
+        ("wrong token", None),  # below
     ],
 )
 def test_a_run_that_cannot_start_says_why_in_one_line(refused, scenario, words):
@@ -295,6 +316,14 @@ def test_a_run_that_cannot_start_says_why_in_one_line(refused, scenario, words):
         assert out == ""
         if scenario == "port taken":
             words = "is already in use" if k == 0 else "did not answer as a jaxtests process 0"
+        if scenario == "wrong token":  # process 0 waits on for the real process 1
+            words = (
+                "only 1 of 2 processes joined within 5 s (missing: process 1); start each with "
+                "the same --coordinator and --num-processes, or raise --join-timeout (1 "
+                "connection(s) refused for a wrong or missing token)"
+                if k == 0
+                else "process 0 refused this process: wrong or missing token; give every process"
+            )
         assert words in lines[0]
         # Before: 306 s, then SIGABRT. Now the timeout (5 s) plus starting Python, under load.
         assert seconds < 60
@@ -356,7 +385,7 @@ def test_the_coordinator_listens_on_the_address_given(monkeypatch):
     for host, bind in (("127.0.0.1", "127.0.0.1"), ("[::1]", "[::1]"), ("localhost", "[::]")):
         port = _free_port()
         try:
-            link = _distributed.initialize(f"{host}:{port}", 1, 0, timeout=5)
+            link = _distributed.initialize(f"{host}:{port}", 1, 0, timeout=5, token=b"t")
         except _rendezvous.JoinError as exc:  # no IPv6 on this machine
             assert host == "[::1]", exc
             continue
@@ -464,3 +493,178 @@ def test_library_runs_refuse_processes_given_different_calls(monkeypatch):
     with pytest.raises(ValueError):
         _distributed.same_call({"d": np.arange(3.0)}, ("opts", 6))
     assert not np.array_equal(seen["mine"], first)  # the options are part of the digest
+
+
+# --- the token (issue 43.2): in-process, the rendezvous alone (no JAX runtime) --------------
+
+
+def _hello(i, data="ab"):
+    from jaxtests._rendezvous import Hello
+
+    return Hello("jaxtests 9.9 (source c0ffee) with jax 2", 2, i, {"--seed": "3"}, data)
+
+
+def _meet_soon(port, hello, token, timeout=30):
+    """``meet`` in a thread; a dict that gets its ``link`` or ``error`` (and ``seconds``)."""
+    import threading
+
+    from jaxtests import _rendezvous
+
+    out = {}
+
+    def run():
+        start = time.monotonic()
+        try:
+            out["link"] = _rendezvous.meet("127.0.0.1", port, hello, timeout, token)
+        except _rendezvous.JoinError as exc:
+            out["error"] = str(exc)
+        out["seconds"] = time.monotonic() - start
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    out["thread"] = thread
+    return out
+
+
+def _connect(port):
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            return socket.create_connection(("127.0.0.1", port), timeout=10)
+        except OSError:
+            assert time.monotonic() < deadline, "process 0 never listened"
+            time.sleep(0.05)
+
+
+def _close(out):
+    for conn in out.get("link").conns.values() if "link" in out else ():
+        conn.close()
+
+
+def test_a_client_without_the_token_learns_nothing_and_stops_nothing():
+    # Before: any client's hello was checked at once; a wrong version, id or count refused the
+    # whole run, and the refusal named process 0's versions and source digest.
+    port = _free_port()
+    root = _meet_soon(port, _hello(0), b"s3cret")
+    stray = _connect(port)
+    first = stray.makefile("rb").readline()
+    assert set(json.loads(first)) == {"kind", "protocol", "challenge"}  # nothing of the run
+    stray.sendall(json.dumps({"kind": "jaxtests-join", **_hello(0).__dict__}).encode() + b"\n")
+    refusal = stray.makefile("rb").readline().decode()
+    assert "wrong or missing token" in refusal and "9.9" not in refusal and "c0ffee" not in refusal
+    stray.close()
+    silent = _connect(port)  # says nothing: must hold up no one
+    wrong = _meet_soon(port, _hello(1), b"guess")
+    wrong["thread"].join(30)
+    assert wrong["error"].startswith("process 0 refused this process: wrong or missing token")
+    start = time.monotonic()
+    peer = _meet_soon(port, _hello(1), b"s3cret")
+    peer["thread"].join(30), root["thread"].join(30)
+    silent.close()
+    assert "link" in root and "link" in peer, (root, peer)
+    assert time.monotonic() - start < 4  # not after the silent client's 5 s
+    _close(root), _close(peer)
+
+
+def test_a_peer_tells_nothing_to_a_process_0_without_the_token():
+    # A program posing as process 0 must not learn the versions, options or data digest.
+    with socket.socket() as fake:
+        fake.bind(("127.0.0.1", 0))
+        fake.listen()
+        peer = _meet_soon(fake.getsockname()[1], _hello(1, data="d1g35t"), b"s3cret", timeout=5)
+        conn, _ = fake.accept()
+        with conn:
+            challenge = {"kind": "jaxtests-join", "protocol": 2, "challenge": "ab" * 32}
+            conn.sendall(json.dumps(challenge).encode() + b"\n")
+            reader = conn.makefile("rb")
+            assert set(json.loads(reader.readline())) == {"kind", "protocol", "challenge", "proof"}
+            conn.sendall(json.dumps({"kind": "jaxtests-join", "proof": "00" * 32}).encode() + b"\n")
+            peer["thread"].join(30)
+            rest = reader.read()  # until the peer closed
+    assert rest == b""
+    assert peer["error"].startswith("the process 0 at 127.0.0.1:")
+    assert "did not prove that it knows this run's token" in peer["error"]
+
+
+def test_a_coordinator_other_machines_reach_needs_a_token():
+    from jaxtests._rendezvous import JoinError, meet
+
+    for host, i in (("10.1.2.3", 0), ("node-7.cluster", 1), ("0.0.0.0", 0)):
+        start = time.monotonic()
+        with pytest.raises(JoinError, match=r"can be reached from other machines.*--token-file"):
+            meet(host, _free_port(), _hello(i), 30)
+        assert time.monotonic() - start < 1  # at once, not after a timeout
+    with pytest.raises(JoinError, match="the token is empty"):
+        meet("127.0.0.1", _free_port(), _hello(0), 30, b"")
+
+
+def test_the_token_file_must_be_the_users_alone(tmp_path, monkeypatch):
+    from jaxtests._cli._cluster import read_token
+    from jaxtests._cli._common import BadInput
+
+    path = tmp_path / "run.token"
+    path.write_text("  s3cret\n")
+    path.chmod(0o600)
+    assert read_token(str(path)) == b"s3cret"
+    path.chmod(0o644)
+    with pytest.raises(BadInput, match=r"others may read or change it \(mode 0644.*chmod 600"):
+        read_token(str(path))
+    path.chmod(0o600)
+    link = tmp_path / "link.token"
+    link.symlink_to(path)
+    with pytest.raises(BadInput, match=r"cannot open it .*not a link"):
+        read_token(str(link))
+    empty = tmp_path / "empty.token"
+    empty.write_text("\n")
+    empty.chmod(0o600)
+    with pytest.raises(BadInput, match="the file is empty"):
+        read_token(str(empty))
+    monkeypatch.setenv("JAXTESTS_TOKEN", "fr0m-env")
+    assert read_token(None) == b"fr0m-env"
+    monkeypatch.delenv("JAXTESTS_TOKEN")
+    assert read_token(None) is None
+
+
+def test_cli_refuses_a_reachable_coordinator_without_a_token(tmp_path, monkeypatch, capsys):
+    from jaxtests._cli import main
+
+    monkeypatch.delenv("JAXTESTS_TOKEN", raising=False)
+    path = tmp_path / "d.csv"
+    path.write_text("diff\n1\n2\n3\n")
+    cluster = _cluster(f"localhost:{_free_port()}", 2, 1, 30)
+    assert main(["signflip", str(path), *cluster]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(ERROR + "--coordinator localhost:")
+    assert "JAXTESTS_TOKEN" in err[0]
+
+
+def test_cli_join_timeout_range(tmp_path, capsys):
+    from jaxtests._cli import main
+
+    path = tmp_path / "d.csv"
+    path.write_text("diff\n1\n2\n3\n")
+    for bad in ("1e10", "0", "inf", "-5"):
+        with pytest.raises(SystemExit) as exc:
+            main(["signflip", str(path), *_cluster("127.0.0.1:5", 2, 1, bad)])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err.splitlines()
+        assert (
+            len(err) == 1 and "--join-timeout: must be a number of seconds in (0, 86400]" in err[0]
+        )
+
+
+def test_permutation_test_score_compares_the_calls_of_every_process(monkeypatch):
+    # The same check without a second process: process 1 (simulated) digested other labels.
+    from jax.experimental import multihost_utils
+
+    import jaxtests
+    from jaxtests import _distributed, models
+
+    monkeypatch.setattr(_distributed, "active", lambda: True)
+    monkeypatch.setattr(
+        multihost_utils, "process_allgather", lambda m: np.stack([m, np.asarray(m) ^ 1])
+    )
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(0, 1, (20, 2)), rng.integers(0, 2, 20)
+    with pytest.raises(ValueError, match=r"different calls .* process\(es\) \[1\] differ"):
+        jaxtests.permutation_test_score(models.ridge_classifier(), X, y, n_permutations=9, key=0)

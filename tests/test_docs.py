@@ -95,7 +95,7 @@ def test_readme_and_docs_python_blocks_run(index):
 
 
 PUBLIC_MODULES = ("jaxtests", "jaxtests.models", "jaxtests.losses", "jaxtests.measures")
-PUBLIC_MODULES += ("jaxtests.study", "jaxtests.plot", "jaxtests.datasets")
+PUBLIC_MODULES += ("jaxtests.study", "jaxtests.plot", "jaxtests.datasets", "jaxtests.power")
 
 
 def _public_callables():

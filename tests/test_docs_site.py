@@ -14,7 +14,16 @@ import jaxtests
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-PUBLIC_SUBMODULES = ("bayesian", "datasets", "losses", "measures", "models", "plot", "study")
+PUBLIC_SUBMODULES = (
+    "bayesian",
+    "datasets",
+    "losses",
+    "measures",
+    "models",
+    "plot",
+    "power",
+    "study",
+)
 
 
 @pytest.fixture(scope="module")

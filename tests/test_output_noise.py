@@ -132,3 +132,28 @@ def test_demo_prints_tables_not_python_lists(capsys, tmp_path):
         == "the covariance of `a - b` is singular over measures ['tpr', 'fpr']"
     )
     assert _clause(ValueError("MANOVA needs two measures")) == "MANOVA needs two measures"
+
+
+def test_friedman_permutation_shows_a_bar_on_a_terminal_unless_quiet(capsys, monkeypatch, tmp_path):
+    # Issue 43.6: the other permutation commands drew a bar; friedman-permutation none.
+    import numpy as np
+
+    _terminal(monkeypatch)
+    init = Progress.__init__
+
+    def at_once(self, *args, **kw):  # the bar at once, not after 2 s
+        init(self, *args, **{**kw, "delay": 0.0, "interval": 0.02})
+
+    monkeypatch.setattr(Progress, "__init__", at_once)
+    x = np.random.default_rng(3).random((8, 3))
+    path = tmp_path / "scores.csv"
+    path.write_text(
+        "dataset,learner,accuracy\n"
+        + "".join(f"d{i},{n},{float(x[i, j])!r}\n" for i in range(8) for j, n in enumerate("abc"))
+    )
+    cmd = ("compare", path, "--test", "friedman-permutation", "--n-resamples", "20000")
+    status, _, err = _cli(capsys, *cmd, "--seed", "1")
+    assert status == 0, err
+    assert "permutations:" in err and "20.0k/20.0k" in err
+    status, _, err = _cli(capsys, *cmd, "--seed", "1", "--quiet")
+    assert status == 0 and "permutations" not in err, err

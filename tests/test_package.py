@@ -190,6 +190,7 @@ PUBLIC_MODULES = [
     "jaxtests.study",
     "jaxtests.plot",
     "jaxtests.datasets",
+    "jaxtests.power",
 ]
 
 

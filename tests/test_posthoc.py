@@ -312,3 +312,68 @@ def test_posthoc_tiny_and_huge_scales(rng, scale):
     np.testing.assert_allclose(res.pvalue, base.pvalue, rtol=1e-12)
     np.testing.assert_allclose(np.asarray(res.mean) / scale, base.mean, rtol=1e-12)
     assert res.cliques == base.cliques
+
+
+def _brute_cliques(adj):
+    """Maximal cliques by enumerating every subset (small graphs): the reference."""
+    n = adj.shape[0]
+    cl = [
+        s
+        for m in range(1, 1 << n)
+        for s in [tuple(i for i in range(n) if m >> i & 1)]
+        if all(adj[i, j] for i in s for j in s if i != j)
+    ]
+    sets = [set(c) for c in cl]
+    return sorted(
+        (c for c, s in zip(cl, sets) if not any(s < t for t in sets)), key=lambda c: (-len(c), c)
+    )
+
+
+def test_cliques_equal_an_enumeration_and_networkx_on_random_graphs():
+    rng = np.random.default_rng(43)
+    for n, density in [(1, 0.5), (2, 0.5), (6, 0.3), (9, 0.5), (11, 0.8), (12, 0.6)]:
+        for _ in range(3):
+            near = np.triu(rng.random((n, n)) < density, 1)
+            near = near | near.T
+            reject = ~near
+            np.fill_diagonal(reject, False)
+            assert cliques(reject) == _brute_cliques(near), (n, density)
+    nx = pytest.importorskip("networkx")
+    for n, density in [(40, 0.5), (60, 0.8), (200, 0.3)]:
+        near = np.triu(rng.random((n, n)) < density, 1)
+        near = near | near.T
+        reject = ~near
+        np.fill_diagonal(reject, False)
+        ref = nx.find_cliques(nx.from_numpy_array(near.astype(int)))
+        assert cliques(reject) == sorted(map(tuple, map(sorted, ref)), key=lambda c: (-len(c), c))
+
+
+_MANY_CLIQUES = """
+import time
+import numpy as np
+from jaxtests import cliques
+r = np.zeros((1000, 1000), bool)
+assert cliques(r) == [tuple(range(1000))]  # one clique of 1,000: RecursionError before
+np.fill_diagonal(r := ~r, False)
+assert cliques(r) == [(i,) for i in range(1000)]
+g = np.arange(90) // 3  # Moon-Moser: 3^30 maximal cliques
+start = time.monotonic()
+try:
+    cliques((g[:, None] == g[None, :]) & ~np.eye(90, dtype=bool))
+except ValueError as exc:
+    print(f"{time.monotonic() - start:.1f}", exc)
+"""
+
+
+def test_cliques_of_many_algorithms_end_or_are_refused_at_once():
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", _MANY_CLIQUES], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    seconds, message = out.stdout.split(" ", 1)
+    assert message.startswith("`reject`: the maximal cliques of these 90 algorithms are too many")
+    assert "more than 5,000,000 steps of the search or 100,000 cliques" in message
+    assert float(seconds) < 30  # a few seconds; 3^30 cliques would take years

@@ -4,9 +4,18 @@ import argparse
 import contextlib
 import hashlib
 import os
+import stat
 import sys
 
-from jaxtests._cli._common import POSITIVE, BadInput
+from jaxtests._cli._common import BadInput, _number_type
+
+# One day: the run waits this long at most for a peer (time.sleep and JAX's timeouts
+# overflow on larger values).
+MAX_JOIN_TIMEOUT = 86_400
+_JOIN_TIMEOUT = _number_type(
+    float, lambda x: 0 < x <= MAX_JOIN_TIMEOUT, f"a number of seconds in (0, {MAX_JOIN_TIMEOUT}]"
+)
+_MAX_TOKEN_BYTES = 4096
 
 
 def _address(text):
@@ -31,6 +40,8 @@ def add_options(parser):
         "--coordinator: each must come within --join-timeout, with a --process-id of its own "
         "and the same --num-processes, versions, options and data; otherwise, or when a "
         "process stops or fails during the run, they print one line and exit with status 2. "
+        "Each first proves it knows the run's secret token (--token-file or JAXTESTS_TOKEN; "
+        "required unless --coordinator is a loopback address). "
         "Without these options, --distributed detects the cluster (SLURM, Open MPI, ...) or "
         "reads JAX_COORDINATOR_ADDRESS, JAX_NUM_PROCESSES and JAX_PROCESS_ID",
     )
@@ -48,18 +59,33 @@ def add_options(parser):
     g.add_argument("--process-id", type=_count, metavar="I", help="this process, 0 .. N-1")
     g.add_argument(
         "--join-timeout",
-        type=POSITIVE,
+        type=_JOIN_TIMEOUT,
         default=60.0,
         metavar="SECONDS",
         help="how long to wait for every process to join, and for a process that stopped "
-        "answering, before giving up with exit status 2 (default 60)",
+        "answering, before giving up with exit status 2 (default 60, at most 86400)",
+    )
+    g.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="a file holding the run's secret (the same on every process; owned by you and "
+        "readable by you only, mode 0600); default: the JAXTESTS_TOKEN environment variable",
     )
 
 
 # Options that may differ between the processes of one run (where they run, how they
 # show progress, where they write): every other option must be the same on all of them.
 _LOCAL = frozenset(
-    {"distributed", "coordinator", "num_processes", "process_id", "join_timeout", "quiet", "out"}
+    {
+        "distributed",
+        "coordinator",
+        "num_processes",
+        "process_id",
+        "join_timeout",
+        "token_file",
+        "quiet",
+        "out",
+    }
 )
 
 
@@ -82,6 +108,44 @@ def _call(args):
     except OSError as exc:  # the subcommand reports it; the processes still compare
         return options, f"unreadable: {exc.strerror}"
     return options, digest.hexdigest()
+
+
+def read_token(path):
+    """The run's secret: the bytes of the file ``path``, else ``JAXTESTS_TOKEN``, else None.
+
+    The file must be a regular file owned by this user that no one else may read
+    or write (a token others can read proves nothing); :class:`BadInput` otherwise.
+    """
+    if path is None:
+        text = os.environ.get("JAXTESTS_TOKEN", "").strip()
+        return text.encode() if text else None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise BadInput(
+            f"--token-file {path}: cannot open it ({exc.strerror}); give a regular file, not "
+            "a link, holding the run's secret"
+        ) from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise BadInput(
+                f"--token-file {path}: not a regular file; give a file holding the secret"
+            )
+        if st.st_uid != os.getuid() or st.st_mode & 0o077:
+            raise BadInput(
+                f"--token-file {path}: others may read or change it (mode "
+                f"{stat.S_IMODE(st.st_mode):04o}, owner uid {st.st_uid}); it must be yours "
+                f"with mode 0600: chmod 600 {path}"
+            )
+        token = f.read(_MAX_TOKEN_BYTES + 1).strip()
+    if len(token) > _MAX_TOKEN_BYTES:
+        raise BadInput(
+            f"--token-file {path}: longer than {_MAX_TOKEN_BYTES} bytes; is it the token?"
+        )
+    if not token:
+        raise BadInput(f"--token-file {path}: the file is empty; write the secret into it")
+    return token
 
 
 class Run:
@@ -110,9 +174,10 @@ class Run:
         from jaxtests import _distributed
         from jaxtests._rendezvous import JoinError
 
+        token = read_token(args.token_file)
         try:
             self.link = _distributed.initialize(
-                args.coordinator, n, i, timeout=args.join_timeout, call=_call(args)
+                args.coordinator, n, i, timeout=args.join_timeout, call=_call(args), token=token
             )
         except JoinError as exc:
             raise BadInput(f"could not start the distributed run: {exc}") from None

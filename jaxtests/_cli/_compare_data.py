@@ -5,7 +5,7 @@ import numpy as np
 from jaxtests import losses, measures
 from jaxtests._cli._common import BadInput
 from jaxtests._measures import binary_measures
-from jaxtests._tidy import PerFold, PerInstance
+from jaxtests._tidy import ItemTable, PerFold, PerInstance
 from jaxtests.kernels import measures as kmeasures
 
 CLF_LOSSES = ("zero_one", "hinge")
@@ -167,6 +167,9 @@ def _check_5x2(table, test):
 
 def _signflip_data(table, data, args, a, b, m):
     """Differences the compare sign-flip test uses, and their description."""
+    if isinstance(data, ItemTable):  # each item's mean over its samples
+        x = data.samples.mean(axis=-1)
+        return x[data.models.index(a)] - x[data.models.index(b)], "per item"
     if not isinstance(data, PerInstance):
         x = table.measure(m)
         ia, ib = table.algorithms.index(a), table.algorithms.index(b)

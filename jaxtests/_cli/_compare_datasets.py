@@ -73,12 +73,17 @@ def _friedman(table, args):
 
 
 def _friedman_permutation(table, args):
-    res, notes = _quiet_call(
-        table.friedman,
-        method="permutation",
-        n_resamples=args.n_resamples or 100_000,
-        key=args.seed,
-    )
+    from jaxtests._report import Progress
+
+    # on a terminal only, as the other permutation commands' bars; none with --quiet
+    with Progress("permutations", disable=args.quiet) as bar:
+        res, notes = _quiet_call(
+            table.friedman,
+            method="permutation",
+            n_resamples=args.n_resamples or 100_000,
+            key=args.seed,
+            progress=bar,
+        )
     row = _row("friedman (permutation)", _all(table), table.measure, res, args.alpha, notes)
     row["df"] = None
     return [row], {"friedman-permutation": res}

@@ -24,9 +24,11 @@ from jaxtests import (
     ttest_5x2cv,
     ttest_corrected,
     ttest_paired,
+    wild_cluster_bootstrap,
 )
 from jaxtests._anova import AnovaResult
 from jaxtests._bootstrap import DIFFERENCE_MEASURES, BootstrapTestResult
+from jaxtests._cli import _compare_clusters
 from jaxtests._cli._common import (
     BadInput,
     _bayes_row,
@@ -44,6 +46,7 @@ from jaxtests._cli._compare_data import (
 )
 from jaxtests._direction import higher_is_better as direction_of
 from jaxtests._report import Numbers, estimate_text
+from jaxtests._tidy import ItemTable
 from jaxtests._ttests import TtestResult
 
 # --test bootstrap's measures of the pooled instances, beside the per-instance losses: the
@@ -96,8 +99,33 @@ def _pair_values_5x2(inp, m, a, b, test):
 
 
 def _t(inp, m, a, b):
-    xa, xb = _pair_values(inp, m, a, b)
-    return ttest_paired(xa, xb, alternative=_alternative(inp.args)), "t"
+    args = inp.args
+    cluster = _compare_clusters.labels(inp.data)
+    if cluster is None and not isinstance(inp.data, ItemTable):
+        xa, xb = _pair_values(inp, m, a, b)
+        return ttest_paired(xa, xb, alternative=_alternative(args)), "t"
+    # per-item means, or clustered instances: the t of their differences
+    d, unit = _signflip_data(inp.table, inp.data, args, a, b, m)
+    se = args.cluster_se or "CR1"
+    res = ttest_paired(
+        d, np.zeros_like(d), alternative=_alternative(args), cluster=cluster, cluster_se=se
+    )
+    return res, f"t ({unit}, clustered {se})" if cluster is not None else f"t ({unit})"
+
+
+def _wild(inp, m, a, b):
+    """The wild cluster bootstrap of the mean per-instance (or per-item) difference."""
+    args = inp.args
+    d, unit = _signflip_data(inp.table, inp.data, args, a, b, m)
+    res = wild_cluster_bootstrap(
+        d,
+        np.zeros_like(d),
+        cluster=_compare_clusters.labels(inp.data),
+        alternative=_alternative(args),
+        n_resamples=args.n_resamples or 9999,
+        key=args.seed,
+    )
+    return res, f"wild cluster bootstrap ({unit}, {res.method})"
 
 
 def _t_5x2cv(inp, m, a, b):
@@ -136,11 +164,14 @@ def _signflip(inp, m, a, b):
         n_resamples=args.n_resamples or 100_000,
         key=args.seed,
         progress=inp.bar,
+        cluster=_compare_clusters.labels(inp.data),
     )
     what = f"the sign-flip test of the {d.size} {unit.replace(' ', '-')} differences"
     note = _resamples_used(res, args, what)
     if note:  # a note on the row (this runs inside _quiet_call, which collects warnings)
         warnings.warn(note, stacklevel=1)
+    if res.n_clusters is not None:
+        unit += ", clustered"
     return res, f"signflip ({unit}, {res.method})"
 
 
@@ -165,9 +196,10 @@ def _bootstrap(inp, m, a, b):
             sa, sb = np.where(sa > 0, 1, -1), np.where(sb > 0, 1, -1)
         samples, statistic, label = (y, sa, sb), f"{m}_difference", f"bootstrap ({m}, BCa)"
     else:
-        d, _ = _signflip_data(inp.table, inp.data, args, a, b, m)
+        d, unit = _signflip_data(inp.table, inp.data, args, a, b, m)
         samples, statistic = (d, np.zeros_like(d)), "mean_difference"
-        label = "bootstrap (per instance, BCa)"
+        label = f"bootstrap ({unit}, BCa)"
+    cluster = _compare_clusters.labels(inp.data)
     res = bootstrap_test(
         samples,
         statistic,
@@ -175,11 +207,14 @@ def _bootstrap(inp, m, a, b):
         n_resamples=args.n_resamples or 9999,
         confidence_level=1 - args.alpha,
         key=args.seed,
+        cluster=cluster,
     )
+    if cluster is not None:
+        label = label.replace(", BCa)", ", clustered, BCa)")
     return res, label
 
 
-def _effect_fields(res, confidence_level, measure=None):
+def _effect_fields(res, confidence_level, measure=None, unit="instance"):
     """Effect sizes of a row: text cells ``difference`` and ``effect`` for the table
     (those the test has), and the numbers for ``--json``.
 
@@ -188,6 +223,18 @@ def _effect_fields(res, confidence_level, measure=None):
     excludes 0 exactly when the unadjusted test rejects). ANOVA: eta² and, blocked,
     partial eta² (one-way they are equal).
     """
+    if isinstance(res, TtestResult) and (res.n_clusters is not None or unit == "item"):
+        # the t of per-instance (clustered) or per-item differences; d_z has no
+        # interval for clustered differences
+        diff = res.confidence_interval(confidence_level)
+        what = "loss" if unit == "instance" else "score"
+        return {
+            "difference": estimate_text(res.mean_difference, diff),
+            "difference_of": f"mean per-{unit} {what} difference A - B",
+            "confidence_level": confidence_level,
+            "mean_difference": float(res.mean_difference),
+            "mean_difference_interval": [float(diff.low), float(diff.high)],
+        }
     if isinstance(res, TtestResult):
         diff = res.confidence_interval(confidence_level)
         dz = res.effect_size_interval(confidence_level)
@@ -203,10 +250,11 @@ def _effect_fields(res, confidence_level, measure=None):
         }
     if isinstance(res, BootstrapTestResult):
         ci = res.confidence_interval
-        if measure not in BOOTSTRAP_MEASURES:  # a per-instance loss
+        if measure not in BOOTSTRAP_MEASURES:  # a per-instance loss, or per-item score
+            what = "loss" if unit == "instance" else "score"
             return {
                 "difference": estimate_text(res.statistic, ci),
-                "difference_of": "mean per-instance loss difference A - B",
+                "difference_of": f"mean per-{unit} {what} difference A - B",
                 "confidence_level": confidence_level,
                 "mean_difference": float(res.statistic),
                 "mean_difference_interval": [float(ci.low), float(ci.high)],
@@ -252,7 +300,7 @@ def _per_measure(test, spec, inp):
         except ValueError as exc:
             raise BadInput(f"{args.file}: --test {test} on {m!r}: {exc}") from None
         res, label = res
-        effect = _effect_fields(res, 1 - alpha, m)
+        effect = _effect_fields(res, 1 - alpha, m, _compare_clusters.unit(inp.data))
         rows.append(_row(label, comparison, m, res, alpha, notes) | effect)
         results[m] = res
     if len(ms) > 1:
@@ -380,9 +428,11 @@ def _mcnemar(inp):
     ia, ib = data.algorithms.index(a), data.algorithms.index(b)
     pa, pb = (np.where(data.scores[i] > 0, 1, -1) for i in (ia, ib))
     y = np.where(data.y_true > 0, 1, -1)
-    res, notes = _quiet_call(mcnemar, y, pa, pb)
+    cluster = _compare_clusters.labels(data)
+    res, notes = _quiet_call(mcnemar, y, pa, pb, cluster=cluster)
     what = f"0/1 error ({int(res.n01)} right by {a} only, {int(res.n10)} by {b} only)"
-    return [_row("mcnemar (exact)", f"{a} vs {b}", what, res, args.alpha, notes)], {"mcnemar": res}
+    label = "mcnemar (exact)" if cluster is None else "mcnemar (clustered, chi2)"
+    return [_row(label, f"{a} vs {b}", what, res, args.alpha, notes)], {"mcnemar": res}
 
 
 def _one_set(inp, test):
@@ -496,6 +546,7 @@ TESTS = {
     "delong": Test(pairwise=True, run=_delong),
     "cochran": Test(pairwise=False, run=_cochran, two_sided_only=True),
     "bayes-t": Test(pairwise=True, run=_bayes_t, two_sided_only=True),
+    "wild": Test(pairwise=True, per_measure=_wild, random=True),
 }
 
 

@@ -5,7 +5,7 @@ import sys
 
 import numpy as np
 
-from jaxtests._cli import _compare_datasets
+from jaxtests._cli import _compare_clusters, _compare_datasets
 from jaxtests._cli._common import (
     ALPHA,
     ALTERNATIVES,
@@ -21,7 +21,7 @@ from jaxtests._cli._compare_data import _fold_measures, _losses_of, _task
 from jaxtests._cli._compare_datasets import DATASET_TESTS
 from jaxtests._cli._compare_tests import BOOTSTRAP_MEASURES, TESTS, Inputs, run_test
 from jaxtests._report import Progress, dumps, markdown_table, text_table
-from jaxtests._tidy import PerInstance, has_dataset_column, read_tidy
+from jaxtests._tidy import ItemTable, PerFold, PerInstance, has_dataset_column, read_tidy
 from jaxtests.kernels import measures as kmeasures
 
 # swap_test's measures: every measure of confusion counts in the table, and the ROC area
@@ -41,7 +41,9 @@ def add_parser(subparsers):
         "file",
         help="tidy CSV or JSON: algorithm,fold,<measures...> or "
         "algorithm,fold,instance,y_true,score (optionally a repetition column), or "
-        "dataset,algorithm,<score> (one score per data set; optionally per fold)",
+        "dataset,algorithm,<score> (one score per data set; optionally per fold), or "
+        "model,item,score (optionally a sample column: several sampled answers per item, "
+        "averaged per item)",
     )
     c.add_argument(
         "--test",
@@ -138,6 +140,7 @@ def add_parser(subparsers):
     d.add_argument(
         "--out", help="folder for the PNGs of nemenyi (critical difference) and bayes-signrank"
     )
+    _compare_clusters.add_options(c)
     c.add_argument("--quiet", action="store_true", help="no progress bar")
     fmt = c.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="machine-readable output")
@@ -234,7 +237,7 @@ def _check_options(args, tests, data, task):
         t for t in tests if t in ("swap", "mcnemar", "bootstrap", "delong", "cochran")
     ]
     if not per_instance:
-        if instance_tests:
+        if instance_tests and not isinstance(data, ItemTable):  # (checked for items before)
             raise BadInput(
                 f"--test {instance_tests[0]} needs a per-instance file (algorithm, fold, "
                 "instance, y_true, score)."
@@ -276,8 +279,9 @@ def _check_pooling(args, tests, table, per_instance):
     if reps is None or len(set(reps)) == 1 or args.pool_repetitions:
         return
     pooled = [t for t in tests if TESTS[t].pooling]
-    if "signflip" in pooled and per_instance:
-        pooled.remove("signflip")  # per-instance differences are averaged over repetitions
+    for t in ("signflip", "t") if args.cluster else ("signflip",):
+        if t in pooled and per_instance:
+            pooled.remove(t)  # per-instance differences are averaged over repetitions
     if pooled:
         R = len(set(reps))
         raise BadInput(
@@ -306,10 +310,19 @@ def _difference_note(rows, alpha):
 
 def run(args):
     if has_dataset_column(args.file):
+        if args.cluster is not None or args.cluster_se is not None:
+            raise BadInput(
+                "--cluster groups the instances of a per-instance file or the items of a "
+                "per-item file; this is a many-data-set file (a 'dataset' column)."
+            )
         return _compare_datasets.run(args)
     if args.latex:
         raise BadInput("--latex writes the table of --report, on a many-data-set file only.")
-    data = read_tidy(args.file)
+    try:
+        data = read_tidy(args.file, cluster=args.cluster)
+    except ValueError as exc:  # a missing or inconsistent cluster column: as any bad file
+        raise BadInput(str(exc)) from None
+    items = isinstance(data, ItemTable)
     per_instance = isinstance(data, PerInstance)
     task = _task(data, args.file) if per_instance else None
     tests = list(args.test or [])
@@ -318,14 +331,22 @@ def run(args):
     left_out = []
     if not tests:
         tests = ["t"] if len(data.algorithms) == 2 or args.pair else ["anova", "posthoc"]
+        if items:  # the t of the per-item differences; --pair picks two of several
+            tests = ["t"]
         if too_many and "posthoc" in tests:  # the default: the test of all, and a note
             tests.remove("posthoc")
             left_out.append(f"posthoc left out: {too_many}.")
     elif too_many and "posthoc" in tests:
         raise BadInput(f"--test {too_many}.")
+    _compare_clusters.check(args, tests, data, _losses_of(task, args) if per_instance else ())
     _check_options(args, tests, data, task)
     table = _fold_measures(data, args, task) if per_instance else data
-    if not table.values.shape[1] >= 2 and not (per_instance and set(tests) <= ONE_SET):
+    if items:  # one column, 'score': each model's mean over items and samples
+        means = data.samples.mean(axis=(1, 2))[:, None, None]
+        table = PerFold(data.models, ("items",), ("score",), means)
+    # the tests of instances (or items): clustered or per-item, t and wild are among them
+    one_set = ONE_SET | {"t", "wild"} if items or args.cluster else ONE_SET
+    if not table.values.shape[1] >= 2 and not ((per_instance or items) and set(tests) <= one_set):
         fold_tests = [t for t in tests if t not in ONE_SET]
         raise BadInput(
             f"{args.file}: --test {fold_tests[0]} compares per-fold values and needs at least "
@@ -377,6 +398,7 @@ def run(args):
     notes += left_out
     adjusted = sorted({r["test"] for r in rows if "measures)" in r["test"]})
     columns = ["test", "comparison", "measure", "statistic", "df", "pvalue", "decision"]
+    extra, extra_lines = _compare_clusters.summary(args, data, tests)
     if args.json:
         for r in rows:
             if r["pvalue"] is None:  # Bayesian rows: posterior probabilities, no p-value
@@ -391,6 +413,7 @@ def run(args):
             "alpha": args.alpha,
             "rows": rows,
             "results": {k: v for k, v in results.items() if not k.endswith("_text")},
+            **extra,
         }
         if left_out:  # tests the default left out, and why
             payload["notes"] = left_out
@@ -414,6 +437,8 @@ def run(args):
         print(_difference_note(rows, args.alpha))
     for t in adjusted:
         print(f"{t}: p-values adjusted across the measures; raw p-values with --json.")
+    for line in extra_lines:
+        print(line)
     for n in dict.fromkeys(notes):
         print(f"jaxtests: note: {n}", file=sys.stderr)
     return 0

@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from jaxtests._buckets import LADDER, bucket, capacity_words
+from jaxtests._buckets import LADDER, bucket
 from jaxtests._cli._common import POSITIVE_INT
 
 
@@ -84,16 +84,21 @@ def warmup_plan(max_instances=10_000, n_resamples=(9_999, 100_000)):
 
     One call per compiled program of the common tests (sign-flip "mean" and
     balanced two-sample Monte Carlo tests with scipy's and jaxtests' default
-    numbers of resamples, one per capacity, or ladder bucket beyond them, up
-    to ``max_instances``; the paired t test, one-way and blocked ANOVA of 3
-    algorithms and the paired Hotelling T² of 2 measures on folds).
+    numbers of resamples, one per padded size of the evaluator family this
+    backend uses, up to ``max_instances``: the CPU's word loops pad to a few
+    capacities, an accelerator's dense family to every ladder bucket; the paired
+    t test, one-way and blocked ANOVA of 3 algorithms and the paired Hotelling T²
+    of 2 measures on folds).
     """
     import jaxtests
+    from jaxtests import _profile
 
     rng = np.random.default_rng(0)
     plan = []
     top = bucket(-(-max(1, int(max_instances)) // 32))
-    words = sorted({capacity_words(32 * b) for b in LADDER if b <= top})
+    # the padding the tests' calls will use on this backend (JAXTESTS_EVALUATORS included)
+    pad_words = _profile.current().schedule.pad_words
+    words = sorted({pad_words(32 * b) for b in LADDER if b <= top})
     for b in words:
         m = 32 * b
         for n in n_resamples:

@@ -14,7 +14,13 @@ import math
 import os
 import re
 
-__all__ = ["check_header", "open_text", "parse_number", "read_csv_rows"]
+__all__ = ["TooLarge", "check_header", "open_text", "parse_number", "read_csv_rows"]
+
+# Bounds on what a file may hold (decompressed): a 2 MB gzip expanding to one 2 GiB line
+# raised a MemoryError. A results table's line is a few kB; 1 GiB of text is tens of
+# millions of rows, several GB as Python rows.
+MAX_LINE = 1 << 20  # characters
+MAX_TEXT = 1 << 30  # characters
 
 # A plain decimal number as spreadsheets write it. Python's float() also takes "1_000",
 # "infinity" and surrounding spaces; a results file holding those is a typo, not data.
@@ -23,12 +29,72 @@ _MISSING = ("", "na", "nan", "null", "none")
 _NONFINITE = ("inf", "+inf", "-inf", "infinity", "+infinity", "-infinity")
 
 
+class TooLarge(ValueError):
+    """A file with a line longer than ``MAX_LINE`` or more than ``MAX_TEXT`` characters."""
+
+
 def open_text(path):
-    """Open ``path`` for reading as UTF-8 text (a BOM is dropped; ``.gz`` is decompressed)."""
+    """Open ``path`` for reading as UTF-8 text (a BOM is dropped; ``.gz`` is decompressed).
+
+    Reading past ``MAX_LINE`` characters in a line or ``MAX_TEXT`` in the file raises
+    :class:`TooLarge` naming the file (and the line), before the memory runs out.
+    """
     path = os.fspath(path)
     if path.lower().endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8-sig", newline="")
-    return open(path, encoding="utf-8-sig", newline="")
+        return _Bounded(gzip.open(path, "rt", encoding="utf-8-sig", newline=""), path, True)
+    return _Bounded(open(path, encoding="utf-8-sig", newline=""), path, False)
+
+
+class _Bounded:
+    """A text file read by lines (``csv``) or whole (``json``), within the bounds."""
+
+    def __init__(self, fh, path, gz):
+        self.fh, self.path, self.gz = fh, path, gz
+        self.seen = self.lines = 0
+
+    def _count(self, text):
+        self.seen += len(text)
+        if self.seen > MAX_TEXT:
+            raise TooLarge(
+                f"{self.path}: more than {MAX_TEXT:,} characters"
+                f"{' once decompressed' if self.gz else ''}, more than jaxtests reads; split "
+                "the file, or keep only the columns the test needs."
+            )
+        return text
+
+    def readline(self, size=-1):
+        line = self.fh.readline(MAX_LINE + 1)
+        self.lines += 1
+        if len(line) > MAX_LINE:
+            raise TooLarge(
+                f"{self.path}, line {self.lines}: longer than {MAX_LINE:,} characters"
+                f"{' once decompressed' if self.gz else ''} (no line breaks: not a CSV "
+                "table?); a row of a results table is a few kB."
+            )
+        return self._count(line)
+
+    def read(self, size=-1):
+        left = MAX_TEXT - self.seen + 1
+        return self._count(self.fh.read(left if size is None or size < 0 else min(size, left)))
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+    def close(self):
+        self.fh.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
 
 
 def decode_error(path, exc):

@@ -21,7 +21,7 @@ jax.config.update("jax_numpy_dtype_promotion", "strict")
 
 # This process compiles as a first run does: no persistent compilation cache here (JAX's
 # setting, which subprocesses do not inherit), so compile and trace counts stay exact.
-# Subprocesses (the CLI, README blocks, bench smoke runs) share one compilation cache for
+# Subprocesses (the CLI, README and docs blocks, bench smoke runs) share one compilation cache for
 # the session, in a private temporary folder that the controller of a pytest-xdist run
 # creates and its workers inherit, with one signing key for the cache
 # (jaxtests._cache.user_key, under XDG_CONFIG_HOME): a program compiled by one subprocess

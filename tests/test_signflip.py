@@ -386,9 +386,9 @@ def test_heavy_tailed_monte_carlo_counts_are_float64_counts():
 
 
 def test_holm_cannot_reject_six_folds_where_max_t_can():
-    # README (issue 42.5): the smallest two-sided exact p-value of 6 folds is 2/2^6, so Holm
-    # over two hypotheses gives at least 0.0625; max-T, whose all-positive sign pattern is the
-    # most extreme for both hypotheses at once, gives 2/2^6.
+    # docs/user_guide/limits.md (issue 42.5): the smallest two-sided exact p-value of 6 folds
+    # is 2/2^6, so Holm over two hypotheses gives at least 0.0625; max-T, whose all-positive
+    # sign pattern is the most extreme for both hypotheses at once, gives 2/2^6.
     d = np.array([[0.02, 0.03, 0.01, 0.04, 0.02, 0.03], [0.05, 0.02, 0.03, 0.02, 0.04, 0.01]])
     r = signflip_test(d, correction="maxT", key=0)
     np.testing.assert_array_equal(r.pvalue, 2 / 2**6)  # exact enumeration of 64 patterns

@@ -465,6 +465,16 @@ def _ftest_5x2cv(a, b):
     return kstatistics.ftest_5x2cv_statistic(d), kstatistics.within_replication_ss(d)
 
 
+def _five_by_two(a, b, statistic, jitted):
+    """``(statistic, sum_i s_i^2)`` of 5x2cv scores: the kernel in numpy on the host for
+    concrete data (nothing compiled), the jitted program ``jitted`` for traced data."""
+    if not _host(a, b):
+        return jitted(a, b)
+    d = np.asarray(a) - np.asarray(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return statistic(d, np), kstatistics.within_replication_ss(d, np)
+
+
 @x64
 def ttest_5x2cv(a, b, *, alternative="two-sided", method="parametric"):
     """Dietterich's 5x2cv paired t test on precomputed scores.
@@ -507,15 +517,7 @@ def ttest_5x2cv(a, b, *, alternative="two-sided", method="parametric"):
     check_alternative(alternative)
     a, b = _5x2_iv(a, b, method)
     _, a, b = rescale_pow2(a, b)  # t is scale-invariant
-    if _host(a, b):
-        d = np.asarray(a) - np.asarray(b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t, s2 = (
-                kstatistics.ttest_5x2cv_statistic(d, np),
-                kstatistics.within_replication_ss(d, np),
-            )
-    else:
-        t, s2 = _ttest_5x2cv(a, b)
+    t, s2 = _five_by_two(a, b, kstatistics.ttest_5x2cv_statistic, _ttest_5x2cv)
     p = _tails.t_pvalue(t, 5, alternative)
     _warn_zero_variance(s2, "`a - b` within replications")
     return Ttest5x2cvResult(statistic=t, pvalue=p, df=5, alternative=alternative, method=method)
@@ -561,15 +563,7 @@ def ftest_5x2cv(a, b, *, method="parametric"):
     """
     a, b = _5x2_iv(a, b, method)
     _, a, b = rescale_pow2(a, b)  # F is scale-invariant
-    if _host(a, b):
-        d = np.asarray(a) - np.asarray(b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            f, s2 = (
-                kstatistics.ftest_5x2cv_statistic(d, np),
-                kstatistics.within_replication_ss(d, np),
-            )
-    else:
-        f, s2 = _ftest_5x2cv(a, b)
+    f, s2 = _five_by_two(a, b, kstatistics.ftest_5x2cv_statistic, _ftest_5x2cv)
     p = _tails.f_sf(f, 10, 5)
     _warn_zero_variance(s2, "`a - b` within replications")
     return Ttest5x2cvResult(

@@ -33,6 +33,13 @@ def _lines(stream, q):
 
 
 @pytest.mark.slow
+def _interruptible():
+    # The child takes Ctrl-C as a terminal's process does, however pytest was started: a
+    # shell without job control starts background jobs with SIGINT ignored, and children
+    # inherit that (a suite run with `... &` failed both tests here while all was well).
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_a_long_run_within_seconds():
     # Issue 18.11: 2^36 draws were one computation that ignored Ctrl-C for minutes.
     env = dict(os.environ, JAX_PLATFORMS="cpu", PYTHONWARNINGS="default")
@@ -42,6 +49,7 @@ def test_ctrl_c_stops_a_long_run_within_seconds():
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=_interruptible,
     )
     q, errq = queue.Queue(), queue.Queue()
     threading.Thread(target=_lines, args=(proc.stdout, q), daemon=True).start()
@@ -144,6 +152,7 @@ def test_ctrl_c_stops_a_kernel_machine_permutation_test_within_seconds():
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        preexec_fn=_interruptible,
     )
     q, errq = queue.Queue(), queue.Queue()
     threading.Thread(target=_lines, args=(proc.stdout, q), daemon=True).start()

@@ -214,6 +214,18 @@ def _bootstrap(inp, m, a, b):
     return res, label
 
 
+def _per_unit_difference(mean, interval, confidence_level, unit):
+    """The fields of a mean per-instance loss (or per-item score) difference A - B."""
+    what = "loss" if unit == "instance" else "score"
+    return {
+        "difference": estimate_text(mean, interval),
+        "difference_of": f"mean per-{unit} {what} difference A - B",
+        "confidence_level": confidence_level,
+        "mean_difference": float(mean),
+        "mean_difference_interval": [float(interval.low), float(interval.high)],
+    }
+
+
 def _effect_fields(res, confidence_level, measure=None, unit="instance"):
     """Effect sizes of a row: text cells ``difference`` and ``effect`` for the table
     (those the test has), and the numbers for ``--json``.
@@ -227,14 +239,7 @@ def _effect_fields(res, confidence_level, measure=None, unit="instance"):
         # the t of per-instance (clustered) or per-item differences; d_z has no
         # interval for clustered differences
         diff = res.confidence_interval(confidence_level)
-        what = "loss" if unit == "instance" else "score"
-        return {
-            "difference": estimate_text(res.mean_difference, diff),
-            "difference_of": f"mean per-{unit} {what} difference A - B",
-            "confidence_level": confidence_level,
-            "mean_difference": float(res.mean_difference),
-            "mean_difference_interval": [float(diff.low), float(diff.high)],
-        }
+        return _per_unit_difference(res.mean_difference, diff, confidence_level, unit)
     if isinstance(res, TtestResult):
         diff = res.confidence_interval(confidence_level)
         dz = res.effect_size_interval(confidence_level)
@@ -251,15 +256,8 @@ def _effect_fields(res, confidence_level, measure=None, unit="instance"):
     if isinstance(res, BootstrapTestResult):
         ci = res.confidence_interval
         if measure not in BOOTSTRAP_MEASURES:  # a per-instance loss, or per-item score
-            what = "loss" if unit == "instance" else "score"
-            return {
-                "difference": estimate_text(res.statistic, ci),
-                "difference_of": f"mean per-{unit} {what} difference A - B",
-                "confidence_level": confidence_level,
-                "mean_difference": float(res.statistic),
-                "mean_difference_interval": [float(ci.low), float(ci.high)],
-                "seed": res.seed,
-            }
+            fields = _per_unit_difference(res.statistic, ci, confidence_level, unit)
+            return {**fields, "seed": res.seed}
         word = "AUC" if measure == "roc_auc" else measure
         return {
             "difference": estimate_text(res.statistic, ci),

@@ -26,7 +26,7 @@ import numpy as np
 
 from jaxtests import _profile
 from jaxtests._buckets import bucket, pad_axis
-from jaxtests._engine import Plan, blocks_for, drive
+from jaxtests._engine import Plan, blocks_for, check_enumerable, choose_method, drive
 from jaxtests.kernels import evaluators as kevaluators
 from jaxtests.kernels import families as kfamilies
 from jaxtests.kernels import random as krandom
@@ -40,6 +40,7 @@ __all__ = [
     "SplitSums",
     "Swapped",
     "WithinBlock",
+    "draws",
 ]
 
 
@@ -123,6 +124,20 @@ class WithinBlock:
 
     fn: Callable
     x: object
+
+
+def draws(opts, n_patterns, what):
+    """``(exact, n_total)`` of a call: every rearrangement or ``opts.n_resamples`` draws.
+
+    ``method="auto"`` enumerates when the ``n_patterns`` rearrangements (None:
+    too many to count) fit in ``n_resamples``; an exact run beyond
+    :data:`~jaxtests._engine.MAX_ENUMERATION` is refused, naming ``what()`` (a
+    callable, so that the message is only built when needed).
+    """
+    exact = choose_method(opts.method, n_patterns, opts.n_resamples) == "exact"
+    if exact:
+        check_enumerable(n_patterns, what())
+    return exact, n_patterns if exact else opts.n_resamples
 
 
 class Planner:

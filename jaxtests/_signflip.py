@@ -240,16 +240,13 @@ def _generic(d2, statistic, stat_fn, observed, opts):
             "`alternative`='less' is meaningless for Hotelling's T² (large values "
             "are evidence in every direction); use 'two-sided' or 'greater'."
         )
-    exact = choose_method(opts.method, 2**m, opts.n_resamples) == "exact"
-    if exact:
-        check_enumerable(2**m, f"2^{m} sign patterns for this statistic")
+    exact, n_total = _planner.draws(opts, 2**m, lambda: f"2^{m} sign patterns for this statistic")
     obs = jnp.asarray(observed)
     # Size of the statistic's values: its value on the rearrangement that makes
     # each instance's first entry non-negative (|d| for 1-d instances).
     first = d2.reshape((*d2.shape[:2], -1))[:, :, 0]
     flip = jnp.where(first < 0, -1.0, 1.0).reshape(first.shape + (1,) * (d2.ndim - 2))
     tol = kexceedance.tie_tol(obs, vmapped(stat_fn)(d2 * flip))
-    n_total = 2**m if exact else opts.n_resamples
     tail = "greater" if statistic == "hotelling" else None
     stat = _planner.SignFlipped(stat_fn, d2)
     return _planner.Planner().run(stat, obs, tol, opts, exact=exact, n_total=n_total, tail=tail)

@@ -11,8 +11,6 @@ import numpy as np
 from jaxtests import _planner
 from jaxtests import _validation as v
 from jaxtests._engine import (
-    check_enumerable,
-    choose_method,
     swap_terms,
 )
 from jaxtests._precision import x64
@@ -258,11 +256,7 @@ def _counts(y_true, pred_a, pred_b, pa, pb, measure, beta, opts):
     nn = np.float64(n)
     magnitude = 1.0 if row is None else row.magnitude
     obs, tol = _counts_observed(counts_a, counts_b, nn, meas, n_classes, beta_v, magnitude)
-    n_patterns = 2 ** dk.shape[1]
-    exact = choose_method(opts.method, n_patterns, opts.n_resamples) == "exact"
-    if exact:
-        check_enumerable(n_patterns, f"2^{dk.shape[1]} swaps")
-    n_total = n_patterns if exact else opts.n_resamples
+    exact, n_total = _planner.draws(opts, 2 ** dk.shape[1], lambda: f"2^{dk.shape[1]} swaps")
     stat = _planner.CountChanges(dk, counts_a, counts_b, nn, meas, n_classes, beta_v)
     res = _planner.Planner().run(stat, obs, tol, opts, exact=exact, n_total=n_total)
     return wrap(obs, (), res, opts.alternative, None)
@@ -302,15 +296,11 @@ def _materialised(y_true, yt, pa, pb, measure, opts, fold_index=None):
     observed = jnp.reshape(fa - fb, (1,))
     # AUC lies in [0, 1]; a callable's rounding scales with its two terms.
     magnitude = 1.0 if measure == "auc" else jnp.maximum(jnp.abs(fa), jnp.abs(fb))
-    n_patterns = 2**m_eff
-    exact = choose_method(opts.method, n_patterns, opts.n_resamples) == "exact"
-    if exact:
-        check_enumerable(n_patterns, f"2^{m_eff} swaps")
+    exact, n_total = _planner.draws(opts, 2**m_eff, lambda: f"2^{m_eff} swaps")
     # Only instances whose outputs differ are swapped; the rest stay in place.
     order = np.concatenate([diff, np.setdiff1d(np.arange(n), diff)])
     yo, ao, bo = yl[order], pa[order], pb[order]
     m_sw = max(m_eff, 1)
-    n_total = n_patterns if exact else opts.n_resamples
     tol = kexceedance.tie_tol(observed, magnitude)
     stat = _planner.Swapped(fn, yo, ao, bo, m_sw)
     res = _planner.Planner().run(stat, observed, tol, opts, exact=exact, n_total=n_total)

@@ -11,8 +11,6 @@ from jaxtests import _aot, _planner, _pvalues
 from jaxtests import _validation as v
 from jaxtests._engine import (
     MAX_ENUMERATION,
-    check_enumerable,
-    choose_method,
     vmapped,
 )
 from jaxtests._precision import x64
@@ -231,13 +229,10 @@ def _twosample(x, y, statistic, opts):
     y2 = y.reshape(-1, n2)
     # None: more splits than either limit (C(10^6, 5 10^5) alone takes seconds to compute)
     n_splits = _comb_at_most(n, n1, max(opts.n_resamples, MAX_ENUMERATION))
-    exact = choose_method(opts.method, n_splits, opts.n_resamples) == "exact"
-    if exact:
-        count = f"= {n_splits}" if n_splits is not None else "> 2^30"
-        check_enumerable(n_splits, f"C({n}, {n1}) {count} splits")
+    count = f"= {n_splits}" if n_splits is not None else "> 2^30"
+    exact, n_total = _planner.draws(opts, n_splits, lambda: f"C({n}, {n1}) {count} splits")
     linear = statistic in _TWOSAMPLE_STATS
     z = np.concatenate([x2, y2], axis=-1)
-    n_total = n_splits if exact else opts.n_resamples
     if not linear:
         observed, tol_g = _generic_observed(x2, y2, z, statistic)
         res = _generic(z, n1, statistic, observed, tol_g, opts, exact, n_total)
@@ -299,14 +294,13 @@ def rows_pvalue(statistic_fn, a, b, *, alternative, n_resamples, key, correction
     a, b = np.asarray(a), np.asarray(b)
     n1, n = a.shape[1], a.shape[1] + b.shape[1]
     n_splits = _comb_at_most(n, n1, max(opts.n_resamples, MAX_ENUMERATION))
-    exact = choose_method(opts.method, n_splits, opts.n_resamples) == "exact"
+    exact, n_total = _planner.draws(opts, n_splits, lambda: f"C({n}, {n1}) splits")
     z = np.concatenate([a, b], axis=1)
     observed = vmapped(statistic_fn)(a, b)
     # Size of the statistic's values: its value on the splits that put the first and the
     # last n1 rows in group 1 (the sorted-item splits of :func:`_generic_observed`).
     last = vmapped(statistic_fn)(z[:, n - n1 :], z[:, : n - n1])
     tol = kexceedance.tie_tol(observed, jnp.maximum(jnp.abs(last), jnp.abs(observed)))
-    n_total = n_splits if exact else opts.n_resamples
     res = _generic(z, n1, statistic_fn, observed, tol, opts, exact, n_total)
     return wrap(observed, (z.shape[0],), res, opts.alternative, opts.correction)
 

@@ -1,7 +1,15 @@
 """Helpers shared by test files (``from _helpers import ...``; conftest puts this folder on
 ``sys.path``, as importlib mode does not)."""
 
+import json
+import os
+import subprocess
+import sys
+
 from jaxtests._cli import main
+
+# JAX's own cache settings: a child that must use jaxtests' cache (or none) runs without them.
+JAX_CACHE_VARS = ("JAX_COMPILATION_CACHE_DIR", "JAX_ENABLE_COMPILATION_CACHE")
 
 
 def cli(capsys, *args):
@@ -26,3 +34,29 @@ def printed(text, value):
     decimals = len(mantissa.partition(".")[2])
     step = 10.0 ** (int(exponent or 0) - decimals)
     return math.isclose(float(text), value, abs_tol=0.5 * step * (1 + 1e-9))
+
+
+def python(code, *args, env=(), drop=(), prefix=(), timeout=300):
+    """Run ``code`` (with ``args`` as ``sys.argv[1:]``) in a fresh interpreter.
+
+    The child has this process' environment less the variables in ``drop``, plus
+    ``env``; ``prefix`` goes before the interpreter (``("taskset", "-c", "0")``).
+    The run must exit 0 (else the test fails with the tail of its stderr); returns
+    the ``subprocess.CompletedProcess`` (text).
+    """
+    child = {k: v for k, v in os.environ.items() if k not in drop}
+    child.update({k: str(v) for k, v in dict(env).items()})
+    proc = subprocess.run(
+        [*prefix, sys.executable, "-c", code, *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=child,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+def python_json(code, *args, **kwargs):
+    """:func:`python`, and the last line the child printed, read as JSON."""
+    return json.loads(python(code, *args, **kwargs).stdout.strip().splitlines()[-1])

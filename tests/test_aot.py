@@ -1,10 +1,9 @@
 """Compiled programs on disk (jaxtests._aot): a second process neither traces nor compiles them."""
 
-import json
 import os
-import subprocess
-import sys
 import textwrap
+
+from _helpers import python_json
 
 SCRIPT = textwrap.dedent(
     """
@@ -35,14 +34,8 @@ SCRIPT = textwrap.dedent(
 
 
 def _run(tmp_path, cache, script=SCRIPT):
-    env = dict(os.environ, JAX_PLATFORMS="cpu", XDG_CACHE_HOME=str(tmp_path / "xdg"))
-    env.pop("JAX_COMPILATION_CACHE_DIR", None)
-    env["JAXTESTS_CACHE_DIR"] = cache
-    proc = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    env = {"JAX_PLATFORMS": "cpu", "XDG_CACHE_HOME": tmp_path / "xdg", "JAXTESTS_CACHE_DIR": cache}
+    return python_json(script, env=env, drop=("JAX_COMPILATION_CACHE_DIR",), timeout=600)
 
 
 def test_stored_programs_give_the_same_results_skip_tracing_and_are_rebuilt(tmp_path):

@@ -5,12 +5,10 @@ environment set explicitly (``XDG_CACHE_HOME`` always points into ``tmp_path``: 
 written to the real ``~/.cache``).
 """
 
-import json
 import os
-import subprocess
-import sys
 
 import pytest
+from _helpers import python_json
 
 from jaxtests import _cache
 
@@ -58,14 +56,8 @@ _OWN = ("JAXTESTS_CACHE_DIR", "JAX_COMPILATION_CACHE_DIR", "JAX_ENABLE_COMPILATI
 
 def _run(tmp_path, prelude="", **env):
     """Run the script in a fresh interpreter; its last stdout line as a dict."""
-    base = {k: v for k, v in os.environ.items() if k not in _OWN}
-    base.update(JAX_PLATFORMS="cpu", XDG_CACHE_HOME=str(tmp_path / "xdg"), **env)
-    code = _SCRIPT.replace("PRELUDE", prelude)
-    res = subprocess.run(
-        [sys.executable, "-c", code], env=base, capture_output=True, text=True, timeout=300
-    )
-    assert res.returncode == 0, res.stderr
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    env = {"JAX_PLATFORMS": "cpu", "XDG_CACHE_HOME": tmp_path / "xdg", **env}
+    return python_json(_SCRIPT.replace("PRELUDE", prelude), env=env, drop=_OWN)
 
 
 def _entries(folder):

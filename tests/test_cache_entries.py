@@ -12,11 +12,10 @@ blocks fails the test instead of hanging the suite.
 import json
 import os
 import shutil
-import subprocess
-import sys
 import textwrap
 
 import pytest
+from _helpers import python
 
 SCRIPT = textwrap.dedent(
     """
@@ -52,16 +51,9 @@ SCRIPT = textwrap.dedent(
 
 
 def _run(config, cache, mode, *extra, timeout=120):
-    env = {k: v for k, v in os.environ.items() if k != "JAX_COMPILATION_CACHE_DIR"}
-    env.update(JAX_PLATFORMS="cpu", JAXTESTS_CACHE_DIR=str(cache), XDG_CONFIG_HOME=str(config))
-    proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT, mode, str(cache), *map(str, extra)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,
-    )
-    assert proc.returncode == 0, proc.stderr
+    env = {"JAX_PLATFORMS": "cpu", "JAXTESTS_CACHE_DIR": cache, "XDG_CONFIG_HOME": config}
+    drop = ("JAX_COMPILATION_CACHE_DIR",)
+    proc = python(SCRIPT, mode, cache, *extra, env=env, drop=drop, timeout=timeout)
     assert "persistent compilation cache" not in proc.stderr  # JAX's read/write warnings
     return json.loads(proc.stdout.strip().splitlines()[-1])
 

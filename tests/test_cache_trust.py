@@ -9,18 +9,16 @@ answers of this process, where the cache is off (conftest). Ownership cases need
 """
 
 import inspect
-import json
 import os
 import shutil
 import stat
-import subprocess
-import sys
 import textwrap
 import warnings
 
 import jax
 import numpy as np
 import pytest
+from _helpers import python_json
 
 import jaxtests
 from jaxtests import _aot, _cache
@@ -67,23 +65,15 @@ ANSWERS = inspect.getsource(_answers)  # the same function in the child
 
 
 def _run(tmp_path, cache, prefix=(), prelude="", env=()):
-    base = {k: v for k, v in os.environ.items() if k != "JAX_COMPILATION_CACHE_DIR"}
-    base.update(
-        JAX_PLATFORMS="cpu",
-        JAXTESTS_CACHE_DIR=str(cache),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_CACHE_HOME=str(tmp_path / "xdg"),
+    base = {
+        "JAX_PLATFORMS": "cpu",
+        "JAXTESTS_CACHE_DIR": cache,
+        "XDG_CONFIG_HOME": tmp_path / "config",
+        "XDG_CACHE_HOME": tmp_path / "xdg",
         **dict(env),
-    )
-    proc = subprocess.run(
-        [*prefix, sys.executable, "-c", prelude + ANSWERS + SCRIPT],
-        capture_output=True,
-        text=True,
-        env=base,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    }
+    code = prelude + ANSWERS + SCRIPT
+    return python_json(code, env=base, drop=("JAX_COMPILATION_CACHE_DIR",), prefix=prefix)
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,9 @@ import inspect
 import pathlib
 import pkgutil
 import re
-import subprocess
-import sys
 
 import pytest
+from _helpers import python
 
 import jaxtests
 
@@ -90,8 +89,7 @@ def test_readme_and_docs_python_blocks_run(index):
     # Issue 13.11: every README and documentation python block runs as written, in a fresh
     # interpreter (as a user would: no test-suite float64 or promotion settings).
     code = _example_blocks()[index]
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, f"python block {index} failed:\n{out.stderr[-3000:]}"
+    python(code, timeout=600)
 
 
 PUBLIC_MODULES = ("jaxtests", "jaxtests.models", "jaxtests.losses", "jaxtests.measures")

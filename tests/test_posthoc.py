@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.stats
+from _helpers import python
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -366,14 +367,7 @@ except ValueError as exc:
 
 
 def test_cliques_of_many_algorithms_end_or_are_refused_at_once():
-    import subprocess
-    import sys
-
-    out = subprocess.run(
-        [sys.executable, "-c", _MANY_CLIQUES], capture_output=True, text=True, timeout=120
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    seconds, message = out.stdout.split(" ", 1)
+    seconds, message = python(_MANY_CLIQUES, timeout=120).stdout.split(" ", 1)
     assert message.startswith("`reject`: the maximal cliques of these 90 algorithms are too many")
     assert "more than 5,000,000 steps of the search or 100,000 cliques" in message
     assert float(seconds) < 30  # a few seconds; 3^30 cliques would take years

@@ -5,13 +5,9 @@ One harness for every device-identity case: the 1-device reference runs in this 
 second loads them), each computing every case once.
 """
 
-import json
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
+from _helpers import python_json
 
 COMPUTE = r"""
 def compute():
@@ -66,24 +62,16 @@ jax.monitoring.register_event_listener(
 
 
 def _run(n_dev, cache, *, buffers):
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={n_dev}"
-    env["JAX_PLATFORMS"] = "cpu"
-    env["JAXTESTS_CACHE_DIR"] = cache
-    env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    env = {
+        "XLA_FLAGS": f"--xla_force_host_platform_device_count={n_dev}",
+        "JAX_PLATFORMS": "cpu",
+        "JAXTESTS_CACHE_DIR": cache,
+    }
     script = COUNT_LOADED + COMPUTE + "\nimport json\nout = {**compute(), 'loaded': len(loaded)}\n"
     if buffers:  # after compute(): `loaded` counts the compute() programs only
         script += "out['buffers'] = null_buffers()\n"
     script += "print(json.dumps(out))\n"
-    out = subprocess.run(
-        [sys.executable, "-c", script],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return python_json(script, env=env, drop=("JAX_COMPILATION_CACHE_DIR",), timeout=600)
 
 
 @pytest.fixture(scope="module")

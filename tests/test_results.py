@@ -2,9 +2,6 @@
 
 import json
 import math
-import os
-import subprocess
-import sys
 import textwrap
 import warnings
 
@@ -12,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _helpers import python_json
 
 from jaxtests import signflip_test
 from jaxtests._anova import anova
@@ -164,13 +162,7 @@ SCRIPT = textwrap.dedent(
 
 
 def test_outside_x64_no_warnings_and_jit_vmap_work():
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
-    env.pop("JAX_ENABLE_X64", None)
-    proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=600
-    )
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
+    out = python_json(SCRIPT, env={"JAX_PLATFORMS": "cpu"}, drop=("JAX_ENABLE_X64",), timeout=600)
     for name, (fn, args) in CASES.items():
         ref = float(fn(*args).pvalue)  # this process runs in x64
         got = out[name]

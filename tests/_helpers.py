@@ -60,3 +60,34 @@ def python(code, *args, env=(), drop=(), prefix=(), timeout=300):
 def python_json(code, *args, **kwargs):
     """:func:`python`, and the last line the child printed, read as JSON."""
     return json.loads(python(code, *args, **kwargs).stdout.strip().splitlines()[-1])
+
+
+def sign_patterns(m):
+    """All ``2^m`` sign patterns, ``(2^m, m)`` float64 (the first one all +1)."""
+    import itertools
+
+    import numpy as np
+
+    return np.array(list(itertools.product([1.0, -1.0], repeat=m)))
+
+
+def tail_pvalues(null, observed, *, exact=True):
+    """The three p-values of ``observed`` against a null distribution, by scipy's rules.
+
+    As ``scipy.stats.permutation_test``: draws within ``100 eps |observed|`` of
+    it count as ties (an infinite ``observed`` ties only draws equal to it), NaN
+    draws are never extreme, a Monte Carlo null (``exact=False``) adds one to
+    the count and the size, and the two-sided p-value is twice the smaller
+    one-sided p, at most 1. Returns ``{"greater", "less", "two-sided"}``.
+    """
+    import numpy as np
+
+    null = np.asarray(null, np.float64)
+    eps = np.finfo(np.float64).eps
+    with np.errstate(invalid="ignore"):
+        tol = 100 * eps * abs(observed) if np.isfinite(observed) else 0.0
+        ge = np.count_nonzero(null >= observed - tol)
+        le = np.count_nonzero(null <= observed + tol)
+    adj = 0 if exact else 1
+    p_ge, p_le = (ge + adj) / (null.size + adj), (le + adj) / (null.size + adj)
+    return {"greater": p_ge, "less": p_le, "two-sided": min(1.0, 2 * min(p_ge, p_le))}

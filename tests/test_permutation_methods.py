@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.stats
+from _helpers import sign_patterns, tail_pvalues
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -29,18 +30,6 @@ from jaxtests._posthoc import posthoc
 from jaxtests._ttests import ttest_paired
 
 ALTERNATIVES = ("two-sided", "less", "greater")
-
-
-def _tail_pvalues(null, observed, rtol=1e-9):
-    """Exact p-values from a full enumeration, ties within ``rtol`` counted (scipy's rule)."""
-    tol = rtol * max(1.0, abs(observed))
-    ge = np.mean(null >= observed - tol)
-    le = np.mean(null <= observed + tol)
-    return {"greater": ge, "less": le, "two-sided": min(1.0, 2 * min(ge, le))}
-
-
-def _signs(m):
-    return np.array(list(itertools.product([1.0, -1.0], repeat=m)))
 
 
 def _t(d):
@@ -74,8 +63,8 @@ def test_ttest_paired_equals_signflip_test_same_key(rng):
 def test_ttest_paired_exact_matches_numpy_enumeration(rng, alternative):
     d = rng.normal(0.4, 1.0, 9)
     res = ttest_paired(d, np.zeros(9), alternative=alternative, method="permutation")
-    null = _t(_signs(9) * d)  # all 512 sign patterns of the same t statistic
-    expected = _tail_pvalues(null, _t(d))[alternative]
+    null = _t(sign_patterns(9) * d)  # all 512 sign patterns of the same t statistic
+    expected = tail_pvalues(null, _t(d))[alternative]
     np.testing.assert_allclose(res.pvalue, expected, rtol=1e-12)
     assert res.permutation_method == "exact" and res.n_resamples == 2**9 and res.seed is None
     np.testing.assert_array_equal(res.pvalue_interval, [res.pvalue, res.pvalue])
@@ -138,8 +127,8 @@ def test_hotelling_paired_exact_matches_numpy_enumeration(rng):
     b = rng.normal(size=(7, 2))
     res = hotelling_t2(a, b, method="permutation")
     d = a - b
-    null = _t2(_signs(7)[:, :, None] * d)  # whole rows flipped: 128 patterns
-    np.testing.assert_allclose(res.pvalue, _tail_pvalues(null, _t2(d))["greater"], rtol=1e-12)
+    null = _t2(sign_patterns(7)[:, :, None] * d)  # whole rows flipped: 128 patterns
+    np.testing.assert_allclose(res.pvalue, tail_pvalues(null, _t2(d))["greater"], rtol=1e-12)
     assert res.permutation_method == "exact" and res.n_resamples == 128
     np.testing.assert_allclose(res.statistic, hotelling_t2(a, b).statistic, rtol=1e-12)
 
@@ -152,7 +141,7 @@ def test_hotelling_unpaired_exact_matches_numpy_enumeration(rng):
     splits = [list(c) for c in itertools.combinations(range(9), 4)]
     rest = [[i for i in range(9) if i not in c] for c in splits]
     null = _t2_two_sample(z[np.array(splits)], z[np.array(rest)])  # C(9, 4) = 126 splits
-    expected = _tail_pvalues(null, _t2_two_sample(a, b))["greater"]
+    expected = tail_pvalues(null, _t2_two_sample(a, b))["greater"]
     np.testing.assert_allclose(res.pvalue, expected, rtol=1e-12)
     assert res.permutation_method == "exact" and res.n_resamples == 126
 
@@ -210,7 +199,7 @@ def test_anova_permutation_against_numpy_enumeration():
     arr = _within_fold_arrangements(X34)
     results = {}
     for blocked, fn in ((True, _f_blocked), (False, _f_oneway)):
-        exact = _tail_pvalues(fn(arr), fn(X34))["greater"]
+        exact = tail_pvalues(fn(arr), fn(X34))["greater"]
         res = anova(X34, blocked=blocked, method="permutation", n_resamples=20_000, key=5)
         lo, hi = np.asarray(res.pvalue_interval)
         assert lo <= exact <= hi  # 99% Clopper-Pearson interval of the Monte Carlo p
@@ -247,7 +236,7 @@ def test_manova_permutation_against_numpy_enumeration(rng):
     )
     null = _wilks(_within_fold_arrangements(x))
     # Small Lambda is extreme: P(Lambda* <= Lambda).
-    exact = _tail_pvalues(null, _wilks(x))["less"]
+    exact = tail_pvalues(null, _wilks(x))["less"]
     res = manova(x, method="permutation", n_resamples=20_000, key=3)
     lo, hi = np.asarray(res.pvalue_interval)
     assert lo <= exact <= hi and hi - lo < 0.03
@@ -310,11 +299,11 @@ def test_posthoc_maxt_matches_numpy_westfall_young():
     res = posthoc(X38, test="permutation", correction="maxT")
     pairs = [(0, 1), (0, 2), (1, 2)]
     d = np.stack([X38[i] - X38[j] for i, j in pairs])
-    null = _t(_signs(8)[:, None, :] * d[None])  # (256, 3): every pair under every pattern
+    null = _t(sign_patterns(8)[:, None, :] * d[None])  # (256, 3): every pair under every pattern
     obs = _t(d)
     big = np.max(np.abs(null), axis=1)
     for (i, j), t_obs, h in zip(pairs, obs, range(3)):
-        raw = _tail_pvalues(null[:, h], t_obs)["two-sided"]
+        raw = tail_pvalues(null[:, h], t_obs)["two-sided"]
         # Westfall & Young (1993) single step, never below the raw p-value.
         adj = max(raw, np.mean(big >= abs(t_obs) * (1 - 1e-9)))
         np.testing.assert_allclose(res.pvalue[i, j], raw, rtol=1e-12)
@@ -353,7 +342,7 @@ def test_posthoc_unpaired_and_hotelling_permutation(rng):
     x3 = np.stack([X38, X38 * 0.5 + 0.1 * rng.normal(size=X38.shape)], -1)  # (3, 8, 2)
     hot = posthoc(x3, test="hotelling", method="permutation", correction="bonferroni")
     d = x3[0] - x3[2]
-    exact = _tail_pvalues(_t2(_signs(8)[:, :, None] * d), _t2(d))["greater"]
+    exact = tail_pvalues(_t2(sign_patterns(8)[:, :, None] * d), _t2(d))["greater"]
     np.testing.assert_allclose(hot.pvalue[0, 2], exact, rtol=1e-12)
     np.testing.assert_allclose(hot.pvalue_adjusted[0, 2], min(1.0, 3 * exact), rtol=1e-12)
 

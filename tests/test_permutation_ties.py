@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from _helpers import sign_patterns, tail_pvalues
 from scipy import stats
 
 from jaxtests._permutation import (
@@ -42,24 +43,9 @@ def _sum_nan_below_zero(d):
     return jnp.where(s < 0, jnp.nan, s)
 
 
-def _p_from_null(null, obs, alternative, exact):
-    """Brute-force p-value of ``obs`` against all of ``null`` (scipy's rule, exact at inf).
-
-    NaN draws are never extreme; an infinite ``obs`` ties only draws equal to it.
-    """
-    null = np.asarray(null, np.float64)
-    with np.errstate(invalid="ignore"):
-        tol = 100 * EPS * abs(obs) if np.isfinite(obs) else 0.0
-        ge = np.count_nonzero(null >= obs - tol)
-        le = np.count_nonzero(null <= obs + tol)
-    adj = 0 if exact else 1
-    p_ge, p_le = (ge + adj) / (null.size + adj), (le + adj) / (null.size + adj)
-    return {"greater": p_ge, "less": p_le, "two-sided": min(1.0, 2 * min(p_ge, p_le))}[alternative]
-
-
 def _brute_signflip_null(stat_np, d):
     m = d.shape[-1]
-    signs = np.array(list(itertools.product([1.0, -1.0], repeat=m)))
+    signs = sign_patterns(m)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.array([stat_np(s * d) for s in signs])
 
@@ -74,7 +60,7 @@ def test_signflip_equal_differences_t_is_inf(alternative):
     # gives -inf, so P(T >= inf) = 1/64 and P(T <= inf) = 1 (hand count, 2^6 flips).
     d = np.full(6, 0.5)
     expect = {"greater": 1 / 64, "less": 1.0, "two-sided": 2 / 64}[alternative]
-    brute = _p_from_null(_brute_signflip_null(_t_one_np, d), np.inf, alternative, exact=True)
+    brute = tail_pvalues(_brute_signflip_null(_t_one_np, d), np.inf, exact=True)[alternative]
     assert brute == expect  # brute-force numpy enumeration of the 64 flips
     r = signflip_test(d, statistic=_t_one, method="exact", alternative=alternative)
     assert r.method == "exact" and np.isposinf(r.statistic)
@@ -100,7 +86,7 @@ def test_signflip_monte_carlo_counts_inf_draws():
     assert 100 < b < 300  # about 3000/16 = 187
     assert float(r.pvalue) == min(1.0, 2 * (b + 1) / 3001)
     assert int(r.n_extreme) == b
-    assert float(r.pvalue) == _p_from_null(null, np.inf, "two-sided", exact=False)
+    assert float(r.pvalue) == tail_pvalues(null, np.inf, exact=False)["two-sided"]
 
 
 def test_signflip_sequential_stops_at_inf_ties():
@@ -157,7 +143,7 @@ def test_signflip_maxt_inf_and_nan_hypotheses():
                     np.nanmax(np.abs(nulls), axis=0)[None, :]
                     >= np.where(np.isfinite(a), a - 100 * EPS * a, a)[:, None]
                 )
-        raw = np.array([_p_from_null(nulls[h], obs[h], alt, exact=True) for h in range(4)])
+        raw = np.array([tail_pvalues(nulls[h], obs[h], exact=True)[alt] for h in range(4)])
         adj = np.maximum(raw, hit.mean(axis=1))
         ok = np.array([0, 2, 3])
         np.testing.assert_allclose(np.asarray(r.pvalue)[ok], raw[ok], rtol=1e-12)
@@ -266,7 +252,7 @@ def test_permutation_test_inf_observed(alternative):
     x, y = np.array([1.0, 1.0, 1.0]), np.array([4.0, 4.0, 4.0])
     expect = {"greater": 1.0, "less": 1 / 20, "two-sided": 2 / 20}[alternative]
     null = _brute_twosample_null(_md_over_sdx_np, x, y)
-    assert _p_from_null(null, -np.inf, alternative, exact=True) == expect
+    assert tail_pvalues(null, -np.inf, exact=True)[alternative] == expect
     r = permutation_test(x, y, statistic=_md_over_sdx, method="exact", alternative=alternative)
     assert np.isneginf(r.statistic) and float(r.pvalue) == expect
 
@@ -314,7 +300,7 @@ def test_swap_test_callable_inf():
         r = swap_test(y, a, b, measure=_inv_errors, method="exact", alternative=alt)
         assert np.isposinf(r.statistic)
         # Brute-force numpy enumeration of the 2^5 swaps: only "no swap" gives +inf.
-        expect = _p_from_null(null, np.inf, alt, exact=True)
+        expect = tail_pvalues(null, np.inf, exact=True)[alt]
         assert float(r.pvalue) == expect
     assert float(swap_test(y, a, b, measure=_inv_errors, alternative="greater").pvalue) == 1 / 32
 

@@ -5,6 +5,7 @@ import itertools
 import jax
 import numpy as np
 import pytest
+from _helpers import sign_patterns, tail_pvalues
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -18,14 +19,9 @@ D12 = np.array([0.8, -0.3, 1.1, 0.4, -0.9, 0.6, 1.5, -0.2, 0.7, 0.05, 0.9, -0.4]
 
 def _enumerate(d, fn=np.mean):
     """All 2^m sign patterns in numpy; scipy's tolerance and two-sided convention."""
-    m = d.shape[0]
-    signs = np.array(list(itertools.product([1.0, -1.0], repeat=m)))
+    signs = sign_patterns(d.shape[0])
     null = np.array([fn(s * d) for s in signs]) if fn is not np.mean else (signs * d).mean(1)
-    t = fn(d)
-    tol = 1e-12 * max(1.0, abs(t))
-    ge = np.mean(null >= t - tol)
-    le = np.mean(null <= t + tol)
-    return {"greater": ge, "less": le, "two-sided": min(1.0, 2 * min(ge, le))}
+    return tail_pvalues(null, fn(d))
 
 
 @pytest.mark.parametrize("alternative", ["two-sided", "less", "greater"])
@@ -217,7 +213,7 @@ def test_hotelling_rows_flipped_as_wholes():
         s = np.cov(x, rowvar=False)
         return x.shape[0] * m @ np.linalg.solve(s, m)
 
-    signs = np.array(list(itertools.product([1.0, -1.0], repeat=10)))
+    signs = sign_patterns(10)
     null = np.array([t2(s[:, None] * d) for s in signs])
     obs = t2(d)
     np.testing.assert_allclose(r.statistic, obs, rtol=1e-10)

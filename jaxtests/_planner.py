@@ -24,9 +24,17 @@ from collections.abc import Callable
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _profile
+from jaxtests import _profile, _pvalues
 from jaxtests._buckets import bucket, pad_axis
-from jaxtests._engine import Plan, blocks_for, check_enumerable, choose_method, drive
+from jaxtests._engine import (
+    MAX_MITM,
+    Plan,
+    blocks_for,
+    check_enumerable,
+    choose_method,
+    drive,
+    mitm_counts,
+)
 from jaxtests.kernels import evaluators as kevaluators
 from jaxtests.kernels import families as kfamilies
 from jaxtests.kernels import random as krandom
@@ -161,6 +169,25 @@ class Planner:
         """``d2 : (H, n)`` zero-padded to the words of the family's program for ``n``."""
         n_h, n = d2.shape
         return pad_axis(d2, 32 * self.schedule.pad_words(n, n_h))
+
+    def count_signs(self, d, le_at, ge_at, what):
+        """Exact counts of the ``2^m`` sign patterns of ``d : (H, m)`` without drawing them.
+
+        ``(ge, le)``: the patterns whose sum ``P`` of the kept-sign ``d`` is at
+        least ``ge_at`` and at most ``le_at``. Differences on the half-integer
+        lattice (signed ranks, integer counts) are counted by subset sums on the
+        host, exact far beyond meeting in the middle and with nothing to compile;
+        any others up to :data:`~jaxtests._engine.MAX_MITM` by meeting in the middle.
+        Beyond both, refused naming ``what`` (the statistic).
+        """
+        if _pvalues.lattice_feasible(d):
+            return _pvalues.lattice_counts(d, le_at, ge_at)
+        if d.shape[1] > MAX_MITM:
+            raise ValueError(
+                f"`method`='exact' supports at most {MAX_MITM} nonzero instances "
+                f"for statistic {what!r}; got {d.shape[1]}. Use 'monte-carlo'."
+            )
+        return mitm_counts(d, le_at, ge_at, group=self.mitm_group)
 
     def run(self, stat, observed, tol, opts, *, exact=False, n_total=None, scale=None, tail=None):
         """:func:`jaxtests._engine.drive` of the plan of ``stat`` (:meth:`plan`)."""

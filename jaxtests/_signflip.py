@@ -14,7 +14,6 @@ from jaxtests._engine import (
     check_enumerable,
     choose_method,
     closed_form,
-    mitm_counts,
     vmapped,
 )
 from jaxtests._precision import x64
@@ -199,10 +198,7 @@ def _linear(d2, statistic, opts):
         q = np.sum(d2 * d2, axis=-1)
         null_map = lambda t: _t_from_mean(t, m, q)  # noqa: E731
     counted = exact and opts.correction is None and not opts.return_null
-    # Differences on the half-integer lattice (signed ranks, integer counts): subset-sum
-    # counts on the host, exact far beyond meeting in the middle, and nothing to compile.
-    lattice = counted and _pvalues.lattice_feasible(dk)
-    if exact and m_eff > MAX_MITM and not lattice:
+    if exact and not counted and m_eff > MAX_MITM:
         raise ValueError(
             f"`method`='exact' supports at most {MAX_MITM} nonzero instances "
             f"for statistic {statistic!r}; got {m_eff}. Use 'monte-carlo'."
@@ -212,10 +208,7 @@ def _linear(d2, statistic, opts):
         t_lo, t_hi, total = np.asarray(t_lo), np.asarray(t_hi), np.asarray(total)
         # P <= le_at counts as T <= t (the band's upper edge), P >= ge_at as T >= t.
         le_at, ge_at = (m * t_hi + total) / 2, (m * t_lo + total) / 2
-        if lattice:
-            ge, le = _pvalues.lattice_counts(dk, le_at, ge_at)
-        else:
-            ge, le = mitm_counts(dk, le_at, ge_at, group=planner.mitm_group)
+        ge, le = planner.count_signs(dk, le_at, ge_at, statistic)
         p, cnt, interval = _pvalues.counts_to_pvalues(ge, le, 2**mk, opts.alternative, True)
         if opts.progress is not None:
             opts.progress(2**mk, 2**mk)

@@ -445,10 +445,11 @@ def _signrank_samples(
     full, mask = _pseudo_data(d, prior_place)
     m = full.shape[0]
     sorted_sums = m >= _SORTED_FROM
-    if batch_size is None:
+    if batch_size is None:  # one block size per data shape bucket: one program
         elements = _SORTED_BLOCK_ELEMENTS if sorted_sums else _BLOCK_ELEMENTS
-        batch_size = min(_MAX_BLOCK, max(1, elements // m))
-    block = batch_size
+        block = min(_MAX_BLOCK, max(1, elements // m))
+    else:  # a caller's batch_size beyond the samples would only allocate
+        block = min(batch_size, bucket(n_samples))
     n_steps = -(-n_samples // block)
     keep_steps = max(1, _KEEP_SAMPLES // block) if return_samples else 0
     samples = np.empty((n_samples, 3)) if return_samples else None

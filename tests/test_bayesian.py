@@ -536,3 +536,21 @@ def test_signrank_progress_reports_samples_and_the_result_does_not_change(monkey
     ]
     np.testing.assert_array_equal(r.samples, one.samples)
     assert (r.p_left, r.p_rope, r.p_right) == (one.p_left, one.p_rope, one.p_right)
+
+
+def test_signrank_an_interrupt_between_chunks_stops_it(monkeypatch):
+    # Ctrl-C is seen between chunks (a KeyboardInterrupt from a progress report here).
+    from jaxtests import _engine
+
+    a, b = RNG.normal(0.8, 0.05, N_SETS), RNG.normal(0.8, 0.05, N_SETS)
+    monkeypatch.setattr(_engine, "_CHUNK_SECONDS", 1e-9)
+    reports = []
+
+    def interrupt(done, total):
+        reports.append(done)
+        if len(reports) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        bayesian.signrank(a, b, rope=0.01, n_samples=5 * 4096, key=0, progress=interrupt)
+    assert reports == [0, 4096]

@@ -474,15 +474,7 @@ def _signrank_samples(
             samples[start:stop] = np.asarray(kept)[: stop - start]
 
     what = f"This signed-rank posterior ({n_samples:,} samples)"
-    _engine.run_chunks(
-        run,
-        n_steps,
-        total=n_samples,
-        per_step=block,
-        progress=progress,
-        what=what,
-        cap=keep_steps,
-    )
+    _engine.run_chunks(run, n_steps, n_samples, block, progress, what, cap=keep_steps)
     return shares, samples
 
 

@@ -240,14 +240,7 @@ class _Options(NamedTuple):
 
 
 def _options_iv(
-    n_resamples,
-    confidence_level,
-    method,
-    alternative,
-    key,
-    batch_size,
-    return_distribution,
-    progress=None,
+    n_resamples, confidence_level, method, alternative, key, batch_size, return_distribution
 ):
     n_resamples = as_int_scalar(n_resamples, "n_resamples", minimum=1)
     if n_resamples > MAX_RESAMPLES:
@@ -266,7 +259,6 @@ def _options_iv(
         raise TypeError(
             f"`return_distribution` must be a bool, got {type(return_distribution).__name__}."
         )
-    progress = as_progress(progress, desc="resamples", unit="resamples")
     key, seed = resolve_key(key)
     return _Options(
         n_resamples,
@@ -277,7 +269,6 @@ def _options_iv(
         seed,
         batch_size,
         bool(return_distribution),
-        progress,
     )
 
 
@@ -680,15 +671,8 @@ def bootstrap(
     True
     """
     opts = _options_iv(
-        n_resamples,
-        confidence_level,
-        method,
-        alternative,
-        key,
-        batch_size,
-        return_distribution,
-        progress,
-    )
+        n_resamples, confidence_level, method, alternative, key, batch_size, return_distribution
+    )._replace(progress=as_progress(progress, unit="resamples"))
     rows, batch, groups = _run(data, statistic, paired, axis, opts, cluster)
     dist = np.stack([r[1] for r in rows]).reshape((*batch, opts.n_resamples))
     se = _standard_error(dist)
@@ -779,15 +763,8 @@ return_distribution, cluster, progress
     True
     """
     opts = _options_iv(
-        n_resamples,
-        confidence_level,
-        method,
-        alternative,
-        key,
-        batch_size,
-        return_distribution,
-        progress,
-    )
+        n_resamples, confidence_level, method, alternative, key, batch_size, return_distribution
+    )._replace(progress=as_progress(progress, unit="resamples"))
     if (
         isinstance(statistic, str)
         and statistic in STATISTICS

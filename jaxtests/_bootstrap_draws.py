@@ -472,15 +472,9 @@ def distribution(
         while pending:
             pending.popleft().result()
 
+    what = f"This bootstrap ({n_resamples:,} resamples)"
     try:
-        _engine.run_chunks(
-            run,
-            n_steps,
-            total=n_resamples,
-            per_step=per_call * draws,
-            progress=progress,
-            what=f"This bootstrap ({n_resamples:,} resamples)",
-        )
+        _engine.run_chunks(run, n_steps, n_resamples, per_call * draws, progress, what)
     finally:  # an interrupt or an error cancels the dispatches not started
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -484,7 +484,7 @@ def _step_chunks(n_steps, n_dev, cap=None, what="This permutation test"):
         n_run = _distributed.agree(n_run)
 
 
-def run_chunks(run, n_steps, *, total, per_step, progress, what, n_dev=1, cap=None):
+def run_chunks(run, n_steps, total, per_step, progress, what, *, n_dev=1, cap=None):
     """Run ``n_steps`` steps in host-level chunks sized by time: the loop of every sampler.
 
     ``run(first_step, n_run)`` evaluates steps ``first_step + i n_run + j``
@@ -595,16 +595,7 @@ def drive(plan, opts):
             nulls.extend(null[:, i * part : i * part + n_run * lanes] for i in range(n_dev))
 
     # One call at a time: two computations in flight at once can hang XLA:CPU (README).
-    run_chunks(
-        run,
-        n_steps,
-        total=n_total,
-        per_step=lanes,
-        progress=progress,
-        what=what,
-        n_dev=n_dev,
-        cap=null_steps,
-    )
+    run_chunks(run, n_steps, n_total, lanes, progress, what, n_dev=n_dev, cap=null_steps)
     ge, le, mx = counts
     p, cnt, interval = _pvalues.counts_to_pvalues(ge, le, n_total, tail, plan.exact)
     adjusted = None
@@ -650,7 +641,7 @@ def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
         return bool(np.all(np.asarray(state[3]) > 0))  # waits for the chunk
 
     lanes = per_step * plan.draws
-    run_chunks(run, n_steps, total=n_total, per_step=lanes, progress=progress, what=what)
+    run_chunks(run, n_steps, n_total, lanes, progress, what)
     ge, le, stop = (np.asarray(a) for a in state[1:])
     return _sequential_result(ge, le, stop, h, n_total, tail)
 
@@ -799,14 +790,5 @@ def _drive_sequential_sharded(plan, key, per_step, n_steps, tail, opts, progress
         return bool(np.all(stop > 0))
 
     lanes = per_step * plan.draws
-    run_chunks(
-        run,
-        n_steps,
-        total=n_total,
-        per_step=lanes,
-        progress=progress,
-        what=what,
-        n_dev=n_dev,
-        cap=_SHARDED_STEPS,
-    )
+    run_chunks(run, n_steps, n_total, lanes, progress, what, n_dev=n_dev, cap=_SHARDED_STEPS)
     return _sequential_result(ge_c, le_c, stop, h, n_total, tail)

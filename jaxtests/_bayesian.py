@@ -8,11 +8,14 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jaxtests import _engine
 from jaxtests import _validation as v
 from jaxtests._buckets import bucket
 from jaxtests._precision import x64
+from jaxtests._progress import as_progress
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
+from jaxtests.kernels import random as krandom
 from jaxtests.kernels import statistics as kstatistics
 
 __all__ = ["BayesianResult", "SignRankResult", "correlated_ttest", "signrank"]
@@ -237,6 +240,7 @@ def _real_option(value, name, *, minimum=0.0):
 # Data sets times posterior samples signrank draws at most: each costs about 0.1 us on a CPU
 # core (sorted sums from 768 data sets on), so the limit is about a minute.
 MAX_SIGNRANK_WORK = 500_000_000
+MAX_SIGNRANK_SETS = 2**19 - 1  # with the pseudo-observation, 2 x 2^19 x 4096 = 2^32 counters
 
 
 def _signrank_iv(a, b, rope, n_samples, prior_strength, prior_place, batch_size):
@@ -258,6 +262,11 @@ def _signrank_iv(a, b, rope, n_samples, prior_strength, prior_place, batch_size)
     if av.shape[0] < 2:
         raise ValueError(f"`a` and `b` need at least 2 data sets, got {av.shape[0]}.")
     n = av.shape[0]
+    if n > MAX_SIGNRANK_SETS:
+        # the random stream's counters: 2 words per data set and 4096 samples per key block
+        raise ValueError(
+            f"`a` and `b` may hold at most {MAX_SIGNRANK_SETS:,} data sets, got {n:,}."
+        )
     if n * n_samples > MAX_SIGNRANK_WORK:
         # refused at once: 100,000 data sets at the default 50,000 samples ran for 10 minutes
         # and more without a word
@@ -270,31 +279,85 @@ def _signrank_iv(a, b, rope, n_samples, prior_strength, prior_place, batch_size)
     return bv - av, rope, n_samples, prior_strength, prior_place, batch_size
 
 
-def _ordered_sum(x):
-    """Sum over the last axis, first to last: the same bits in any batch (a reduction's
-    order may change with the batch size)."""
-    total, _ = lax.scan(
-        lambda c, x_j: (c + x_j, None), jnp.zeros(x.shape[:-1], x.dtype), jnp.moveaxis(x, -1, 0)
-    )
-    return total
+def _halving_sum(x):
+    """Sum over the last axis by halves (zero-padded to a power of two): elementwise adds of
+    fixed slices, so the same bits in any batch (a reduction's order may change with the
+    batch size), and trailing zeros (padding) change no bit."""
+    p = 1 << (x.shape[-1] - 1).bit_length()
+    x = jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, p - x.shape[-1])])
+    while x.shape[-1] > 1:
+        h = x.shape[-1] // 2
+        x = x[..., :h] + x[..., h:]
+    return x[..., 0]
 
 
-def _dirichlet_weights(key, mask, prior_strength, index):
-    """Dirichlet weights of posterior sample ``index``: ``(m,)``.
+def _uniform53(hi, lo):
+    """Uniform doubles in ``(0, 1)`` from two ``uint32`` words: 53 random bits, never 0 or 1."""
+    top = (hi >> 5).astype(jnp.float64)  # 27 bits
+    bottom = (lo >> 6).astype(jnp.float64)  # 26 bits
+    return (top * 2.0**26 + bottom + 0.5) * 2.0**-53
+
+
+# Marsaglia-Tsang candidates per gamma draw, all drawn at once (no while loop to compile):
+# each is accepted with probability above 0.95 for shapes >= 1 (so after a shape s < 1 is
+# boosted to s + 1), all 12 fail with probability below 0.05^12 = 2.4e-16.
+_GAMMA_TRIES = 12
+
+
+def _gamma(k0, k1, local, shape):
+    """Gamma(``shape``) draws ``(L,)`` of draws with key words ``k0, k1`` and counters ``local``.
+
+    Marsaglia & Tsang (2000): ``d = a - 1/3``, ``c = 1 / sqrt(9 d)``, a standard
+    normal ``x`` (Box-Muller) and ``v = (1 + c x)^3`` are accepted as ``d v`` when
+    ``v > 0`` and ``log u < x^2 / 2 + d - d v + d log v``; for ``shape < 1``,
+    ``Gamma(a + 1) U^(1 / a)``. The first accepted of :data:`_GAMMA_TRIES`
+    candidates is taken, the last one if none is (probability under ``2.4e-16``).
+    Uniform ``i`` reads the words at counters ``2 i KEY_BLOCK + local`` and the
+    next ``KEY_BLOCK`` on.
+    """
+
+    n_u = 1 + 3 * _GAMMA_TRIES
+    offs = jnp.arange(2 * n_u, dtype=jnp.uint32) * jnp.uint32(krandom.KEY_BLOCK)
+    words = krandom.keyed_words(k0[None, :], k1[None, :], offs[:, None] + local[None, :])
+    u = _uniform53(words[0::2], words[1::2])  # (n_u, L): uniform i in row i
+    a = jnp.where(shape < 1, shape + 1, shape)
+    d = a - 1 / 3
+    c = 1 / jnp.sqrt(9 * d)
+    x = jnp.sqrt(-2 * jnp.log(u[1::3])) * jnp.cos(2 * jnp.pi * u[2::3])  # (tries, L)
+    v = (1 + c * x) ** 3
+    ok = (v > 0) & (jnp.log(u[3::3]) < 0.5 * x * x + d - d * v + d * jnp.log(jnp.abs(v)))
+    # Materialised once: XLA would otherwise recompute the candidates in every consumer.
+    candidate, ok = lax.optimization_barrier((d * jnp.maximum(v, 0), ok))
+    g = candidate[-1]
+    for t in reversed(range(_GAMMA_TRIES - 1)):  # the earliest accepted candidate wins
+        g = jnp.where(ok[t], candidate[t], g)
+    return jnp.where(shape < 1, g * jnp.exp(jnp.log(u[0]) / shape), g)
+
+
+def _dirichlet_weights(key, mask, prior_strength, first, count):
+    """Dirichlet weights ``(count, m)`` of posterior samples ``first, ..., first + count - 1``.
 
     Dirichlet(prior_strength, 1, ..., 1) on the entries where ``mask`` is True (the
-    pseudo-observation first, then the data sets) as normalised Gamma draws: Gamma(1)
-    is Exp(1), drawn directly; padded entries (``mask`` False) get weight exactly 0, and
-    so does the pseudo-observation when ``prior_strength == 0``. Sample ``index``'s key is
-    ``fold_in(key, index)``: the same weights in any block.
+    pseudo-observation first, then the data sets) as normalised Gamma draws: Exp(1)
+    ``= -log U`` for the data sets, :func:`_gamma` for the pseudo-observation; padded
+    entries (``mask`` False) get weight exactly 0, and so does the pseudo-observation
+    when ``prior_strength == 0``. The library's random stream
+    (:mod:`jaxtests.kernels.random`): sample ``g`` has the key words
+    ``bits(fold_in(key, g // 4096), 4)`` and entry ``j``'s uniform the words at
+    counters ``2 j 4096 + g % 4096`` and the next ``4096`` on (the first two key words;
+    the gamma the other two), so a sample depends on its index only, not on the block,
+    the batch or the padding. ``first`` is a traced int64, ``count`` static.
     """
-    k_prior, k_data = jax.random.split(jax.random.fold_in(key, index))
-    dtype = jnp.result_type(float)
-    g = jnp.where(mask, jax.random.exponential(k_data, mask.shape, dtype), 0)
+    keys, local = krandom.draw_keys(key, first, count, n_keys=4)
+    m = mask.shape[0]
+    offs = jnp.arange(2 * m, dtype=jnp.uint32) * jnp.uint32(krandom.KEY_BLOCK)
+    words = krandom.keyed_words(keys[None, :, 0], keys[None, :, 1], offs[:, None] + local[None, :])
+    e = -jnp.log(_uniform53(words[0::2], words[1::2])).T  # (count, m)
+    dtype = e.dtype
     shape = jnp.maximum(prior_strength, jnp.finfo(dtype).tiny)
-    g0 = jnp.where(prior_strength > 0, jax.random.gamma(k_prior, shape, dtype=dtype), 0)
-    g = g.at[0].set(g0)
-    return g / _ordered_sum(g)
+    g0 = jnp.where(prior_strength > 0, _gamma(keys[:, 2], keys[:, 3], local, shape), 0)
+    g = jnp.where(mask, e, 0).at[:, 0].set(g0)
+    return g / _halving_sum(g)[:, None]
 
 
 def winner_shares(samples):
@@ -313,22 +376,45 @@ def winner_shares(samples):
     return jnp.where(win, 6 // n_win, 0)
 
 
-@functools.partial(jax.jit, static_argnames=("block_size", "sorted_sums"))
-def _signrank_block(key, d, mask, rope, prior_strength, start, n_samples, block_size, sorted_sums):
-    """Posterior samples ``start .. start + block_size - 1`` and their winners' shares.
+@functools.partial(jax.jit, static_argnames=("block", "keep_steps", "sorted_sums"))
+def _signrank_run(
+    key,
+    d,
+    mask,
+    rope,
+    prior_strength,
+    first_step,
+    n_run,
+    n_samples,
+    *,
+    block,
+    keep_steps,
+    sorted_sums,
+):
+    """Winners' shares of the posterior samples of steps ``first_step .. first_step + n_run - 1``.
 
-    Returns ``(samples, shares)``: ``(block_size, 3)`` samples and the ``(3,)`` sums of
-    :func:`winner_shares` over the samples before ``n_samples`` (a last, partial block
-    counts only its own samples).
+    Step ``s`` draws samples ``s block, ..., (s + 1) block - 1``; those from ``n_samples``
+    on are drawn and not counted. ``first_step``, ``n_run`` and ``n_samples`` are traced:
+    one program serves every ``n_samples`` and chunk. Returns the ``(3,)`` sums of
+    :func:`winner_shares` and, with ``keep_steps > 0`` (``n_run <= keep_steps``), the
+    ``(keep_steps block, 3)`` samples of the first ``n_run`` steps (else None).
     """
-    index = start + jnp.arange(block_size, dtype=jnp.uint32)
-    w = jax.vmap(lambda i: _dirichlet_weights(key, mask, prior_strength, i))(index)
     posterior = (
         kstatistics.signrank_posterior_sorted if sorted_sums else kstatistics.signrank_posterior
     )
-    samples = posterior(d, w, rope)
-    shares = jnp.where((index < n_samples)[:, None], winner_shares(samples), 0)
-    return samples, jnp.sum(shares, axis=0, dtype=jnp.int64)
+
+    def step(j, carry):
+        shares, kept = carry
+        first = (first_step + j).astype(jnp.int64) * block
+        samples = posterior(d, _dirichlet_weights(key, mask, prior_strength, first, block), rope)
+        valid = first + jnp.arange(block, dtype=jnp.int64) < n_samples
+        s = jnp.where(valid[:, None], winner_shares(samples), 0)
+        if keep_steps:
+            kept = lax.dynamic_update_slice(kept, samples, (j * block, j * 0))
+        return shares + jnp.sum(s, axis=0, dtype=jnp.int64), kept
+
+    kept = jnp.zeros((keep_steps * block, 3), d.dtype) if keep_steps else None
+    return lax.fori_loop(0, n_run, step, (jnp.zeros(3, jnp.int64), kept))
 
 
 def _pseudo_data(d, prior_place):
@@ -341,49 +427,55 @@ def _pseudo_data(d, prior_place):
     return full, np.arange(m) < n + 1
 
 
+# Samples kept per call with ``return_samples`` (a fixed buffer: one program for any n_samples).
+_KEEP_SAMPLES = 2**16
+
+
 def _signrank_samples(
-    key, d, rope, n_samples, prior_strength, prior_place, batch_size, return_samples
+    key, d, rope, n_samples, prior_strength, prior_place, batch_size, return_samples, progress
 ):
     """Posterior samples in blocks: ``(shares, samples)``, the ``(3,)`` sums of the winners'
     shares (sixths, numpy) and the ``(n_samples, 3)`` samples (numpy) or None.
 
-    Memory is one block's (and the samples when asked for): every block adds its shares
-    to a total on the device, which is read once at the end.
+    The engine's loop (:func:`jaxtests._engine.run_chunks`): host-level chunks of
+    blocks sized by time, progress and Ctrl-C between chunks. Memory is one block's
+    (and the samples when asked for); the block size depends on the data's shape
+    bucket and ``batch_size`` only, so one program serves every ``n_samples``.
     """
     full, mask = _pseudo_data(d, prior_place)
     m = full.shape[0]
     sorted_sums = m >= _SORTED_FROM
-    if batch_size is None:
+    if batch_size is None:  # one block size per data shape bucket: one program
         elements = _SORTED_BLOCK_ELEMENTS if sorted_sums else _BLOCK_ELEMENTS
-        batch_size = min(_MAX_BLOCK, max(1, elements // m))
-    block = min(batch_size, bucket(n_samples))
-    args = (
-        key,
-        jnp.asarray(full),
-        jnp.asarray(mask),
-        jnp.asarray(rope, full.dtype),
-        jnp.asarray(prior_strength, full.dtype),
-    )
-    n_total = jnp.uint32(n_samples)
+        block = min(_MAX_BLOCK, max(1, elements // m))
+    else:  # a caller's batch_size beyond the samples would only allocate
+        block = min(batch_size, bucket(n_samples))
+    n_steps = -(-n_samples // block)
+    keep_steps = max(1, _KEEP_SAMPLES // block) if return_samples else 0
     samples = np.empty((n_samples, 3)) if return_samples else None
+    shares = np.zeros(3, np.int64)
+    args = (key, full, mask, np.float64(rope), np.float64(prior_strength))
 
-    def keep(start, part):
-        samples[start : start + block] = np.asarray(part)[: n_samples - start]
-
-    shares = jnp.zeros(3, jnp.int64)
-    pending = None  # a block is read back once the next is dispatched (JAX runs them async)
-    for start in range(0, n_samples, block):
-        part, s = _signrank_block(
-            *args, jnp.uint32(start), n_total, block_size=block, sorted_sums=sorted_sums
+    def run(first, n_run):
+        nonlocal shares
+        s, kept = _signrank_run(
+            *args,
+            np.int32(first),
+            np.int32(n_run),
+            np.int64(n_samples),
+            block=block,
+            keep_steps=keep_steps,
+            sorted_sums=sorted_sums,
         )
-        shares = shares + s
+        shares = shares + np.asarray(s)  # waits for the chunk
         if return_samples:
-            if pending is not None:
-                keep(*pending)
-            pending = (start, part)
-    if pending is not None:
-        keep(*pending)
-    return np.asarray(shares), samples
+            start = first * block
+            stop = min(n_samples, (first + n_run) * block)
+            samples[start:stop] = np.asarray(kept)[: stop - start]
+
+    what = f"This signed-rank posterior ({n_samples:,} samples)"
+    _engine.run_chunks(run, n_steps, n_samples, block, progress, what, cap=keep_steps)
+    return shares, samples
 
 
 @x64
@@ -399,6 +491,7 @@ def signrank(
     batch_size=None,
     return_samples=False,
     higher_is_better=True,
+    progress=None,
 ):
     """Bayesian signed-rank test of two learners over data sets.
 
@@ -432,6 +525,11 @@ def signrank(
         Whether a higher score is better (False for errors and losses): names the
         probabilities ``p_a_better`` and ``p_b_better`` of the result; ``p_left`` and
         ``p_right`` do not depend on it.
+    progress : None, bool, tqdm or callable, optional
+        Progress of the samples, as the permutation tests': None shows a bar in an
+        interactive session once the call has run a few seconds, False nothing, True a
+        tqdm bar, a tqdm instance is updated, a callable is called ``progress(done,
+        total)`` in samples. Ctrl-C stops the call within about a second.
 
     Returns
     -------
@@ -463,15 +561,19 @@ def signrank(
     the same key swaps ``p_left`` and ``p_right`` exactly (``prior_place`` "left" and
     "right" swap too).
 
-    Sample ``i`` uses the key ``fold_in(key, i)``, so the samples are identical for
-    any ``batch_size``; the data sets are padded to a shape bucket with zero weights
-    (no compilation for a new ``n`` within a bucket; padding changes no bit). The
-    Dirichlet weights are normalised Gamma draws (Exp(1) for the data sets). The
-    samples are drawn in blocks whose winners are counted on the device, so memory is
-    one block's (a few MiB) for any ``n_samples`` unless ``return_samples``. Each
-    sample sums over all ``(n + 1)^2`` pairs (``O(n^2)``) up to 767 data sets; from
-    768 on, over the sorted differences with suffix sums of the weights
-    (``O(n log n)``, :func:`jaxtests.kernels.statistics.signrank_posterior_sorted`),
+    Sample ``g`` reads the library's random stream (:mod:`jaxtests.kernels.random`,
+    key words of ``fold_in(key, g // 4096)``), so the samples are identical for any
+    ``batch_size`` and chunking; the data sets are padded to a shape bucket with zero
+    weights (no compilation for a new ``n`` or ``n_samples`` within a bucket; padding
+    changes no bit). The Dirichlet weights are normalised Gamma draws: ``-log U`` for
+    the data sets, Marsaglia & Tsang's (2000) sampler for the pseudo-observation.
+    (Before issue 40 sample ``i`` used ``fold_in(key, i)`` and ``jax.random``: the
+    same key gives other samples, and probabilities within Monte Carlo error of the
+    old ones.) The samples are drawn in blocks whose winners are counted on the
+    device, so memory is one block's (a few MiB) for any ``n_samples`` unless
+    ``return_samples``. Each sample sums over all ``(n + 1)^2`` pairs (``O(n^2)``) up to
+    767 data sets; from 768 on, over the sorted differences with suffix sums of the
+    weights (``O(n log n)``, :func:`jaxtests.kernels.statistics.signrank_posterior_sorted`),
     the same sums up to rounding.
 
     References
@@ -488,7 +590,7 @@ def signrank(
     >>> b = [0.89, 0.80, 0.76, 0.84, 0.66, 0.93, 0.78, 0.83, 0.77, 0.86]
     >>> r = signrank(a, b, rope=0.02, key=0)  # a higher: p_left, as baycomp's
     >>> round(float(r.p_left), 3), round(float(r.p_rope), 3), round(float(r.p_right), 3)
-    (0.608, 0.392, 0.0)
+    (0.604, 0.396, 0.0)
     >>> signrank(a, b, rope=0.02, key=0, n_samples=1000, return_samples=True).samples.shape
     (1000, 3)
     """
@@ -498,9 +600,18 @@ def signrank(
     if not isinstance(return_samples, bool | np.bool_):
         raise TypeError(f"`return_samples` must be a bool, got {type(return_samples).__name__}.")
     _check_direction(higher_is_better)
+    progress = as_progress(progress, desc="posterior samples", unit="samples")
     typed_key, seed = resolve_key(key)
     shares, samples = _signrank_samples(
-        typed_key, d, rope, n_samples, prior_strength, prior_place, batch_size, return_samples
+        typed_key,
+        d,
+        rope,
+        n_samples,
+        prior_strength,
+        prior_place,
+        batch_size,
+        return_samples,
+        progress,
     )
     # baycomp's Posterior.probs, the winner of each sample, with ties split evenly.
     p_left, p_rope, p_right = shares / (6 * n_samples)

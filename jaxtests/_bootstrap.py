@@ -23,6 +23,7 @@ from jaxtests import _bootstrap_draws as _draws
 from jaxtests import _clusters, _pvalues
 from jaxtests._buckets import bucket, pad_axis
 from jaxtests._precision import x64
+from jaxtests._progress import as_progress
 from jaxtests._random import resolve_key
 from jaxtests._results import ConfidenceInterval, result, static_field
 from jaxtests._validation import (
@@ -235,6 +236,7 @@ class _Options(NamedTuple):
     seed: object
     batch_size: int | None
     return_distribution: bool
+    progress: object = None  # a jaxtests._progress.Reporter or None
 
 
 def _options_iv(
@@ -448,6 +450,19 @@ def _warn_overflow(theta_hat, dist, stat):
     return inf
 
 
+class _Offset:
+    """Progress of test ``t`` of a batch of ``h`` as the whole batch's (closed by the caller)."""
+
+    def __init__(self, progress, t, h):
+        self._progress, self._t, self._h = progress, t, h
+
+    def __call__(self, done, total):
+        self._progress(self._t * total + done, self._h * total)
+
+    def close(self):
+        pass
+
+
 def _run(data, statistic, paired, axis, opts, cluster=None):
     """Per test of the batch: ``(theta_hat, dist, low, high, z0, a)`` lists, and the
     clusters (None without ``cluster``)."""
@@ -469,59 +484,72 @@ def _run(data, statistic, paired, axis, opts, cluster=None):
     # sliced on the host: eager jnp indexing compiles a program per shape
     flat = [np.asarray(a).reshape((h, a.shape[-1])) for a in arrays]
     rows = []
-    for t in range(h):
-        raw = [a[t] for a in flat]
-        scale = _scale(stat, raw)
-        if scale:
-            raw = [np.ldexp(x, -scale) for x in raw]
-        live = None
-        size = None
-        if _draws.pads(stat):  # padded to shape buckets: a new size compiles nothing
-            live = np.asarray([x.shape[0] for x in raw], np.int32)
-            size = bucket(raw[0].shape[0])
-            # an AUC's padding: labels 0 (neither class), scores NaN (sorted last)
-            auc = stat.startswith("roc_auc")
-            fills = [0.0] + [np.nan if auc else 0.0] * (len(raw) - 1)
-            samples = tuple(
-                to_device(pad_axis(x, bucket(x.shape[0]), value=f)) for x, f in zip(raw, fills)
-            )
-        else:
-            samples = tuple(to_device(x) for x in raw)
-        layouts = _draws.layouts(stat, raw, size)
-        theta_hat = float(_draws.observed(samples, layouts, stat, bool(paired), live))
-        dist = _draws.distribution(
-            stat, opts.key, samples, layouts, bool(paired), opts.n_resamples, opts.batch_size, live
-        )
-        _warn_undefined(dist)
-        low, high, z0, a = _interval(dist, theta_hat, stat, samples, bool(paired), opts, live)
-        if scale:
-            with np.errstate(over="ignore"):  # a difference of means past 1.8e308: inf, warned
-                theta_hat, dist, low, high = (
-                    float(np.ldexp(v, scale)) if np.ndim(v) == 0 else np.ldexp(v, scale)
-                    for v in (theta_hat, dist, low, high)
+    try:
+        for t in range(h):
+            raw = [a[t] for a in flat]
+            scale = _scale(stat, raw)
+            if scale:
+                raw = [np.ldexp(x, -scale) for x in raw]
+            live = None
+            size = None
+            if _draws.pads(stat):  # padded to shape buckets: a new size compiles nothing
+                live = np.asarray([x.shape[0] for x in raw], np.int32)
+                size = bucket(raw[0].shape[0])
+                # an AUC's padding: labels 0 (neither class), scores NaN (sorted last)
+                auc = stat.startswith("roc_auc")
+                fills = [0.0] + [np.nan if auc else 0.0] * (len(raw) - 1)
+                samples = tuple(
+                    to_device(pad_axis(x, bucket(x.shape[0]), value=f)) for x, f in zip(raw, fills)
                 )
-        overflow = _warn_overflow(theta_hat, dist, stat)
-        if (
-            opts.method == "BCa"
-            and not overflow
-            and not np.isnan(dist).any()
-            and np.isnan([low, high]).any()
-        ):
-            # "constant" only of a distribution that is: a = 0/0 has other causes too
-            why = (
-                "every resample gives the same statistic, e.g. constant data"
-                if np.ptp(dist) == 0
-                else "the jackknife acceleration is 0/0: every leave-one-out statistic is the same"
-                if np.isnan(a)
-                else "a degenerate bootstrap distribution"
+            else:
+                samples = tuple(to_device(x) for x in raw)
+            layouts = _draws.layouts(stat, raw, size)
+            theta_hat = float(_draws.observed(samples, layouts, stat, bool(paired), live))
+            dist = _draws.distribution(
+                stat,
+                opts.key,
+                samples,
+                layouts,
+                bool(paired),
+                opts.n_resamples,
+                opts.batch_size,
+                live,
+                None if opts.progress is None else _Offset(opts.progress, t, h),
             )
-            warnings.warn(
-                f"The BCa confidence interval cannot be calculated ({why}): the interval is "
-                "NaN, as scipy's. method='percentile' gives the point.",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-        rows.append((theta_hat, dist, low, high, z0, a))
+            _warn_undefined(dist)
+            low, high, z0, a = _interval(dist, theta_hat, stat, samples, bool(paired), opts, live)
+            if scale:
+                with np.errstate(over="ignore"):  # a difference of means past 1.8e308: inf, warned
+                    theta_hat, dist, low, high = (
+                        float(np.ldexp(v, scale)) if np.ndim(v) == 0 else np.ldexp(v, scale)
+                        for v in (theta_hat, dist, low, high)
+                    )
+            overflow = _warn_overflow(theta_hat, dist, stat)
+            if (
+                opts.method == "BCa"
+                and not overflow
+                and not np.isnan(dist).any()
+                and np.isnan([low, high]).any()
+            ):
+                # "constant" only of a distribution that is: a = 0/0 has other causes too
+                why = (
+                    "every resample gives the same statistic, e.g. constant data"
+                    if np.ptp(dist) == 0
+                    else "the jackknife acceleration is 0/0: every leave-one-out statistic is "
+                    "the same"
+                    if np.isnan(a)
+                    else "a degenerate bootstrap distribution"
+                )
+                warnings.warn(
+                    f"The BCa confidence interval cannot be calculated ({why}): the interval is "
+                    "NaN, as scipy's. method='percentile' gives the point.",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+            rows.append((theta_hat, dist, low, high, z0, a))
+    finally:
+        if opts.progress is not None:
+            opts.progress.close()
     return rows, batch, groups
 
 
@@ -552,6 +580,7 @@ def bootstrap(
     axis=-1,
     return_distribution=False,
     cluster=None,
+    progress=None,
 ):
     """Bootstrap confidence interval of a statistic (``scipy.stats.bootstrap``'s conventions).
 
@@ -598,6 +627,11 @@ def bootstrap(
         jackknife leaves one cluster out. The AUCs and callables are refused. With
         fewer than 20 clusters a ``RuntimeWarning`` says the intervals are too narrow
         (Cameron, Gelbach & Miller 2008): prefer :func:`wild_cluster_bootstrap` there.
+    progress : None, bool, tqdm or callable, optional
+        Progress of the resamples, as the permutation tests': None shows a bar in an
+        interactive session once the call has run a few seconds, False nothing, True a
+        tqdm bar, a tqdm instance is updated, a callable is called ``progress(done,
+        total)`` (over the whole batch). Ctrl-C stops the call within about a second.
 
     Returns
     -------
@@ -638,7 +672,7 @@ def bootstrap(
     """
     opts = _options_iv(
         n_resamples, confidence_level, method, alternative, key, batch_size, return_distribution
-    )
+    )._replace(progress=as_progress(progress, unit="resamples"))
     rows, batch, groups = _run(data, statistic, paired, axis, opts, cluster)
     dist = np.stack([r[1] for r in rows]).reshape((*batch, opts.n_resamples))
     se = _standard_error(dist)
@@ -677,6 +711,7 @@ def bootstrap_test(
     axis=-1,
     return_distribution=False,
     cluster=None,
+    progress=None,
 ):
     """Paired bootstrap test of "no difference" (Berg-Kirkpatrick et al. 2012), with its interval.
 
@@ -690,7 +725,7 @@ def bootstrap_test(
         A difference ``delta`` of A and B on the same instances: a built-in
         ``*_difference`` name or a callable (as in :func:`bootstrap`).
     paired, n_resamples, confidence_level, method, alternative, key, batch_size, axis, \
-return_distribution, cluster
+return_distribution, cluster, progress
         As :func:`bootstrap` (``cluster``: resample whole clusters); ``alternative``
         is also the test's (``"greater"``: A's statistic larger).
 
@@ -729,7 +764,7 @@ return_distribution, cluster
     """
     opts = _options_iv(
         n_resamples, confidence_level, method, alternative, key, batch_size, return_distribution
-    )
+    )._replace(progress=as_progress(progress, unit="resamples"))
     if (
         isinstance(statistic, str)
         and statistic in STATISTICS

@@ -2,7 +2,8 @@
 
 Built-in statistics are computed from resample counts (:mod:`jaxtests.kernels.bootstrap`)
 through per-statistic layouts, callables from materialised indices; blocks of draws
-are dispatched from one host thread per usable core on the CPU (:func:`host_threads`);
+are dispatched from one host thread per usable core on the CPU (:func:`host_threads`), in
+the engine's host-level chunks (progress, Ctrl-C);
 the jackknife's leave-one-out statistics serve BCa's acceleration.
 """
 
@@ -17,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from jaxtests import _engine
 from jaxtests._buckets import pad_axis
 from jaxtests._validation import to_device
 from jaxtests.kernels import bootstrap as kboot
@@ -412,17 +414,27 @@ def host_threads(stat, samples):
     return max(1, cores)
 
 
-def distribution(stat, key, samples, layouts, paired, n_resamples, batch_size, live=None):
+def distribution(
+    stat, key, samples, layouts, paired, n_resamples, batch_size, live=None, progress=None
+):
     """The bootstrap distribution ``(n_resamples,)`` float64, computed in fixed blocks
-    (``live``: the observation counts of samples padded to shape buckets, or None)."""
+    (``live``: the observation counts of samples padded to shape buckets, or None).
+
+    The dispatches run in the engine's host-level chunks sized by time
+    (:func:`jaxtests._engine.run_chunks`): ``progress(done, n_resamples)`` after each
+    chunk and Ctrl-C between chunks. Each dispatch writes its own slice of the
+    distribution, so neither the chunks nor the threads change a bit.
+    """
     draws = block_draws(samples, paired)
     # Blocks per dispatch, whatever n_resamples (one program per data size; surplus draws of
     # the last dispatch are dropped)
     per_call = max(1, (batch_size or 8 * draws) // draws)
     n_blocks = -(-n_resamples // draws)
+    n_steps = -(-n_blocks // per_call)
     out = np.empty(n_resamples, np.float64)
 
-    def dispatch(b):
+    def dispatch(step):
+        b = step * per_call
         first = np.int64(b * draws)
         vals = np.asarray(
             resample_blocks(key, first, samples, layouts, stat, paired, draws, per_call, live)
@@ -431,34 +443,41 @@ def distribution(stat, key, samples, layouts, paired, n_resamples, batch_size, l
         hi = min(n_resamples, lo + vals.size)
         out[lo:hi] = vals[: hi - lo]
 
-    starts = range(0, n_blocks, per_call)
-    dispatch(starts[0])  # compiles once, here (threads would each trace the first call)
-    threads = min(host_threads(stat, samples), len(starts) - 1)
-    if threads <= 1:
-        for b in starts[1:]:
-            dispatch(b)
-        return out
-    # JAX's precision and default device are thread-local (jaxtests computes inside a
-    # scoped enable_x64): a worker thread starts from the global settings, where the same
-    # call would be traced again in float32, or run on another device.
-    x64_on = bool(jax.config.jax_enable_x64)
-    device = samples[0].devices().pop()
+    # the first chunk is one dispatch: it compiles once (threads would each trace it)
+    threads = min(host_threads(stat, samples), n_steps - 1)
+    pool = None
+    if threads > 1:
+        # JAX's precision and default device are thread-local (jaxtests computes inside a
+        # scoped enable_x64): a worker thread starts from the global settings, where the
+        # same call would be traced again in float32, or run on another device.
+        x64_on = bool(jax.config.jax_enable_x64)
+        device = samples[0].devices().pop()
 
-    def in_caller_precision(b):
-        with jax.enable_x64(x64_on), jax.default_device(device):
-            dispatch(b)
+        def in_caller_precision(step):
+            with jax.enable_x64(x64_on), jax.default_device(device):
+                dispatch(step)
 
-    pool = futures.ThreadPoolExecutor(threads, thread_name_prefix="jaxtests-bootstrap")
-    pending = collections.deque()  # at most two dispatches a thread: memory stays flat
-    try:
-        for b in starts[1:]:
+        pool = futures.ThreadPoolExecutor(threads, thread_name_prefix="jaxtests-bootstrap")
+
+    def run(first, n_run):
+        if pool is None or n_run == 1:
+            for step in range(first, first + n_run):
+                dispatch(step)
+            return
+        pending = collections.deque()  # at most two dispatches a thread: memory stays flat
+        for step in range(first, first + n_run):
             if len(pending) == 2 * threads:
                 pending.popleft().result()  # raises the first error
-            pending.append(pool.submit(in_caller_precision, b))
+            pending.append(pool.submit(in_caller_precision, step))
         while pending:
             pending.popleft().result()
+
+    what = f"This bootstrap ({n_resamples:,} resamples)"
+    try:
+        _engine.run_chunks(run, n_steps, n_resamples, per_call * draws, progress, what)
     finally:  # an interrupt or an error cancels the dispatches not started
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     return out
 
 

@@ -484,6 +484,34 @@ def _step_chunks(n_steps, n_dev, cap=None, what="This permutation test"):
         n_run = _distributed.agree(n_run)
 
 
+def run_chunks(run, n_steps, total, per_step, progress, what, *, n_dev=1, cap=None):
+    """Run ``n_steps`` steps in host-level chunks sized by time: the loop of every sampler.
+
+    ``run(first_step, n_run)`` evaluates steps ``first_step + i n_run + j``
+    (``j < n_run``) on each device ``i < n_dev`` and returns once they are done
+    (its results read back to the host), True to stop early. Chunks come from
+    :func:`_step_chunks` (``cap`` steps per device at most); ``progress(done,
+    total)`` (a :class:`jaxtests._progress.Reporter` or None) is told 0 at the
+    start and ``per_step`` units of work per step after each chunk, and closed
+    at the end; Ctrl-C raises ``KeyboardInterrupt`` between chunks (a chunk
+    takes about ``_CHUNK_SECONDS``). A sampler whose draws depend on their
+    indices only gets the same result for any chunking.
+    """
+    try:
+        if progress is not None:
+            progress(0, total)
+        for first, n_run in _step_chunks(n_steps, n_dev, cap, what):
+            stop = run(first, n_run)
+            if progress is not None:
+                done = total if stop else min(total, (first + n_run * n_dev) * per_step)
+                progress(done, total)
+            if stop:
+                break
+    finally:
+        if progress is not None:
+            progress.close()
+
+
 def drive(plan, opts):
     """Run ``plan`` with the options ``opts``; returns an :class:`EngineResult`.
 
@@ -518,60 +546,56 @@ def drive(plan, opts):
     )
     # No draw reaches a NaN observed statistic's thresholds; wrap reports p = NaN.
     undefined = np.isnan(np.asarray(t_cmp))
-    try:
-        if progress is not None:
-            progress(0, n_total)
-        if opts.sequential is not None:
-            run = _drive_sequential_sharded if _distributed.active() else _drive_sequential
-            res = run(plan, typed_key, per_step, n_steps, tail, opts, progress, what)
-            return res._replace(seed=seed, undefined=undefined)
-        n_dev = _n_devices(n_blocks, per_step)
-        null_steps = 0
+    if opts.sequential is not None:
+        run = _drive_sequential_sharded if _distributed.active() else _drive_sequential
+        res = run(plan, typed_key, per_step, n_steps, tail, opts, progress, what)
+        return res._replace(seed=seed, undefined=undefined)
+    n_dev = _n_devices(n_blocks, per_step)
+    null_steps = 0
+    if opts.return_null:
+        null_steps = max(1, min(-(-n_steps // n_dev), _NULL_BYTES // (8 * n_h * lanes)))
+    counts = np.zeros((3, n_h), np.int64)
+    nulls = []
+    maxt = opts.correction == "maxT"
+    # Both tails are counted in every program; the tail only shapes max-T's decisions, so
+    # without max-T the three alternatives share one program (and one cache entry).
+    counted_tail = tail if maxt else "two-sided"
+
+    def run(first, n_run):
+        nonlocal counts
+        c, null, drawn = _aot.call(
+            _run_counts,
+            "engine._run_counts",
+            (
+                typed_key,
+                plan.data,
+                t_cmp,
+                plan.tol,
+                plan.scale,
+                np.int32(first),
+                np.int32(n_run),
+                np.int64(n_total),
+            ),
+            dict(
+                evaluator=plan.evaluator,
+                draws=draws,
+                per_step=per_step,
+                null_steps=null_steps,
+                n_dev=n_dev,
+                alternative=counted_tail,
+                maxt=maxt,
+            ),
+            _COMPILER_OPTIONS,
+        )
+        counts = counts + _distributed.to_host(c)  # integers: chunking never changes a sum
+        _distributed.WORK["draws"] += _distributed.local_sum(drawn)
         if opts.return_null:
-            null_steps = max(1, min(-(-n_steps // n_dev), _NULL_BYTES // (8 * n_h * lanes)))
-        counts = np.zeros((3, n_h), np.int64)
-        nulls = []
-        maxt = opts.correction == "maxT"
-        # Both tails are counted in every program; the tail only shapes max-T's decisions, so
-        # without max-T the three alternatives share one program (and one cache entry).
-        counted_tail = tail if maxt else "two-sided"
-        # One call at a time: two computations in flight at once can hang XLA:CPU (README).
-        for first, n_run in _step_chunks(n_steps, n_dev, null_steps, what):
-            c, null, drawn = _aot.call(
-                _run_counts,
-                "engine._run_counts",
-                (
-                    typed_key,
-                    plan.data,
-                    t_cmp,
-                    plan.tol,
-                    plan.scale,
-                    np.int32(first),
-                    np.int32(n_run),
-                    np.int64(n_total),
-                ),
-                dict(
-                    evaluator=plan.evaluator,
-                    draws=draws,
-                    per_step=per_step,
-                    null_steps=null_steps,
-                    n_dev=n_dev,
-                    alternative=counted_tail,
-                    maxt=maxt,
-                ),
-                _COMPILER_OPTIONS,
-            )
-            counts += _distributed.to_host(c)  # integers: chunking never changes a sum
-            _distributed.WORK["draws"] += _distributed.local_sum(drawn)
-            if opts.return_null:
-                null = _distributed.gather(null)
-                part = null_steps * lanes  # each device's part of the buffer
-                nulls += [null[:, i * part : i * part + n_run * lanes] for i in range(n_dev)]
-            if progress is not None:
-                progress(min(n_total, (first + n_run * n_dev) * lanes), n_total)
-    finally:
-        if progress is not None:
-            progress.close()
+            null = _distributed.gather(null)
+            part = null_steps * lanes  # each device's part of the buffer
+            nulls.extend(null[:, i * part : i * part + n_run * lanes] for i in range(n_dev))
+
+    # One call at a time: two computations in flight at once can hang XLA:CPU (README).
+    run_chunks(run, n_steps, n_total, lanes, progress, what, n_dev=n_dev, cap=null_steps)
     ge, le, mx = counts
     p, cnt, interval = _pvalues.counts_to_pvalues(ge, le, n_total, tail, plan.exact)
     adjusted = None
@@ -598,7 +622,9 @@ def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
     zero = np.zeros((plan.t_cmp.shape[0],), np.int64)
     state = (np.int32(0), zero, zero, zero)
     what = what.replace("(", "(up to ", 1)
-    for first, n_run in _step_chunks(n_steps, 1, None, what):
+
+    def run(first, n_run):
+        nonlocal state
         state = _aot.call(
             _run_sequential,
             "engine._run_sequential",
@@ -612,12 +638,10 @@ def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
             ),
             _COMPILER_OPTIONS,
         )
-        stopped = bool(np.all(np.asarray(state[3]) > 0))  # waits for the chunk
-        if progress is not None:
-            done = n_total if stopped else min(n_total, (first + n_run) * per_step * plan.draws)
-            progress(done, n_total)
-        if stopped:
-            break
+        return bool(np.all(np.asarray(state[3]) > 0))  # waits for the chunk
+
+    lanes = per_step * plan.draws
+    run_chunks(run, n_steps, n_total, lanes, progress, what)
     ge, le, stop = (np.asarray(a) for a in state[1:])
     return _sequential_result(ge, le, stop, h, n_total, tail)
 
@@ -721,7 +745,9 @@ def _drive_sequential_sharded(plan, key, per_step, n_steps, tail, opts, progress
     stop = np.zeros(n_h, np.int64)
     what = what.replace("(", "(up to ", 1)
     static = dict(evaluator=plan.evaluator, draws=plan.draws, per_step=per_step)
-    for first, n_run in _step_chunks(n_steps, n_dev, _SHARDED_STEPS, what):
+
+    def run(first, n_run):
+        nonlocal ge_c, le_c, stop
         rows, drawn = _run_step_counts(
             key,
             plan.data,
@@ -761,14 +787,8 @@ def _drive_sequential_sharded(plan, key, per_step, n_steps, tail, opts, progress
         keep = stop == 0  # counts of stopped hypotheses are not used
         ge_c = np.where(keep, cge[-1], ge_c)
         le_c = np.where(keep, cle[-1], le_c)
-        stopped = bool(np.all(stop > 0))
-        if progress is not None:
-            done = (
-                n_total
-                if stopped
-                else min(n_total, (first + n_run * n_dev) * per_step * plan.draws)
-            )
-            progress(done, n_total)
-        if stopped:
-            break
+        return bool(np.all(stop > 0))
+
+    lanes = per_step * plan.draws
+    run_chunks(run, n_steps, n_total, lanes, progress, what, n_dev=n_dev, cap=_SHARDED_STEPS)
     return _sequential_result(ge_c, le_c, stop, h, n_total, tail)

@@ -348,6 +348,41 @@ def test_an_error_in_a_threaded_dispatch_is_raised_and_stops_the_rest(monkeypatc
     assert len(calls) < 10
 
 
+def test_progress_reports_the_batch_and_changes_no_bit(monkeypatch):
+    # The engine's loop (issue 40): chunks of dispatches, a report after each; one dispatch
+    # per chunk here (256 draws of 20 observations, batch_size 256), two tests in a batch.
+    from jaxtests import _engine
+
+    x = np.random.default_rng(4).normal(size=(2, 20))
+    kw = dict(n_resamples=600, key=0, batch_size=256, return_distribution=True)
+    monkeypatch.setattr(_bootstrap_draws, "host_threads", lambda stat, samples: 2)
+    one = bootstrap((x,), "mean", **kw)
+    seen = []
+    monkeypatch.setattr(_engine, "_CHUNK_SECONDS", 1e-9)
+    r = bootstrap((x,), "mean", **kw, progress=lambda done, total: seen.append((done, total)))
+    np.testing.assert_array_equal(r.bootstrap_distribution, one.bootstrap_distribution)
+    assert seen == [(t + done, 1200) for t in (0, 600) for done in (0, 256, 512, 600)]
+
+
+def test_an_interrupt_between_chunks_stops_the_bootstrap(monkeypatch):
+    # Ctrl-C is seen between chunks (as KeyboardInterrupt from a progress report here);
+    # the threads' pool is shut down and the next call runs.
+    x = np.arange(10.0)
+    monkeypatch.setattr(_bootstrap_draws, "host_threads", lambda stat, samples: 2)
+    reports = []
+
+    def interrupt(done, total):
+        reports.append(done)
+        if len(reports) == 2:
+            raise KeyboardInterrupt
+
+    kw = dict(n_resamples=10_000, batch_size=1, key=0, method="percentile")
+    with pytest.raises(KeyboardInterrupt):
+        bootstrap((x,), "mean", **kw, progress=interrupt)
+    assert reports == [0, 256]  # the first chunk: one dispatch
+    assert bootstrap((x,), "mean", **kw, progress=False).n_resamples == 10_000
+
+
 def test_batched_data_equals_looped():
     x = np.random.default_rng(4).normal(size=(3, 20))
     r = bootstrap((x,), "mean", n_resamples=300, key=0)
@@ -501,6 +536,7 @@ def test_undefined_statistic_on_resamples_warns():
         (dict(axis=2), ValueError, "`axis`"),
         (dict(paired="yes"), TypeError, "`paired` must be a bool"),
         (dict(return_distribution=1), TypeError, "`return_distribution`"),
+        (dict(progress="yes"), TypeError, "`progress` must be a callable"),
     ],
 )
 def test_validation_messages(kwargs, error, match):

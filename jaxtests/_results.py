@@ -168,10 +168,10 @@ def result(cls):
     cls._data_fields = tuple(data)
     if all(n in data for n in _UNPACKED):
         cls.__iter__, cls.__len__, cls.__getitem__ = _iter, _len, _getitem
-    # a class's own to_dict (e.g. the studies') wins; to_json then serialises it
-    if "to_dict" not in cls.__dict__:
+    # a class's own or inherited to_dict (e.g. the studies') wins; to_json serialises it
+    if not hasattr(cls, "to_dict"):
         cls.to_dict = to_dict
-    if "to_json" not in cls.__dict__:
+    if not hasattr(cls, "to_json"):
         cls.to_json = to_json
     if "__repr__" not in cls.__dict__ or cls.__repr__ is object.__repr__:
         cls.__repr__ = _repr

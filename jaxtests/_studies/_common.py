@@ -80,8 +80,10 @@ class StudyResult:
 
 
 def _config_json(res):
-    """The configuration entries of ``to_dict`` shared by power and calibration results."""
+    """The labels and configuration entries of ``to_dict`` shared by power and calibration."""
     return {
+        "generator": res.generator,
+        "tests": list(res.tests),
         "n_experiments": res.n_experiments,
         "m": res.m,
         "alpha": res.alpha,

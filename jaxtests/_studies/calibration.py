@@ -84,12 +84,7 @@ class CalibrationResult(StudyResult):
         return header, rows
 
     def _labels(self):
-        return {
-            "generator": self.generator,
-            "tests": list(self.tests),
-            **_config_json(self),
-            "flag_level": self.flag_level,
-        }
+        return {**_config_json(self), "flag_level": self.flag_level}
 
     def _extra(self):
         return {

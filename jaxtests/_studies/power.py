@@ -62,12 +62,7 @@ class PowerResult(StudyResult):
         return header, rows
 
     def _labels(self):
-        return {
-            "generator": self.generator,
-            "tests": list(self.tests),
-            "effects": list(self.effects),
-            **_config_json(self),
-        }
+        return {**_config_json(self), "effects": list(self.effects)}
 
 
 @x64

@@ -1,6 +1,7 @@
 """What several subcommands share: the user-error class, option types, result rows, plots."""
 
 import argparse
+import contextlib
 import math
 import os
 import warnings
@@ -15,6 +16,29 @@ MAX_ALL_PAIRS = 100
 
 class BadInput(ValueError):
     """A user error the CLI reports in one line with exit status 2."""
+
+
+@contextlib.contextmanager
+def bad_input(where):
+    """Report a ValueError of the library as a :class:`BadInput` that starts with ``where``."""
+    try:
+        yield
+    except BadInput:
+        raise
+    except ValueError as exc:
+        raise BadInput(f"{where}: {exc}") from None
+
+
+def run_tests(tests, run, file, *args):
+    """``run(test, *args) -> (rows, results)`` of each test in turn, the rows joined and the
+    results merged; a test's ValueError names the file and the test."""
+    rows, results = [], {}
+    for t in tests:
+        with bad_input(f"{file}: --test {t}"):
+            r, res = run(t, *args)
+        rows += r
+        results.update(res)
+    return rows, results
 
 
 def _number_type(kind, test, what):

@@ -15,6 +15,7 @@ from jaxtests._cli._common import (
     SEED,
     BadInput,
     _given_twice,
+    run_tests,
     too_many_pairs,
 )
 from jaxtests._cli._compare_data import _fold_measures, _losses_of, _task
@@ -375,17 +376,7 @@ def run(args):
             if measure is not None:
                 block_args.measures = [measure]
             inp = Inputs(table, data, block_args, bar)
-            block_rows, block_results = [], {}
-            for t in block:
-                try:
-                    r, res = run_test(t, inp)
-                except BadInput:
-                    raise
-                except ValueError as exc:
-                    raise BadInput(f"{args.file}: --test {t}: {exc}") from None
-                block_rows += r
-                block_results.update(res)
-            done.append((measure, block_rows, block_results))
+            done.append((measure, *run_tests(block, run_test, args.file, inp)))
     rows = [r for _, block_rows, _ in done for r in block_rows]
     results = {}  # as with several --measures: {test: {measure: result}}
     for measure, _, block_results in done:

@@ -79,6 +79,14 @@ class StudyResult:
         return {}
 
 
+def _setting(res):
+    """The configuration in a power or calibration table's title."""
+    return (
+        f"at alpha={res.alpha:g} ({res.alternative}), generator {res.generator}, m={res.m}, "
+        f"{res.n_experiments} experiments"
+    )
+
+
 def _config_json(res):
     """The labels and configuration entries of ``to_dict`` shared by power and calibration."""
     return {

@@ -7,7 +7,7 @@ import numpy as np
 from jaxtests import _validation as v
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
-from jaxtests._studies._common import StudyResult, _config_json, _fmt_rate
+from jaxtests._studies._common import StudyResult, _config_json, _fmt_rate, _setting
 from jaxtests._studies._experiments import _simulate_study, _study_iv
 
 
@@ -63,8 +63,7 @@ class CalibrationResult(StudyResult):
 
     def _title(self, confidence_level):
         return (
-            f"Calibration under H0 at alpha={self.alpha:g} ({self.alternative}), generator "
-            f"{self.generator}, m={self.m}, {self.n_experiments} experiments; flagged when "
+            f"Calibration under H0 {_setting(self)}; flagged when "
             f"P(Bin(n, alpha) >= k) < {self.flag_level:g}"
         )
 

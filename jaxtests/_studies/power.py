@@ -6,7 +6,7 @@ import numpy as np
 
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
-from jaxtests._studies._common import StudyResult, _config_json, _fmt_rate
+from jaxtests._studies._common import StudyResult, _config_json, _fmt_rate, _setting
 from jaxtests._studies._experiments import _simulate_study, _study_iv
 
 
@@ -47,11 +47,8 @@ class PowerResult(StudyResult):
     _study = "power"
 
     def _title(self, confidence_level):
-        return (
-            f"Rejection rate at alpha={self.alpha:g} ({self.alternative}), generator "
-            f"{self.generator}, m={self.m}, {self.n_experiments} experiments, "
-            f"{int(confidence_level * 100)}% Clopper-Pearson intervals"
-        )
+        pct = int(confidence_level * 100)
+        return f"Rejection rate {_setting(self)}, {pct}% Clopper-Pearson intervals"
 
     def _rows(self, r, lo, hi):
         header = ["test"] + [f"effect={e:g}" for e in self.effects]

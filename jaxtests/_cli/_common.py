@@ -4,6 +4,7 @@ import argparse
 import contextlib
 import math
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -27,6 +28,18 @@ def bad_input(where):
         raise
     except ValueError as exc:
         raise BadInput(f"{where}: {exc}") from None
+
+
+def print_json(payload, left_out):
+    """Print ``payload`` as JSON; the tests a default left out (and why) go in its ``notes``
+    and, one line each, to standard error."""
+    from jaxtests._report import dumps
+
+    if left_out:
+        payload["notes"] = left_out
+        for n in left_out:
+            print(f"jaxtests: note: {n}", file=sys.stderr)
+    print(dumps(payload))
 
 
 def run_tests(tests, run, file, *args):

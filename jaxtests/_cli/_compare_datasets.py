@@ -20,6 +20,7 @@ from jaxtests._cli._common import (
     _row,
     all_names,
     bad_input,
+    print_json,
     run_tests,
     too_many_pairs,
 )
@@ -315,7 +316,7 @@ def _report(table, args):
 
 def run(args):
     """``compare`` on a file with a ``dataset`` column."""
-    from jaxtests._report import dumps, markdown_table, text_table
+    from jaxtests._report import markdown_table, text_table
 
     table = read(args)
     if args.report:
@@ -362,11 +363,7 @@ def run(args):
         }
         if figures:
             payload["figures"] = figures
-        if left_out:  # tests the default left out, and why
-            payload["notes"] = left_out
-            for n in left_out:
-                print(f"jaxtests: note: {n}", file=sys.stderr)
-        print(dumps(payload))
+        print_json(payload, left_out)
         return 0
     columns = ["test", "comparison", "measure", "statistic", "df", "pvalue", "decision"]
     columns += [c for c in ("effect", "posterior") if any(c in r for r in rows)]

@@ -15,13 +15,14 @@ from jaxtests._cli._common import (
     SEED,
     BadInput,
     _given_twice,
+    print_json,
     run_tests,
     too_many_pairs,
 )
 from jaxtests._cli._compare_data import _fold_measures, _losses_of, _task
 from jaxtests._cli._compare_datasets import DATASET_TESTS
 from jaxtests._cli._compare_tests import BOOTSTRAP_MEASURES, TESTS, Inputs, run_test
-from jaxtests._report import Progress, dumps, markdown_table, text_table
+from jaxtests._report import Progress, markdown_table, text_table
 from jaxtests._tidy import ItemTable, PerFold, PerInstance, has_dataset_column, read_tidy
 from jaxtests.kernels import measures as kmeasures
 
@@ -406,11 +407,7 @@ def run(args):
             "results": {k: v for k, v in results.items() if not k.endswith("_text")},
             **extra,
         }
-        if left_out:  # tests the default left out, and why
-            payload["notes"] = left_out
-            for n in left_out:
-                print(f"jaxtests: note: {n}", file=sys.stderr)
-        print(dumps(payload))
+        print_json(payload, left_out)
         return 0
     columns += [c for c in ("difference", "effect", "posterior") if any(c in r for r in rows)]
     render = markdown_table if args.markdown else text_table

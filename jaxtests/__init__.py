@@ -22,6 +22,7 @@ from jaxtests._ttests import (  # noqa: F401
     ttest_corrected,
     ttest_paired,
 )
+from jaxtests._version import __version__ as __version__
 
 # public name -> the module that defines it (submodules map to themselves)
 _WHERE = {
@@ -81,8 +82,6 @@ __all__ = sorted(
         *_WHERE,
     ]
 )
-
-__version__ = "0.1.0"
 
 
 def __getattr__(name):

@@ -31,7 +31,7 @@ import platform
 import jax
 import numpy as np
 
-from jaxtests import kernels as jax_kernels
+import jaxtests.kernels as jax_kernels
 from jaxtests._monitoring import PROGRAM_LOADED, CompileCounter
 
 __all__ = ["call"]

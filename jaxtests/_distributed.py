@@ -88,7 +88,8 @@ def initialize(
 
 
 def _versions():
-    from jaxtests import __version__, _aot
+    from jaxtests import _aot
+    from jaxtests._version import __version__
 
     # The source digest too: two checkouts of one version number may compute differently.
     code = _aot._code_digest()[:12]

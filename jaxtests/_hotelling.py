@@ -12,7 +12,7 @@ import numpy as np
 from jaxtests import _permutation_methods as PM
 from jaxtests import _tails
 from jaxtests._precision import x64
-from jaxtests._results import result, static_field
+from jaxtests._results import PermutationFields, result, static_field
 from jaxtests._validation import (
     as_float_array,
     as_names,
@@ -29,7 +29,7 @@ __all__ = ["HotellingResult", "hotelling_t2"]
 
 
 @result
-class HotellingResult:
+class HotellingResult(PermutationFields):
     """Result of :func:`hotelling_t2`.
 
     Attributes
@@ -55,7 +55,7 @@ class HotellingResult:
         from the permutation distribution of T²; ``f_statistic``, ``df`` and the
         univariate post hoc tests stay parametric).
     pvalue_interval, n_resamples, seed, permutation_method
-        Permutation only, as in :class:`TtestResult`.
+        ``method="permutation"`` only (:class:`~jaxtests._results.PermutationFields`).
     """
 
     statistic: jax.Array
@@ -72,10 +72,6 @@ class HotellingResult:
     correction: str = static_field()
     names: tuple | None = static_field()
     method: str = static_field()
-    pvalue_interval: jax.Array | None = None
-    n_resamples: int | None = static_field(default=None)
-    seed: object = static_field(default=None)
-    permutation_method: str | None = static_field(default=None)
 
 
 def _scale(x, axis, xp=jnp):

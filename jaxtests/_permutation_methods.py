@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jaxtests import _resampling
+from jaxtests import _resampling, _results
 from jaxtests._random import resolve_key
 from jaxtests._signflip import signflip_pvalue
 from jaxtests._twosample import permutation_test, rows_pvalue
@@ -84,12 +84,7 @@ def permutation_iv(method, n_resamples, key, *arrays):
 
 def result_fields(perm):
     """The permutation fields of a parametric test's result, from a :class:`Resampled`."""
-    return dict(
-        pvalue_interval=perm.pvalue_interval,
-        n_resamples=perm.n_resamples,
-        seed=perm.seed,
-        permutation_method=perm.permutation_method,
-    )
+    return {name: getattr(perm, name) for name in _results.PermutationFields.__annotations__}
 
 
 def _from_engine(res, seed):

@@ -14,7 +14,7 @@ from jaxtests import _permutation_methods as PM
 from jaxtests import _tails
 from jaxtests._direction import direction_words
 from jaxtests._precision import x64
-from jaxtests._results import _to_numpy, result, static_field
+from jaxtests._results import PermutationFields, _to_numpy, result, static_field
 from jaxtests._validation import (
     as_float_array,
     as_names,
@@ -421,7 +421,7 @@ def _direction_iv(descending, higher_is_better):
 
 
 @result
-class PosthocResult:
+class PosthocResult(PermutationFields):
     """Result of :func:`posthoc`.
 
     ``statistic``, ``pvalue`` and ``pvalue_adjusted`` are ``(L, L)`` matrices (the
@@ -429,10 +429,9 @@ class PosthocResult:
     ``reject`` is ``pvalue_adjusted <= alpha``. ``mean`` is ``(L,)`` or ``(L, p)``.
     ``cliques`` are the maximal sets with no significant pair (names if given) and
     ``ordering`` (univariate tests only) the sorted algorithms with their groups.
-    ``method`` is "parametric" or "permutation"; permutation results also carry
-    ``pvalue_interval`` ``(L, L, 2)`` (99% Clopper-Pearson interval of each raw
-    p-value, ``(p, p)`` when exact), ``n_resamples``, ``seed`` and
-    ``permutation_method`` ("exact", "monte-carlo" or "binomial").
+    ``method`` is "parametric" or "permutation"; permutation results also carry the
+    fields of :class:`~jaxtests._results.PermutationFields`, ``pvalue_interval`` of each
+    raw p-value ``(L, L, 2)``.
     """
 
     statistic: jax.Array
@@ -448,10 +447,6 @@ class PosthocResult:
     alpha: float = static_field()
     paired: bool = static_field()
     method: str = static_field()
-    pvalue_interval: jax.Array | None = None
-    n_resamples: int | None = static_field(default=None)
-    seed: object = static_field(default=None)
-    permutation_method: str | None = static_field(default=None)
 
     def text(self, *, pairs=True):
         """A short report: adjusted p-value of every pair, cliques and the ordering.

@@ -7,6 +7,8 @@ runs it, and :func:`wrap` turns its :class:`jaxtests._engine.EngineResult`
 into a :class:`PermutationTestResult`.
 """
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -19,6 +21,7 @@ from jaxtests._results import result, static_field
 
 __all__ = [
     "PermutationTestResult",
+    "Requested",
     "check_exact_cap",
     "check_statistic",
     "common_iv",
@@ -84,56 +87,61 @@ class PermutationTestResult:
     n_clusters: int | None = static_field(default=None)
 
 
-def common_iv(
-    alternative,
-    n_resamples,
-    method,
-    batch_size,
-    correction,
-    sequential,
-    return_null,
-    *,
-    key=None,
-    progress=None,
-):
-    """Options shared by the tests, checked before any method is chosen; an ``Options``.
+class Requested(NamedTuple):
+    """The options every resampling test takes, as its caller gave them (unchecked)."""
+
+    alternative: str
+    n_resamples: int | None  # None: the default, N_RESAMPLES
+    method: str = "auto"
+    batch_size: int | None = None
+    correction: str | None = None
+    sequential: int | None = None
+    return_null: bool = False
+    key: object = None
+    progress: object = None
+
+
+def common_iv(requested):
+    """Check a :class:`Requested` before any method is chosen; an ``Options``.
 
     ``n_resamples=None`` is the default (100,000). ``key`` is checked here so
     that a bad key fails on every path, also where no randomness is used.
     Sequential stopping makes ``method="auto"`` Monte Carlo.
     """
-    progress = as_progress(progress)
-    explicit_n = n_resamples is not None
-    v.check_alternative(alternative)
-    if n_resamples is None:
-        n_resamples = N_RESAMPLES
+    r = requested
+    progress = as_progress(r.progress)
+    v.check_alternative(r.alternative)
+    n_resamples = N_RESAMPLES if r.n_resamples is None else r.n_resamples
     n_resamples = v.as_int_scalar(n_resamples, "n_resamples", minimum=1)
+    method = r.method
     v.check_choice(method, "method", METHODS)
+    batch_size = r.batch_size
     if batch_size is not None:
         batch_size = v.as_int_scalar(batch_size, "batch_size", minimum=1)
-    v.check_choice(correction, "correction", (None, "maxT"))
-    if not isinstance(return_null, bool | np.bool_):
-        raise TypeError(f"`return_null` must be a bool, got {type(return_null).__name__}.")
-    return_null = bool(return_null)
+    v.check_choice(r.correction, "correction", (None, "maxT"))
+    if not isinstance(r.return_null, bool | np.bool_):
+        raise TypeError(f"`return_null` must be a bool, got {type(r.return_null).__name__}.")
+    return_null = bool(r.return_null)
+    sequential = r.sequential
     if sequential is not None:
         sequential = v.as_int_scalar(sequential, "sequential", minimum=1)
         if method not in ("auto", "monte-carlo"):
             raise ValueError(f"`sequential` needs method='monte-carlo', got method={method!r}.")
-        if correction is not None or return_null:
+        if r.correction is not None or return_null:
             raise ValueError("`sequential` cannot be combined with `correction` or `return_null`.")
         method = "monte-carlo"
-    if key is not None:
-        resolve_key(key)  # raises on a bad key; the draw itself happens in drive
+    if r.key is not None:
+        resolve_key(r.key)  # raises on a bad key; the draw itself happens in drive
     return Options(
-        alternative=alternative,
+        alternative=r.alternative,
         n_resamples=n_resamples,
         method=method,
         batch_size=batch_size,
-        correction=correction,
+        correction=r.correction,
         sequential=sequential,
         return_null=return_null,
-        key=key,
-        explicit_n=explicit_n,
+        key=r.key,
+        explicit_n=r.n_resamples is not None,
         progress=progress,
     )
 

@@ -11,13 +11,15 @@ warns in every comparison, and JSON refuses it). Tracers (inside ``jit``/``vmap`
 are left as they are, so results still flow through JAX transformations.
 """
 
+import copy
 import dataclasses
+import inspect
 from typing import NamedTuple
 
 import jax
 import numpy as np
 
-__all__ = ["ConfidenceInterval", "format_value", "result", "static_field"]
+__all__ = ["ConfidenceInterval", "PermutationFields", "format_value", "result", "static_field"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -41,6 +43,68 @@ def static_field(**kwargs):
     metadata = dict(kwargs.pop("metadata", {}))
     metadata["static"] = True
     return dataclasses.field(metadata=metadata, **kwargs)
+
+
+class Fields:
+    """A set of result fields that several result classes share, declared once.
+
+    Subclass it with annotated fields, all with defaults; a ``@result`` class that
+    inherits it gains them after its own fields without a default and before its own
+    defaulted ones (a dataclass base would put them first), so its repr, ``__init__``
+    and pytree order read as if they were written in the class.
+    """
+
+
+class PermutationFields(Fields):
+    """The fields of a parametric test's result that ``method="permutation"`` fills.
+
+    Attributes
+    ----------
+    pvalue_interval : array ``(..., 2)`` or None
+        99% Clopper-Pearson interval for the p-value of infinitely many draws (Monte
+        Carlo), ``(pvalue, pvalue)`` when exact.
+    n_resamples : int or None
+        Resamples evaluated (all of them when exact, 0 for the closed-form binomial null).
+    seed : int, tuple or None
+        The seed that repeats the draws (None when exact).
+    permutation_method : str or None
+        The engine's "exact", "monte-carlo" or "binomial" (see :func:`jaxtests.signflip_test`).
+    """
+
+    pvalue_interval: jax.Array | None = None
+    n_resamples: int | None = static_field(default=None)
+    seed: object = static_field(default=None)
+    permutation_method: str | None = static_field(default=None)
+
+
+def _has_default(cls, name):
+    value = cls.__dict__.get(name, dataclasses.MISSING)
+    if isinstance(value, dataclasses.Field):
+        return value.default is not dataclasses.MISSING or (
+            value.default_factory is not dataclasses.MISSING
+        )
+    return value is not dataclasses.MISSING
+
+
+def _splice_fields(cls):
+    """Write the fields of ``cls``'s :class:`Fields` bases into its own annotations,
+    after its last field without a default."""
+    own = inspect.get_annotations(cls)
+    shared = {}
+    for base in reversed(cls.__mro__[1:]):
+        if issubclass(base, Fields) and not dataclasses.is_dataclass(base):
+            for name, kind in inspect.get_annotations(base).items():
+                if name not in own and name not in shared:
+                    shared[name] = kind
+                    # dataclass() writes into the Field it reads: each class gets a copy
+                    setattr(cls, name, copy.copy(base.__dict__[name]))
+    if not shared:
+        return
+    names = list(own)
+    cut = max((i + 1 for i, n in enumerate(names) if not _has_default(cls, n)), default=0)
+    cls.__annotations__ = (
+        {n: own[n] for n in names[:cut]} | shared | {n: own[n] for n in names[cut:]}
+    )
 
 
 def format_value(v):
@@ -149,6 +213,7 @@ def result(cls):
     ``statistic, pvalue = result`` (``result[0]``, ``result[1]``), as scipy's do.
     Every result gains ``to_dict()`` and ``to_json()``.
     """
+    _splice_fields(cls)
     own_post_init = cls.__dict__.get("__post_init__")
     if own_post_init is None:
         cls.__post_init__ = _post_init
@@ -168,10 +233,10 @@ def result(cls):
     cls._data_fields = tuple(data)
     if all(n in data for n in _UNPACKED):
         cls.__iter__, cls.__len__, cls.__getitem__ = _iter, _len, _getitem
-    # a class's own to_dict (e.g. the studies') wins; to_json then serialises it
-    if "to_dict" not in cls.__dict__:
+    # a class's own or inherited to_dict (e.g. the studies') wins; to_json serialises it
+    if not hasattr(cls, "to_dict"):
         cls.to_dict = to_dict
-    if "to_json" not in cls.__dict__:
+    if not hasattr(cls, "to_json"):
         cls.to_json = to_json
     if "__repr__" not in cls.__dict__ or cls.__repr__ is object.__repr__:
         cls.__repr__ = _repr

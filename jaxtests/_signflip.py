@@ -17,7 +17,7 @@ from jaxtests._engine import (
     vmapped,
 )
 from jaxtests._precision import x64
-from jaxtests._resampling import check_exact_cap, check_statistic, common_iv, wrap
+from jaxtests._resampling import Requested, check_exact_cap, check_statistic, common_iv, wrap
 from jaxtests.kernels import exceedance as kexceedance
 from jaxtests.kernels import families as kfamilies
 from jaxtests.kernels import statistics as kstatistics
@@ -401,15 +401,17 @@ def signflip_test(
     0.0625
     """
     opts = common_iv(
-        alternative,
-        n_resamples,
-        method,
-        batch_size,
-        correction,
-        sequential,
-        return_null,
-        key=key,
-        progress=progress,
+        Requested(
+            alternative=alternative,
+            n_resamples=n_resamples,
+            method=method,
+            batch_size=batch_size,
+            correction=correction,
+            sequential=sequential,
+            return_null=return_null,
+            key=key,
+            progress=progress,
+        )
     )
     d = _signflip_iv(d, statistic, axis, opts)
     groups = None
@@ -468,14 +470,16 @@ def signflip_pvalue(
     Returns a :class:`PermutationTestResult`. Call under ``jaxtests._precision.x64``.
     """
     opts = common_iv(
-        alternative,
-        n_resamples,
-        method,
-        batch_size,
-        correction,
-        sequential,
-        return_null,
-        key=key,
+        Requested(
+            alternative=alternative,
+            n_resamples=n_resamples,
+            method=method,
+            batch_size=batch_size,
+            correction=correction,
+            sequential=sequential,
+            return_null=return_null,
+            key=key,
+        )
     )
     # Validated by the calling test already: only the instances moved last for T².
     d = np.moveaxis(d, -2, -1) if statistic_fn == "hotelling" else np.asarray(d)

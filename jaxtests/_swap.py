@@ -14,7 +14,7 @@ from jaxtests._engine import (
     swap_terms,
 )
 from jaxtests._precision import x64
-from jaxtests._resampling import check_exact_cap, check_statistic, common_iv, wrap
+from jaxtests._resampling import Requested, check_exact_cap, check_statistic, common_iv, wrap
 from jaxtests.kernels import evaluators as kevaluators
 from jaxtests.kernels import exceedance as kexceedance
 from jaxtests.kernels import measures as kmeasures
@@ -202,15 +202,16 @@ def swap_test(
     0.5
     """
     opts = common_iv(
-        alternative,
-        n_resamples,
-        method,
-        batch_size,
-        None,
-        sequential,
-        return_null,
-        key=key,
-        progress=progress,
+        Requested(
+            alternative=alternative,
+            n_resamples=n_resamples,
+            method=method,
+            batch_size=batch_size,
+            sequential=sequential,
+            return_null=return_null,
+            key=key,
+            progress=progress,
+        )
     )
     yt, pa, pb = _swap_test_iv(y_true, pred_a, pred_b, measure, beta, opts)
     measure = "auc" if isinstance(measure, str) and measure == "roc_auc" else measure

@@ -17,7 +17,7 @@ import numpy as np
 from jaxtests import _clusters, _tails
 from jaxtests import _permutation_methods as PM
 from jaxtests._precision import x64
-from jaxtests._results import result, static_field
+from jaxtests._results import PermutationFields, result, static_field
 from jaxtests._t_intervals import _effect_size_interval, _t_interval
 from jaxtests._validation import (
     as_float_array,
@@ -46,7 +46,7 @@ PAIRED_METHODS = PM.METHODS
 
 
 @result
-class TtestResult:
+class TtestResult(PermutationFields):
     """Result of :func:`ttest_paired` and :func:`ttest_corrected`.
 
     Attributes
@@ -63,16 +63,9 @@ class TtestResult:
         ``ddof=1``); its interval is :meth:`effect_size_interval`.
     alternative, method : str
         ``method`` is "parametric" or "permutation".
-    pvalue_interval : array ``(..., 2)`` or None
-        Permutation only: 99% Clopper-Pearson interval for the p-value of infinitely
-        many draws (Monte Carlo), ``(pvalue, pvalue)`` when exact.
-    n_resamples : int or None
-        Permutation only: sign patterns evaluated (all ``2^n`` when exact, 0 for the
-        closed-form binomial null).
-    seed : int, tuple or None
-        Permutation only: the seed that repeats the draws (None when exact).
-    permutation_method : str or None
-        Permutation only: "exact", "monte-carlo" or "binomial" (see :func:`signflip_test`).
+    pvalue_interval, n_resamples, seed, permutation_method
+        ``method="permutation"`` only (:class:`~jaxtests._results.PermutationFields`);
+        ``n_resamples`` counts sign patterns, all ``2^n`` when exact.
     test_train_ratio : float or None
         :func:`ttest_corrected` only: ``n_test / n_train`` of its variance correction.
     n_clusters : int or None
@@ -89,10 +82,6 @@ class TtestResult:
     effect_size: jax.Array
     alternative: str = static_field()
     method: str = static_field()
-    pvalue_interval: jax.Array | None = None
-    n_resamples: int | None = static_field(default=None)
-    seed: object = static_field(default=None)
-    permutation_method: str | None = static_field(default=None)
     test_train_ratio: float | None = static_field(default=None)
     n_clusters: int | None = static_field(default=None)
     cluster_se: str | None = static_field(default=None)

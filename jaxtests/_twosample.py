@@ -14,7 +14,7 @@ from jaxtests._engine import (
     vmapped,
 )
 from jaxtests._precision import x64
-from jaxtests._resampling import check_exact_cap, check_statistic, common_iv, wrap
+from jaxtests._resampling import Requested, check_exact_cap, check_statistic, common_iv, wrap
 from jaxtests.kernels import exceedance as kexceedance
 from jaxtests.kernels import families as kfamilies
 from jaxtests.kernels import statistics as kstatistics
@@ -196,15 +196,17 @@ def permutation_test(
     0.3333333333333333
     """
     opts = common_iv(
-        alternative,
-        n_resamples,
-        method,
-        batch_size,
-        correction,
-        sequential,
-        return_null,
-        key=key,
-        progress=progress,
+        Requested(
+            alternative=alternative,
+            n_resamples=n_resamples,
+            method=method,
+            batch_size=batch_size,
+            correction=correction,
+            sequential=sequential,
+            return_null=return_null,
+            key=key,
+            progress=progress,
+        )
     )
     x, y = _permutation_test_iv(x, y, statistic, axis, opts)
     # Tiny/huge data: exact power-of-two rescale, as signflip_test (mean scaled back).
@@ -290,7 +292,9 @@ def rows_pvalue(statistic_fn, a, b, *, alternative, n_resamples, key, correction
     :class:`PermutationTestResult` with flat ``(H,)`` fields. Call under
     ``jaxtests._precision.x64``.
     """
-    opts = common_iv(alternative, n_resamples, "auto", None, correction, None, False, key=key)
+    opts = common_iv(
+        Requested(alternative=alternative, n_resamples=n_resamples, correction=correction, key=key)
+    )
     a, b = np.asarray(a), np.asarray(b)
     n1, n = a.shape[1], a.shape[1] + b.shape[1]
     n_splits = _comb_at_most(n, n1, max(opts.n_resamples, MAX_ENUMERATION))

@@ -5,7 +5,7 @@ import jax.numpy as jnp
 from jaxtests import _planner
 from jaxtests import _validation as v
 from jaxtests._engine import jitted
-from jaxtests._resampling import common_iv, wrap
+from jaxtests._resampling import Requested, common_iv, wrap
 from jaxtests.kernels import exceedance as kexceedance
 
 __all__ = ["within_block_pvalue"]
@@ -33,15 +33,15 @@ def within_block_pvalue(
     :class:`PermutationTestResult`; call under ``jaxtests._precision.x64``.
     """
     opts = common_iv(
-        alternative,
-        n_resamples,
-        "monte-carlo",
-        batch_size,
-        None,
-        None,
-        return_null,
-        key=key,
-        progress=progress,
+        Requested(
+            alternative=alternative,
+            n_resamples=n_resamples,
+            method="monte-carlo",
+            batch_size=batch_size,
+            return_null=return_null,
+            key=key,
+            progress=progress,
+        )
     )
     x = v.as_float_array(x, "x", min_ndim=2)
     n_blocks, k = x.shape[0], x.shape[1]

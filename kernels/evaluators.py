@@ -33,6 +33,7 @@ __all__ = [
     "FusedEval",
     "GenericEval",
     "LinearEval",
+    "SelectedSums",
     "SubsetEval",
     "WithinBlockEval",
     "Words",
@@ -161,37 +162,42 @@ class Words:
 
 
 @dataclasses.dataclass(frozen=True)
-class LinearEval:
-    """Affine statistics ``a P + c`` of selected-instance sums ``P`` from byte tables (exact)."""
+class SelectedSums:
+    """Base of the evaluators linear in the words: sums of the instances a word selects.
+
+    ``data["tables"]`` (byte tables) or ``data["d"]`` (bit planes), ``(H, 32 n_words)``;
+    both sums are exact.
+    """
 
     words: Words
     tables: bool
 
-    def __call__(self, key, block_ids, data):
+    def sums(self, key, block_ids, data):
+        """``(H, k R)`` sums of the selected instances of every draw of the blocks."""
         w = self.words(key, block_ids)
         if self.tables:
-            p = kresampling.lut_sums(w, data["tables"])
-        else:
-            p = kresampling.bitplane_sums(w, data["d"])
-        return data["a"][:, None] * p + data["c"][:, None]
+            return kresampling.lut_sums(w, data["tables"])
+        return kresampling.bitplane_sums(w, data["d"])
 
 
 @dataclasses.dataclass(frozen=True)
-class CountsEval:
+class LinearEval(SelectedSums):
+    """Affine statistics ``a P + c`` of selected-instance sums ``P`` from byte tables (exact)."""
+
+    def __call__(self, key, block_ids, data):
+        return data["a"][:, None] * self.sums(key, block_ids, data) + data["c"][:, None]
+
+
+@dataclasses.dataclass(frozen=True)
+class CountsEval(SelectedSums):
     """Swap test of confusion-count measures: counts are linear in the swap bits."""
 
-    words: Words
-    tables: bool
     measure: str
     n_classes: int
     beta: float
 
     def __call__(self, key, block_ids, data):
-        w = self.words(key, block_ids)
-        if self.tables:
-            delta = kresampling.lut_sums(w, data["tables"])
-        else:
-            delta = kresampling.bitplane_sums(w, data["d"])
+        delta = self.sums(key, block_ids, data)
         return counts_statistic(delta, data, self.measure, self.n_classes, self.beta)
 
 

@@ -177,3 +177,33 @@ def test_outside_x64_no_warnings_and_jit_vmap_work():
     assert out["json"] == {"p": float(r.pvalue), "t": float(r.statistic)}
     assert out["format"] == f"{r.pvalue:.4f}"
     assert "concrete values" in out["signflip_jit"]
+
+
+def test_shared_fields_follow_the_required_fields_and_precede_the_own_defaults():
+    import dataclasses
+
+    from jaxtests._results import PermutationFields, result, static_field
+    from jaxtests._ttests import TtestResult
+
+    @result
+    class Toy(PermutationFields):
+        statistic: jax.Array
+        pvalue: jax.Array
+        method: str = static_field()
+        extra: int | None = static_field(default=None)
+
+    shared = ["pvalue_interval", "n_resamples", "seed", "permutation_method"]
+    names = [f.name for f in dataclasses.fields(Toy)]
+    assert names == ["statistic", "pvalue", "method", *shared, "extra"]
+    assert Toy._data_fields == ("statistic", "pvalue", "pvalue_interval")
+    # the order TtestResult had when it wrote the four fields out itself
+    names = [f.name for f in dataclasses.fields(TtestResult)]
+    assert names[names.index("method") + 1 :] == [
+        *shared,
+        "test_train_ratio",
+        "n_clusters",
+        "cluster_se",
+    ]
+    r = Toy(statistic=np.float64(1.5), pvalue=np.float64(0.25), method="permutation", seed=3)
+    assert repr(r) == "Toy(statistic=1.5, pvalue=0.25, method='permutation', seed=3)"
+    assert r.to_dict()["seed"] == 3 and r.to_dict()["pvalue_interval"] is None

@@ -33,7 +33,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser():
-    from jaxtests import __version__
+    from jaxtests._version import __version__
 
     p = _Parser(
         prog="jaxtests",

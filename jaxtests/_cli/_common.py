@@ -1,8 +1,10 @@
 """What several subcommands share: the user-error class, option types, result rows, plots."""
 
 import argparse
+import contextlib
 import math
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -15,6 +17,41 @@ MAX_ALL_PAIRS = 100
 
 class BadInput(ValueError):
     """A user error the CLI reports in one line with exit status 2."""
+
+
+@contextlib.contextmanager
+def bad_input(where):
+    """Report a ValueError of the library as a :class:`BadInput` that starts with ``where``."""
+    try:
+        yield
+    except BadInput:
+        raise
+    except ValueError as exc:
+        raise BadInput(f"{where}: {exc}") from None
+
+
+def print_json(payload, left_out):
+    """Print ``payload`` as JSON; the tests a default left out (and why) go in its ``notes``
+    and, one line each, to standard error."""
+    from jaxtests._report import dumps
+
+    if left_out:
+        payload["notes"] = left_out
+        for n in left_out:
+            print(f"jaxtests: note: {n}", file=sys.stderr)
+    print(dumps(payload))
+
+
+def run_tests(tests, run, file, *args):
+    """``run(test, *args) -> (rows, results)`` of each test in turn, the rows joined and the
+    results merged; a test's ValueError names the file and the test."""
+    rows, results = [], {}
+    for t in tests:
+        with bad_input(f"{file}: --test {t}"):
+            r, res = run(t, *args)
+        rows += r
+        results.update(res)
+    return rows, results
 
 
 def _number_type(kind, test, what):

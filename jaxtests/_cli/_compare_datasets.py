@@ -19,6 +19,9 @@ from jaxtests._cli._common import (
     _quiet_call,
     _row,
     all_names,
+    bad_input,
+    print_json,
+    run_tests,
     too_many_pairs,
 )
 from jaxtests._report import estimate_text
@@ -289,10 +292,8 @@ def _report(table, args):
             raise BadInput(
                 f"{option} is not used on a many-data-set file (it has a 'dataset' column)."
             )
-    try:
+    with bad_input(f"{args.file}: --report"):
         rep = table.report(alpha=args.alpha)
-    except ValueError as exc:
-        raise BadInput(f"{args.file}: --report: {exc}") from None
     if args.json:
         print(dumps({"file": str(args.file), "layout": "datasets", "report": rep}))
     elif args.latex:
@@ -315,7 +316,7 @@ def _report(table, args):
 
 def run(args):
     """``compare`` on a file with a ``dataset`` column."""
-    from jaxtests._report import dumps, markdown_table, text_table
+    from jaxtests._report import markdown_table, text_table
 
     table = read(args)
     if args.report:
@@ -338,16 +339,7 @@ def run(args):
     _check_options(args, tests, table)
     if len(table.datasets) < 2:
         raise BadInput(f"{args.file}: need at least 2 data sets, got {len(table.datasets)}.")
-    rows, results = [], {}
-    for t in tests:
-        try:
-            r, res = DATASET_TESTS[t].run(table, args)
-        except BadInput:
-            raise
-        except ValueError as exc:
-            raise BadInput(f"{args.file}: --test {t}: {exc}") from None
-        rows += r
-        results.update(res)
+    rows, results = run_tests(tests, lambda t: DATASET_TESTS[t].run(table, args), args.file)
     figures = _figures(results, args.out) if args.out is not None else []
     results.pop("bayes_result", None)
     notes = [f"{r['test']}, {r['measure']}: {n}" for r in rows for n in r.get("notes", ())]
@@ -371,11 +363,7 @@ def run(args):
         }
         if figures:
             payload["figures"] = figures
-        if left_out:  # tests the default left out, and why
-            payload["notes"] = left_out
-            for n in left_out:
-                print(f"jaxtests: note: {n}", file=sys.stderr)
-        print(dumps(payload))
+        print_json(payload, left_out)
         return 0
     columns = ["test", "comparison", "measure", "statistic", "df", "pvalue", "decision"]
     columns += [c for c in ("effect", "posterior") if any(c in r for r in rows)]

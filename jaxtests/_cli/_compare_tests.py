@@ -36,6 +36,7 @@ from jaxtests._cli._common import (
     _resamples_used,
     _row,
     all_names,
+    bad_input,
 )
 from jaxtests._cli._compare_data import (
     _check_5x2,
@@ -291,12 +292,8 @@ def _per_measure(test, spec, inp):
         _check_defined(table, ms, args)
     rows, results = [], {}
     for m in ms:
-        try:
+        with bad_input(f"{args.file}: --test {test} on {m!r}"):
             res, notes = _quiet_call(spec.per_measure, inp, m, a, b)
-        except BadInput:
-            raise
-        except ValueError as exc:
-            raise BadInput(f"{args.file}: --test {test} on {m!r}: {exc}") from None
         res, label = res
         effect = _effect_fields(res, 1 - alpha, m, _compare_clusters.unit(inp.data))
         rows.append(_row(label, comparison, m, res, alpha, notes) | effect)
@@ -399,7 +396,7 @@ def _swap(inp):
         # Each fold's scores come from its own models: the AUC of each fold, averaged
         # (an AUC over pooled folds mixes their scales and rejects too often under H0).
         label, folds = "auc (mean per fold)", data.fold_of
-    try:
+    with bad_input(f"{args.file}: --test swap on {measure!r}"):
         res, notes = _quiet_call(
             swap_test,
             data.y_true,
@@ -412,8 +409,6 @@ def _swap(inp):
             progress=inp.bar,
             folds=folds,
         )
-    except ValueError as exc:
-        raise BadInput(f"{args.file}: --test swap on {measure!r}: {exc}") from None
     note = _resamples_used(res, args, f"the swap test of {data.y_true.size} instances")
     notes = [*notes, note] if note else notes
     return [_row("swap", f"{a} vs {b}", label, res, args.alpha, notes)], {"swap": res}

@@ -15,12 +15,14 @@ from jaxtests._cli._common import (
     SEED,
     BadInput,
     _given_twice,
+    print_json,
+    run_tests,
     too_many_pairs,
 )
 from jaxtests._cli._compare_data import _fold_measures, _losses_of, _task
 from jaxtests._cli._compare_datasets import DATASET_TESTS
 from jaxtests._cli._compare_tests import BOOTSTRAP_MEASURES, TESTS, Inputs, run_test
-from jaxtests._report import Progress, dumps, markdown_table, text_table
+from jaxtests._report import Progress, markdown_table, text_table
 from jaxtests._tidy import ItemTable, PerFold, PerInstance, has_dataset_column, read_tidy
 from jaxtests.kernels import measures as kmeasures
 
@@ -375,17 +377,7 @@ def run(args):
             if measure is not None:
                 block_args.measures = [measure]
             inp = Inputs(table, data, block_args, bar)
-            block_rows, block_results = [], {}
-            for t in block:
-                try:
-                    r, res = run_test(t, inp)
-                except BadInput:
-                    raise
-                except ValueError as exc:
-                    raise BadInput(f"{args.file}: --test {t}: {exc}") from None
-                block_rows += r
-                block_results.update(res)
-            done.append((measure, block_rows, block_results))
+            done.append((measure, *run_tests(block, run_test, args.file, inp)))
     rows = [r for _, block_rows, _ in done for r in block_rows]
     results = {}  # as with several --measures: {test: {measure: result}}
     for measure, _, block_results in done:
@@ -415,11 +407,7 @@ def run(args):
             "results": {k: v for k, v in results.items() if not k.endswith("_text")},
             **extra,
         }
-        if left_out:  # tests the default left out, and why
-            payload["notes"] = left_out
-            for n in left_out:
-                print(f"jaxtests: note: {n}", file=sys.stderr)
-        print(dumps(payload))
+        print_json(payload, left_out)
         return 0
     columns += [c for c in ("difference", "effect", "posterior") if any(c in r for r in rows)]
     render = markdown_table if args.markdown else text_table

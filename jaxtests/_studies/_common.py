@@ -7,6 +7,7 @@ import numpy as np
 
 from jaxtests import _validation as v
 from jaxtests._intervals import clopper_pearson
+from jaxtests._report import jsonable, text_table
 
 
 def _real(value, name, *, low=-math.inf, high=math.inf, low_open=False):
@@ -30,20 +31,67 @@ def _vector(value, name):
     return tuple(float(x) for x in a)
 
 
-def _rate_interval(res, confidence_level):
-    """Clopper-Pearson interval of every rejection rate of a study result."""
-    level = v.check_probability(confidence_level, "confidence_level")
-    ci = clopper_pearson(res.n_rejections, res.n_experiments, confidence_level=level)
-    return ci.confidence_interval
-
-
 def _fmt_rate(rate, lo, hi):
     return f"{rate:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
+class StudyResult:
+    """Base of the rate studies' results: rates of ``n_rejections`` in ``n_experiments``.
+
+    A study names the field of its rates (``_rate``) and itself (``_study``, the
+    ``"study"`` entry of :meth:`to_dict`), and gives the parts that differ: the table's
+    ``_title(confidence_level)`` and ``_rows(rate, low, high) -> (header, rows)``, and its
+    JSON entries before the rates (``_labels()``) and after their intervals (``_extra()``).
+    """
+
+    _rate = "rejection_rate"
+    _study = ""
+
+    def confidence_interval(self, confidence_level=0.95):
+        """Clopper-Pearson interval ``(low, high)`` of every rate."""
+        level = v.check_probability(confidence_level, "confidence_level")
+        ci = clopper_pearson(self.n_rejections, self.n_experiments, confidence_level=level)
+        return ci.confidence_interval
+
+    def table(self, confidence_level=0.95):
+        """Text table of the rates with their Clopper-Pearson intervals, under a title."""
+        lo, hi = (np.asarray(a) for a in self.confidence_interval(confidence_level))
+        header, rows = self._rows(np.asarray(getattr(self, self._rate)), lo, hi)
+        return self._title(confidence_level) + "\n" + text_table(rows, header)
+
+    def to_dict(self, confidence_level=0.95):
+        """JSON-able dict of the configuration, rates, counts and intervals (no p-values)."""
+        lo, hi = self.confidence_interval(confidence_level)
+        return jsonable(
+            {
+                "study": self._study,
+                **self._labels(),
+                self._rate: getattr(self, self._rate),
+                "n_rejections": self.n_rejections,
+                "confidence_level": confidence_level,
+                "ci_low": lo,
+                "ci_high": hi,
+                **self._extra(),
+            }
+        )
+
+    def _extra(self):
+        return {}
+
+
+def _setting(res):
+    """The configuration in a power or calibration table's title."""
+    return (
+        f"at alpha={res.alpha:g} ({res.alternative}), generator {res.generator}, m={res.m}, "
+        f"{res.n_experiments} experiments"
+    )
+
+
 def _config_json(res):
-    """The configuration entries of ``to_dict`` shared by power and calibration results."""
+    """The labels and configuration entries of ``to_dict`` shared by power and calibration."""
     return {
+        "generator": res.generator,
+        "tests": list(res.tests),
         "n_experiments": res.n_experiments,
         "m": res.m,
         "alpha": res.alpha,

@@ -6,14 +6,13 @@ import numpy as np
 
 from jaxtests import _validation as v
 from jaxtests._precision import x64
-from jaxtests._report import jsonable, text_table
 from jaxtests._results import result, static_field
-from jaxtests._studies._common import _config_json, _fmt_rate, _rate_interval
+from jaxtests._studies._common import StudyResult, _config_json, _fmt_rate, _setting
 from jaxtests._studies._experiments import _simulate_study, _study_iv
 
 
 @result
-class CalibrationResult:
+class CalibrationResult(StudyResult):
     """Type-I error of several tests under H0 and their p-value distributions.
 
     Attributes
@@ -52,9 +51,8 @@ class CalibrationResult:
     signflip_methods: tuple = static_field(default=())
     seed: object = static_field(default=None)
 
-    def confidence_interval(self, confidence_level=0.95):
-        """Clopper-Pearson interval ``(low, high)`` of every type-I error rate."""
-        return _rate_interval(self, confidence_level)
+    _rate = "type_one_error"
+    _study = "calibration"
 
     def qq(self, test):
         """``(uniform quantiles, sorted p-values)`` of one test for a QQ plot."""
@@ -63,10 +61,14 @@ class CalibrationResult:
         u = (np.arange(1, p.size + 1) - 0.5) / p.size
         return u, p
 
-    def table(self, confidence_level=0.95):
-        """Text table: type-I error with interval, KS distance, flag."""
-        lo, hi = (np.asarray(a) for a in self.confidence_interval(confidence_level))
-        r = np.asarray(self.type_one_error)
+    def _title(self, confidence_level):
+        return (
+            f"Calibration under H0 {_setting(self)}; flagged when "
+            f"P(Bin(n, alpha) >= k) < {self.flag_level:g}"
+        )
+
+    def _rows(self, r, lo, hi):
+        header = ["test", "type-I error [CI]", "P(excess)", "KS dist", "max excess", "flag"]
         rows = [
             [
                 t,
@@ -78,34 +80,18 @@ class CalibrationResult:
             ]
             for i, t in enumerate(self.tests)
         ]
-        header = ["test", "type-I error [CI]", "P(excess)", "KS dist", "max excess", "flag"]
-        title = (
-            f"Calibration under H0 at alpha={self.alpha:g} ({self.alternative}), generator "
-            f"{self.generator}, m={self.m}, {self.n_experiments} experiments; flagged when "
-            f"P(Bin(n, alpha) >= k) < {self.flag_level:g}"
-        )
-        return title + "\n" + text_table(rows, header)
+        return header, rows
 
-    def to_dict(self, confidence_level=0.95):
-        """JSON-able dict (without the raw p-values)."""
-        lo, hi = self.confidence_interval(confidence_level)
-        return jsonable(
-            {
-                "study": "calibration",
-                "generator": self.generator,
-                "tests": list(self.tests),
-                **_config_json(self),
-                "flag_level": self.flag_level,
-                "type_one_error": self.type_one_error,
-                "n_rejections": self.n_rejections,
-                "ci_low": lo,
-                "ci_high": hi,
-                "excess_pvalue": self.excess_pvalue,
-                "flagged": self.flagged,
-                "ks_distance": self.ks_distance,
-                "max_excess": self.max_excess,
-            }
-        )
+    def _labels(self):
+        return {**_config_json(self), "flag_level": self.flag_level}
+
+    def _extra(self):
+        return {
+            "excess_pvalue": self.excess_pvalue,
+            "flagged": self.flagged,
+            "ks_distance": self.ks_distance,
+            "max_excess": self.max_excess,
+        }
 
 
 def _uniform_distances(p):

@@ -12,15 +12,14 @@ import numpy as np
 from jaxtests import _validation as v
 from jaxtests._precision import x64
 from jaxtests._random import resolve_key
-from jaxtests._report import jsonable, text_table
 from jaxtests._results import result, static_field
-from jaxtests._studies._common import _fmt_rate, _rate_interval, _vector
+from jaxtests._studies._common import StudyResult, _fmt_rate, _vector
 from jaxtests._studies._experiments import _run_tests, _tests_iv
 from jaxtests._studies.generators import generator
 
 
 @result
-class LossStudyResult:
+class LossStudyResult(StudyResult):
     """Power of paired tests on the losses ``|error|^p`` under Cauchy errors (MacKay).
 
     Attributes
@@ -46,14 +45,9 @@ class LossStudyResult:
     n_resamples: int = static_field(default=0)
     seed: object = static_field(default=None)
 
-    def confidence_interval(self, confidence_level=0.95):
-        """Clopper-Pearson interval ``(low, high)`` of every rejection rate."""
-        return _rate_interval(self, confidence_level)
+    _study = "loss_study"
 
-    def table(self, confidence_level=0.95):
-        """Text table: one row per (p, test), effects as columns."""
-        lo, hi = (np.asarray(a) for a in self.confidence_interval(confidence_level))
-        r = np.asarray(self.rejection_rate)
+    def _rows(self, r, lo, hi):
         header = ["loss", "test", "mean |e|^p (sim / exact)"] + [
             f"scale ratio={1 + e:g}" for e in self.effects
         ]
@@ -73,35 +67,29 @@ class LossStudyResult:
                         for j in range(len(self.effects))
                     ]
                 )
-        title = (
+        return header, rows
+
+    def _title(self, confidence_level):
+        return (
             "MacKay, 'More sensitive tests in DELVE': Cauchy errors, B's errors scaled by "
             f"(1 + effect); rejection rate at alpha={self.alpha:g}, m={self.m}, "
             f"{self.n_experiments} experiments"
         )
-        return title + "\n" + text_table(rows, header)
 
-    def to_dict(self, confidence_level=0.95):
-        """JSON-able dict."""
-        lo, hi = self.confidence_interval(confidence_level)
-        return jsonable(
-            {
-                "study": "loss_study",
-                "powers": list(self.powers),
-                "tests": list(self.tests),
-                "effects": list(self.effects),
-                "n_experiments": self.n_experiments,
-                "m": self.m,
-                "alpha": self.alpha,
-                "n_resamples": self.n_resamples,
-                "seed": self.seed,
-                "rejection_rate": self.rejection_rate,
-                "n_rejections": self.n_rejections,
-                "ci_low": lo,
-                "ci_high": hi,
-                "loss_mean": self.loss_mean,
-                "analytic_mean": self.analytic_mean,
-            }
-        )
+    def _labels(self):
+        return {
+            "powers": list(self.powers),
+            "tests": list(self.tests),
+            "effects": list(self.effects),
+            "n_experiments": self.n_experiments,
+            "m": self.m,
+            "alpha": self.alpha,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+        }
+
+    def _extra(self):
+        return {"loss_mean": self.loss_mean, "analytic_mean": self.analytic_mean}
 
 
 @functools.partial(jax.jit, static_argnames=("n", "m"))

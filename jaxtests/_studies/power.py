@@ -5,14 +5,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtests._precision import x64
-from jaxtests._report import jsonable, text_table
 from jaxtests._results import result, static_field
-from jaxtests._studies._common import _config_json, _fmt_rate, _rate_interval
+from jaxtests._studies._common import StudyResult, _config_json, _fmt_rate, _setting
 from jaxtests._studies._experiments import _simulate_study, _study_iv
 
 
 @result
-class PowerResult:
+class PowerResult(StudyResult):
     """Rejection rates of several tests on simulated experiments.
 
     Attributes
@@ -45,43 +44,22 @@ class PowerResult:
     signflip_methods: tuple = static_field(default=())
     seed: object = static_field(default=None)
 
-    def confidence_interval(self, confidence_level=0.95):
-        """Clopper-Pearson interval ``(low, high)`` of every rejection rate."""
-        return _rate_interval(self, confidence_level)
+    _study = "power"
 
-    def table(self, confidence_level=0.95):
-        """Text table: tests by effects, ``rate [low, high]``."""
-        lo, hi = (np.asarray(a) for a in self.confidence_interval(confidence_level))
-        r = np.asarray(self.rejection_rate)
+    def _title(self, confidence_level):
+        pct = int(confidence_level * 100)
+        return f"Rejection rate {_setting(self)}, {pct}% Clopper-Pearson intervals"
+
+    def _rows(self, r, lo, hi):
         header = ["test"] + [f"effect={e:g}" for e in self.effects]
         rows = [
             [t] + [_fmt_rate(r[i, j], lo[i, j], hi[i, j]) for j in range(len(self.effects))]
             for i, t in enumerate(self.tests)
         ]
-        title = (
-            f"Rejection rate at alpha={self.alpha:g} ({self.alternative}), generator "
-            f"{self.generator}, m={self.m}, {self.n_experiments} experiments, "
-            f"{int(confidence_level * 100)}% Clopper-Pearson intervals"
-        )
-        return title + "\n" + text_table(rows, header)
+        return header, rows
 
-    def to_dict(self, confidence_level=0.95):
-        """JSON-able dict of the configuration, rates, counts and intervals."""
-        lo, hi = self.confidence_interval(confidence_level)
-        return jsonable(
-            {
-                "study": "power",
-                "generator": self.generator,
-                "tests": list(self.tests),
-                "effects": list(self.effects),
-                **_config_json(self),
-                "rejection_rate": self.rejection_rate,
-                "n_rejections": self.n_rejections,
-                "confidence_level": confidence_level,
-                "ci_low": lo,
-                "ci_high": hi,
-            }
-        )
+    def _labels(self):
+        return {**_config_json(self), "effects": list(self.effects)}
 
 
 @x64

@@ -245,31 +245,41 @@ def _binary_labels(key, block, inverse, n_pos, *, rows, sizes):
 class _RidgeStream:
     """Static layout of the ridge label stream (a jit static: hashable, compared by value).
 
-    ``sizes``: fold sizes; ``rows``: label vectors per block; ``max_blocks``: blocks
-    per compiled call. The positives' counts are traced (labels with other counts reuse
-    the program).
+    ``shape``: the draws' :class:`~jaxtests.kernels.labels.LabelShape`; ``used``: the
+    label slots read (the largest fold rounded up to 8); ``rows``: label vectors per
+    block; ``max_blocks``: blocks per compiled call. The fold sizes, their slot masks
+    and the positives' counts are traced: other sizes of the same layout, and other
+    labels, reuse the program, with the same draws.
     """
 
-    sizes: tuple
+    shape: klabels.LabelShape
+    used: int
     rows: int
     scoring: tuple
     max_blocks: int = _CALL_BLOCKS
 
+    @classmethod
+    def of(cls, sizes, rows, scoring):
+        used = min(klabels.label_slots(sizes), 8 * -(-max(sizes) // 8))
+        return cls(klabels.label_shape(sizes), used, rows, scoring)
+
 
 @functools.partial(jax.jit, static_argnames="stream")
-def _ridge_binary_stream(part, key, start, n_blocks, n_pos, *, stream):
+def _ridge_binary_stream(part, key, start, n_blocks, n_pos, sizes, masks, *, stream):
     """Scores ``(max_blocks * rows, S)`` of label blocks ``start .. start + n_blocks - 1``.
 
-    Rows past ``n_blocks * rows`` are left zero. The block count is traced, so
-    the loop body is the same code for any number of blocks.
+    ``sizes : (K,)`` the fold sizes (float64), ``masks`` their
+    :func:`~jaxtests.kernels.labels.slot_masks`. Rows past ``n_blocks * rows`` are
+    left zero. The block count is traced, so the loop body is the same code for any
+    number of blocks.
     """
-    sizes, rows = stream.sizes, stream.rows
-    K, m = len(sizes), klabels.label_slots(sizes)
-    used = min(m, 8 * -(-max(sizes) // 8))  # slots past every fold's size are padding
-    size = jnp.asarray(sizes, jnp.float64)[:, None]
+    rows, used = stream.rows, stream.used
+    K, m = stream.shape.groups, stream.shape.slots
+    size = sizes[:, None]
 
     def body(i, out):
-        words = klabels.draw_binary_labels(jax.random.fold_in(key, start + i), rows, n_pos, sizes)
+        key_i = jax.random.fold_in(key, start + i)
+        words = klabels.draw_binary_labels(key_i, rows, n_pos, stream.shape, masks)
         # a conditional on a traced (always true) predicate stores the labels
         # once: XLA would otherwise re-derive them inside each consumer
         labels = lax.cond(
@@ -375,11 +385,15 @@ def _builtin_scores(plan, progress):
         part = _ridge_partition(
             to_device(np.asarray(plan.X)[order]), sizes, h["alpha"], standardize=h["standardize"]
         )
-        layout = _RidgeStream(sizes=sizes, rows=rows, scoring=fit.scoring)
+        layout = _RidgeStream.of(sizes, rows, fit.scoring)
+        fold_sizes = to_device(np.asarray(sizes, np.float64))
+        masks = to_device(klabels.slot_masks(sizes))
 
         def stream(b0):
             nb = min(per_call, n_blocks - b0)
-            out = _ridge_binary_stream(part, key, np.int32(b0), np.int32(nb), n_pos, stream=layout)
+            out = _ridge_binary_stream(
+                part, key, np.int32(b0), np.int32(nb), n_pos, fold_sizes, masks, stream=layout
+            )
             return np.asarray(out)[: min(nb * rows, B - b0 * rows)]
 
         chunks = []

@@ -213,18 +213,21 @@ def test_ridge_repair_loop_changes_nothing(data):
     order, sizes = _sanity_streams._partition(sp.train[0], sp.test[0])
     part = _sanity_streams._ridge_partition(jnp.asarray(X[order]), sizes, 1.0)
     n_pos = jnp.asarray([int((y[t] > 0).sum()) for t in sp.test[0]], jnp.uint32)
-    kw = dict(
-        sizes=sizes,
-        rows=1024,
-        scoring=SCORING,
-        max_blocks=_sanity_streams._CALL_BLOCKS,
-    )
     one = jnp.asarray(1, jnp.int32)
     zero = jnp.asarray(0, jnp.int32)
-    stream = _sanity_streams._RidgeStream(**kw)
-    normal = _sanity_streams._ridge_binary_stream(part, perm_key, zero, one, n_pos, stream=stream)
+    stream = _sanity_streams._RidgeStream.of(sizes, 1024, SCORING)
+    folds = (jnp.asarray(sizes, jnp.float64), jnp.asarray(klabels.slot_masks(sizes)))
+    normal = _sanity_streams._ridge_binary_stream(
+        part, perm_key, zero, one, n_pos, *folds, stream=stream
+    )
     forced = _sanity_streams._ridge_binary_stream(
-        part._replace(err=jnp.full(len(sizes), 1e9)), perm_key, zero, one, n_pos, stream=stream
+        part._replace(err=jnp.full(len(sizes), 1e9)),
+        perm_key,
+        zero,
+        one,
+        n_pos,
+        *folds,
+        stream=stream,
     )
     np.testing.assert_array_equal(normal, forced)
 

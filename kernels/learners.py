@@ -126,7 +126,7 @@ def ridge_fit(X, y, w, alpha, xp=jnp):
     return LinearModel(beta, ybar - xbar @ beta)
 
 
-def _ridge_penalty(X, w, alpha, standardize):
+def _ridge_penalty(X, w, alpha, standardize, xp=jnp):
     """The ``(d, d)`` penalty of a ridge fit on the raw features ``X`` (rows ``w > 0``).
 
     ``alpha I``; with ``standardize``, ``alpha diag(scale^2)`` with the training
@@ -137,12 +137,12 @@ def _ridge_penalty(X, w, alpha, standardize):
     """
     d = X.shape[1]
     if not standardize:
-        return alpha * jnp.eye(d, dtype=X.dtype)
-    _, scale = standardize_fit(X, w)
-    return jnp.diag(alpha * jnp.square(scale).astype(X.dtype))
+        return alpha * xp.eye(d, dtype=X.dtype)
+    _, scale = standardize_fit(X, w, xp)
+    return xp.diag(alpha * xp.square(scale).astype(X.dtype))
 
 
-def ridge_fold_decisions(X, Y, train, test_index, alpha, standardize=False):
+def ridge_fold_decisions(X, Y, train, test_index, alpha, standardize=False, xp=jnp):
     """Ridge decision values on each fold's test instances for many label vectors.
 
     The fit is linear in the labels, so the products are taken in the cheap
@@ -154,24 +154,29 @@ def ridge_fold_decisions(X, Y, train, test_index, alpha, standardize=False):
     the fold's :func:`_ridge_penalty` (ridge on features standardised on the
     training fold). ``X : (n, d)``; ``Y : (B, n)`` or ``(B, K, n)`` (per-fold
     labels); ``train : (K, n)`` 0/1 weights; ``test_index : (K, m)`` ->
-    ``(B, K, m)``. Pure; no validation.
+    ``(B, K, m)``. ``xp``: ``jax.numpy``, or ``numpy`` for concrete data on the host
+    (raises ``LinAlgError`` on a singular system). Pure; no validation.
     """
-    X = X - jnp.mean(X, axis=0)[None, :]  # global centring: same fit, smaller sums
+    X = X - xp.mean(X, axis=0)[None, :]  # global centring: same fit, smaller sums
 
     def one_fold(w, idx, Yk):
-        xbar, sw = _weighted_center(X, w)
+        xbar, sw = _weighted_center(X, w, xp)
         Xc = X - xbar[None, :]
-        A = (Xc * w[:, None]).T @ Xc + _ridge_penalty(X, w, alpha, standardize)
+        A = (Xc * w[:, None]).T @ Xc + _ridge_penalty(X, w, alpha, standardize, xp)
         T1 = Yk @ w  # (B,) label sums over the training set
         T = Yk @ (X * w[:, None]) - T1[:, None] * xbar[None, :]  # (B, d) = Xc' W y
-        beta = jnp.linalg.solve(A, T.T)  # (d, B)
+        beta = xp.linalg.solve(A, T.T)  # (d, B)
         return (X[idx] - xbar[None, :]) @ beta + (T1 / sw)[None, :]  # (m, B)
 
-    if Y.ndim == 2:
+    if xp is not jnp:
+        folds = range(train.shape[0])
+        Ys = [Y if Y.ndim == 2 else Y[:, k] for k in folds]
+        out = xp.stack([one_fold(train[k], test_index[k], Ys[k]) for k in folds])
+    elif Y.ndim == 2:
         out = jax.vmap(lambda w, idx: one_fold(w, idx, Y))(train, test_index)
     else:
         out = jax.vmap(one_fold, in_axes=(0, 0, 1))(train, test_index, Y)
-    return jnp.transpose(out, (2, 0, 1))
+    return xp.transpose(out, (2, 0, 1))
 
 
 # ---------------------------------------------------------------- discriminants

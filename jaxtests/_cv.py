@@ -700,8 +700,8 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     Parameters
     ----------
     models : dict or list
-        ``name -> model``; a model is a ``jaxtests.models`` spec (all folds fitted
-        at once with ``vmap``) or a scikit-learn estimator (cloned and fitted per
+        ``name -> model``; a model is a ``jaxtests.models`` spec (see Notes)
+        or a scikit-learn estimator (cloned and fitted per
         fold; outputs from ``decision_function``, ``predict_proba`` (as
         ``2 p - 1``) or ``predict``). All classifiers or all regressors.
     X : (n, d) array
@@ -755,7 +755,11 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     ``recall_macro``, ``f1_macro`` apply; margin losses (hinge...) and binary
     measures (tpr, roc_auc...) raise.
 
-    A built-in model fits all folds at once (``vmap``); kernel machines (``svc``,
+    The closed-form binary fits (``ridge``, ``ridge_classifier``, ``lda``,
+    ``nearest_centroid``) run in numpy, fold by fold: nothing to compile. The other
+    built-in models fit all folds at once (``vmap``), on the rows padded to a shape
+    bucket (rows of weight 0), so a new number of rows in the bucket compiles
+    nothing (the kernel machines compile per number of rows). Kernel machines (``svc``,
     ``svr``) and ``knn`` hold ``n x n`` matrices per fit, and the one-vs-one ``svc``
     one set per class pair. When they would need more than half of this
     machine's memory, a ``ValueError`` naming the model and the size is raised

@@ -810,7 +810,9 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     n_classes = 0 if classes is None else len(classes)
     for name, m in items:  # before any fit: all folds of a model are fitted at once
         if is_builtin(m):
-            _learners.check_fit_memory(m, f"models[{name!r}]", X.shape[0], R * K, 1, n_classes)
+            # the rows a fit holds: padded to the bucket but for the kernel machines
+            rows = X.shape[0] if m.kind in _learners.KERNEL_MACHINES else Xp.shape[0]
+            _learners.check_fit_memory(m, f"models[{name!r}]", rows, R * K, 1, n_classes)
     outs = []
     for _, m in items:
         if is_builtin(m):

@@ -670,6 +670,29 @@ def _cross_validate_iv(models, X, y, cv, repeats, stratified, key):
     return items, task, X, y, classes, binary, splits, seed
 
 
+def _builtin_outputs(model, X, y, W, Xj, y1, Wj, n_classes):
+    """Outputs ``(F, n)`` of a built-in learner at every row, for training weights ``W``.
+
+    Closed-form binary fits run in numpy on the host (nothing to compile); the
+    others are jitted on the rows padded to their shape bucket (``Xj, y1, Wj``),
+    but for the kernel machines.
+    """
+    if not n_classes:
+        full = _learners.host_fold_decisions(model, X, y.astype(X.dtype), W)
+        if full is not None:
+            return full
+    if model.kind in _learners.KERNEL_MACHINES:
+        # SMO in host-level calls of bounded time (Ctrl-C between them); the same values.
+        # Unpadded: padding changes an SVR's rounding, hence its working sets (to tol).
+        y1 = to_device(y[None, :])
+        full = _learners.kernel_outputs(model, to_device(X), y1, to_device(W), n_classes)
+    elif n_classes:
+        full = _learners.fold_predictions(model, Xj, y1, Wj, n_classes=n_classes)
+    else:
+        full = _learners.fold_decisions(model, Xj, y1, Wj)
+    return np.asarray(full)[0, :, : X.shape[0]]  # on the host: indexing a jax.Array compiles
+
+
 @x64
 def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None):
     """Run several models on identical cross-validation folds and keep their outputs.
@@ -677,8 +700,8 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     Parameters
     ----------
     models : dict or list
-        ``name -> model``; a model is a ``jaxtests.models`` spec (all folds fitted
-        at once with ``vmap``) or a scikit-learn estimator (cloned and fitted per
+        ``name -> model``; a model is a ``jaxtests.models`` spec (see Notes)
+        or a scikit-learn estimator (cloned and fitted per
         fold; outputs from ``decision_function``, ``predict_proba`` (as
         ``2 p - 1``) or ``predict``). All classifiers or all regressors.
     X : (n, d) array
@@ -732,7 +755,11 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     ``recall_macro``, ``f1_macro`` apply; margin losses (hinge...) and binary
     measures (tpr, roc_auc...) raise.
 
-    A built-in model fits all folds at once (``vmap``); kernel machines (``svc``,
+    The closed-form binary fits (``ridge``, ``ridge_classifier``, ``lda``,
+    ``nearest_centroid``) run in numpy, fold by fold: nothing to compile. The other
+    built-in models fit all folds at once (``vmap``), on the rows padded to a shape
+    bucket (rows of weight 0), so a new number of rows in the bucket compiles
+    nothing (the kernel machines compile per number of rows). Kernel machines (``svc``,
     ``svr``) and ``knn`` hold ``n x n`` matrices per fit, and the one-vs-one ``svc``
     one set per class pair. When they would need more than half of this
     machine's memory, a ``ValueError`` naming the model and the size is raised
@@ -777,24 +804,20 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
     R, K = splits.shape
     index, valid = padded_test_index(splits.test)
     W = splits.train.reshape(R * K, -1).astype(np.float64)
-    Xj, yj, Wj = to_device(X), to_device(y), to_device(W)
-    y1 = to_device(y[None, :])
+    # the jitted fits see the rows padded to their shape bucket: a new n compiles nothing
+    Xp, yp, Wp = _learners.pad_rows(X, y, W)
+    Xj, Wj, y1 = to_device(Xp), to_device(Wp), to_device(yp[None, :])
     n_classes = 0 if classes is None else len(classes)
     for name, m in items:  # before any fit: all folds of a model are fitted at once
         if is_builtin(m):
-            _learners.check_fit_memory(m, f"models[{name!r}]", X.shape[0], R * K, 1, n_classes)
+            # the rows a fit holds: padded to the bucket but for the kernel machines
+            rows = X.shape[0] if m.kind in _learners.KERNEL_MACHINES else Xp.shape[0]
+            _learners.check_fit_memory(m, f"models[{name!r}]", rows, R * K, 1, n_classes)
     outs = []
     for _, m in items:
-        if is_builtin(m) and m.kind in _learners.KERNEL_MACHINES:
-            # SMO in host-level calls of bounded time (Ctrl-C between them); the same values.
-            full = _learners.kernel_outputs(m, Xj, y1, Wj, n_classes)
-            out = np.take_along_axis(np.asarray(full[0]).reshape(R, K, -1), index, axis=-1)
-        elif is_builtin(m):
-            if classes is None:
-                full = _learners.fold_decisions(m, Xj, y1, Wj)
-            else:
-                full = _learners.fold_predictions(m, Xj, y1, Wj, n_classes=len(classes))
-            out = np.take_along_axis(np.asarray(full[0]).reshape(R, K, -1), index, axis=-1)
+        if is_builtin(m):
+            full = _builtin_outputs(m, X, y, W, Xj, y1, Wj, n_classes)
+            out = np.take_along_axis(full.reshape(R, K, -1), index, axis=-1)
         else:
             out = np.zeros(index.shape)
             for r in range(R):
@@ -809,10 +832,10 @@ def cross_validate(models, X, y, *, cv=10, repeats=1, stratified=True, key=None)
         outs.append(np.where(valid, out, 0.0))
     return CVResult(
         outputs=np.stack(outs),
-        index=jnp.asarray(index),
-        valid=jnp.asarray(valid),
-        y=yj,
-        n_train=jnp.asarray(splits.train.sum(-1)),
+        index=to_device(index),  # device_put: jnp.asarray compiles a program per shape
+        valid=to_device(valid),
+        y=to_device(y),
+        n_train=to_device(splits.train.sum(-1)),
         names=tuple(n for n, _ in items),
         task=task,
         seed=seed,

@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jaxtests import _models
+from jaxtests._buckets import bucket, pad_axis
 from jaxtests.kernels import learners as klearners
 
 
@@ -35,7 +36,8 @@ class Learner:
     class at all rows, the prediction its argmax (``None``: regressors).
     ``fit_chunk`` is the number of label vectors per vmapped fit in the
     label-permutation test; ``cli_name`` the CLI's ``--model`` choice
-    (``None``: not offered).
+    (``None``: not offered). ``host``: ``decision`` also takes ``xp=numpy``
+    and runs on the host for concrete data (:func:`host_fold_decisions`).
     """
 
     kind: str
@@ -45,26 +47,27 @@ class Learner:
     fit_chunk: int = 64
     cli_name: str | None = None
     scores: Callable | None = None
+    host: bool = False
 
 
-def _scaled(p, X, w):
+def _scaled(p, X, w, xp=jnp):
     """``X`` standardised with the training rows' (``w > 0``) mean and scale when
     ``p["standardize"]`` (scikit-learn's ``StandardScaler`` fitted on the training
     fold only, applied to every row), else ``X``."""
     if not p.get("standardize", False):
         return X
-    mean, scale = klearners.standardize_fit(X, w)
+    mean, scale = klearners.standardize_fit(X, w, xp)
     return (X - mean[None, :]) / scale[None, :]
 
 
-def _ridge(p, X, y, w):
-    X = _scaled(p, X, w)
-    return klearners.linear_decision(klearners.ridge_fit(X, y, w, p["alpha"]), X)
+def _ridge(p, X, y, w, xp=jnp):
+    X = _scaled(p, X, w, xp)
+    return klearners.linear_decision(klearners.ridge_fit(X, y, w, p["alpha"], xp), X)
 
 
-def _lda(p, X, y, w):
-    X = _scaled(p, X, w)
-    return klearners.linear_decision(klearners.lda_fit(X, y, w, p["reg"]), X)
+def _lda(p, X, y, w, xp=jnp):
+    X = _scaled(p, X, w, xp)
+    return klearners.linear_decision(klearners.lda_fit(X, y, w, p["reg"], xp), X)
 
 
 def _qda(p, X, y, w):
@@ -72,9 +75,9 @@ def _qda(p, X, y, w):
     return klearners.qda_decision(klearners.qda_fit(X, y, w, p["reg_param"]), X)
 
 
-def _centroid(p, X, y, w):
-    X = _scaled(p, X, w)
-    return klearners.linear_decision(klearners.nearest_centroid_fit(X, y, w), X)
+def _centroid(p, X, y, w, xp=jnp):
+    X = _scaled(p, X, w, xp)
+    return klearners.linear_decision(klearners.nearest_centroid_fit(X, y, w, xp), X)
 
 
 def _knn(p, X, y, w):
@@ -178,9 +181,16 @@ LEARNERS = {
     row.kind: row
     for row in (
         Learner(
-            "ridge_classifier", _C, _models.ridge_classifier, _ridge, 1024, "ridge", _ridge_ovr
+            "ridge_classifier",
+            _C,
+            _models.ridge_classifier,
+            _ridge,
+            1024,
+            "ridge",
+            _ridge_ovr,
+            host=True,
         ),
-        Learner("lda", _C, _models.lda, _lda, 64, "lda", _lda_mc),
+        Learner("lda", _C, _models.lda, _lda, 64, "lda", _lda_mc, host=True),
         Learner("logistic", _C, _models.logistic, _logistic, 128, "logistic", _logistic_mc),
         Learner(
             "nearest_centroid",
@@ -190,11 +200,12 @@ LEARNERS = {
             64,
             "centroid",
             _centroid_mc,
+            host=True,
         ),
         Learner("knn", _C, _models.knn, _knn, 64, "knn", _knn_mc),
         Learner("qda", _C, _models.qda, _qda, 64, "qda", _qda_mc),
         Learner("svc", _C, _models.svc, _kernel_machine(_svc_fit), 16, "svm", _svc_ovo),
-        Learner("ridge", _R, _models.ridge, _ridge, 1024),
+        Learner("ridge", _R, _models.ridge, _ridge, 1024, host=True),
         Learner("svr", _R, _models.svr, _kernel_machine(_svr_fit), 16),
     )
 }
@@ -267,6 +278,38 @@ def fit_decision(model, X, y, w):
     vmap it over ``(y, w)``.
     """
     return learner(model.kind).decision(model.hyper, X, y, w)
+
+
+def host_fold_decisions(model, X, y, W):
+    """:func:`fold_decisions` of one label vector in numpy on the host, or None.
+
+    ``X : (n, d)``, ``y : (n,)``, ``W : (F, n)`` numpy arrays -> ``(F, n)``,
+    compiling nothing, for the closed-form learners (``Learner.host``); None for
+    the others, and where numpy refuses a singular system (the jitted fit then
+    gives JAX's values for it).
+    """
+    row = learner(model.kind)
+    if not row.host:
+        return None
+    try:
+        with np.errstate(all="ignore"):  # a one-class fold: inf/NaN, as JAX gives silently
+            return np.stack([row.decision(model.hyper, X, y, w, xp=np) for w in W])
+    except np.linalg.LinAlgError:
+        return None
+
+
+def pad_rows(X, y, W):
+    """``X``, ``y`` and training weights ``W : (F, n)`` padded to the shape bucket of ``n``.
+
+    The added rows are zeros with weight 0 in every fold: no fit uses them
+    (the learners' sums weigh rows by ``w``, kNN masks ``w = 0``), so any ``n``
+    inside a bucket reuses the compiled fits, with the same values to rounding
+    (1e-15 relative); decisions at the added rows are never read. Not for the
+    kernel machines: an SVR's working sets follow the rounding (its fits agree to
+    ``tol`` only).
+    """
+    size = bucket(X.shape[0])
+    return pad_axis(X, size, axis=0), pad_axis(y, size), pad_axis(W, size)
 
 
 @functools.partial(jax.jit, static_argnames=("model",))

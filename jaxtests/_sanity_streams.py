@@ -28,6 +28,7 @@ import numpy as np
 from jax import lax
 
 from jaxtests import _distributed, _learners
+from jaxtests._buckets import bucket, pad_axis
 from jaxtests._sanity_scores import count_scores, fold_scores
 from jaxtests._validation import to_device
 from jaxtests.kernels import labels as klabels
@@ -245,31 +246,41 @@ def _binary_labels(key, block, inverse, n_pos, *, rows, sizes):
 class _RidgeStream:
     """Static layout of the ridge label stream (a jit static: hashable, compared by value).
 
-    ``sizes``: fold sizes; ``rows``: label vectors per block; ``max_blocks``: blocks
-    per compiled call. The positives' counts are traced (labels with other counts reuse
-    the program).
+    ``shape``: the draws' :class:`~jaxtests.kernels.labels.LabelShape`; ``used``: the
+    label slots read (the largest fold rounded up to 8); ``rows``: label vectors per
+    block; ``max_blocks``: blocks per compiled call. The fold sizes, their slot masks
+    and the positives' counts are traced: other sizes of the same layout, and other
+    labels, reuse the program, with the same draws.
     """
 
-    sizes: tuple
+    shape: klabels.LabelShape
+    used: int
     rows: int
     scoring: tuple
     max_blocks: int = _CALL_BLOCKS
 
+    @classmethod
+    def of(cls, sizes, rows, scoring):
+        used = min(klabels.label_slots(sizes), 8 * -(-max(sizes) // 8))
+        return cls(klabels.label_shape(sizes), used, rows, scoring)
+
 
 @functools.partial(jax.jit, static_argnames="stream")
-def _ridge_binary_stream(part, key, start, n_blocks, n_pos, *, stream):
+def _ridge_binary_stream(part, key, start, n_blocks, n_pos, sizes, masks, *, stream):
     """Scores ``(max_blocks * rows, S)`` of label blocks ``start .. start + n_blocks - 1``.
 
-    Rows past ``n_blocks * rows`` are left zero. The block count is traced, so
-    the loop body is the same code for any number of blocks.
+    ``sizes : (K,)`` the fold sizes (float64), ``masks`` their
+    :func:`~jaxtests.kernels.labels.slot_masks`. Rows past ``n_blocks * rows`` are
+    left zero. The block count is traced, so the loop body is the same code for any
+    number of blocks.
     """
-    sizes, rows = stream.sizes, stream.rows
-    K, m = len(sizes), klabels.label_slots(sizes)
-    used = min(m, 8 * -(-max(sizes) // 8))  # slots past every fold's size are padding
-    size = jnp.asarray(sizes, jnp.float64)[:, None]
+    rows, used = stream.rows, stream.used
+    K, m = stream.shape.groups, stream.shape.slots
+    size = sizes[:, None]
 
     def body(i, out):
-        words = klabels.draw_binary_labels(jax.random.fold_in(key, start + i), rows, n_pos, sizes)
+        key_i = jax.random.fold_in(key, start + i)
+        words = klabels.draw_binary_labels(key_i, rows, n_pos, stream.shape, masks)
         # a conditional on a traced (always true) predicate stores the labels
         # once: XLA would otherwise re-derive them inside each consumer
         labels = lax.cond(
@@ -286,6 +297,46 @@ def _ridge_binary_stream(part, key, start, n_blocks, n_pos, *, stream):
 
     out = jnp.zeros((stream.max_blocks * rows, len(stream.scoring)), jnp.float64)
     return lax.fori_loop(0, n_blocks, body, out)
+
+
+_fold_scores = jax.jit(fold_scores, static_argnames=("scoring", "classification", "n_classes"))
+
+
+def _host_ridge_scores(plan, fit):
+    """Observed scores ``(S,)`` of the ridge classifier, its decisions in numpy on the host.
+
+    The test folds are padded to their shape bucket for the jitted
+    :func:`fold_scores` (the function of every permuted score: equal counts,
+    equal scores), so a new row count compiles nothing. None where numpy
+    refuses a singular system (the jitted fit then scores it).
+    """
+    h = plan.model.hyper
+    y = np.asarray(plan.y, np.float64)
+    index = np.asarray(plan.index)
+    try:
+        with np.errstate(all="ignore"):  # as JAX: a one-class fold gives inf/NaN
+            f = klearners.ridge_fold_decisions(
+                np.asarray(plan.X, np.float64),
+                y[None],
+                np.asarray(plan.train, np.float64),
+                index,
+                h["alpha"],
+                h["standardize"],
+                xp=np,
+            )
+    except np.linalg.LinAlgError:
+        return None
+    m = bucket(index.shape[-1])
+    f, yt, valid = (pad_axis(a, m) for a in (f, y[index][None], np.asarray(plan.valid)))
+    out = _fold_scores(
+        to_device(f),
+        to_device(yt),
+        to_device(valid),
+        scoring=fit.scoring,
+        classification=True,
+        n_classes=0,
+    )
+    return np.asarray(out)[0]
 
 
 def _partition(train, test):
@@ -312,7 +363,22 @@ def _builtin_scores(plan, progress):
         valid=to_device(np.asarray(plan.valid)),
         strata=to_device(np.asarray(plan.strata)),
     )
-    obs = np.asarray(_data_scores(fit, data, to_device(np.asarray(y)[None])))[0]
+    sort_free = (
+        plan.perms is None
+        and plan.classification
+        and plan.permute == "all"
+        and not plan.grouped
+        and plan.classes is None
+    )
+    split = _partition(plan.train, plan.test) if sort_free else None
+    ridge_stream = (
+        split is not None
+        and plan.model.kind == "ridge_classifier"
+        and all(kmeasures.measure(s).source == "counts" for s in fit.scoring)
+    )
+    obs = _host_ridge_scores(plan, fit) if ridge_stream else None
+    if obs is None:
+        obs = np.asarray(_data_scores(fit, data, to_device(np.asarray(y)[None])))[0]
     chunk = fit.chunk
     done = 0
 
@@ -342,9 +408,7 @@ def _builtin_scores(plan, progress):
         return obs, _joined(chunks, obs)
 
     # the sort-based path: regression, groups, permute="train" and multiclass labels
-    if not (
-        plan.classification and plan.permute == "all" and not plan.grouped and plan.classes is None
-    ):
+    if not sort_free:
         mode = plan.permute if plan.permute == "train" else "all"
         step = plan.batch_size or chunk
         chunks = []
@@ -357,7 +421,6 @@ def _builtin_scores(plan, progress):
     # binary labels, permuted over all instances: sort-free blocks
     rows = block_rows(n)
     n_blocks = -(-B // rows)
-    split = _partition(plan.train, plan.test)  # always a partition when by_fold
     order = split[0] if split is not None else np.arange(n)
     if plan.by_fold:  # each fold keeps its number of positives
         n_pos = [int(np.sum(y[t] > 0)) for t in plan.test]
@@ -367,19 +430,28 @@ def _builtin_scores(plan, progress):
     # blocks per call: the compiled stream always holds _CALL_BLOCKS blocks and
     # runs a traced number of them, so no batch size triggers a compilation
     per_call = min(_CALL_BLOCKS, -(-(plan.batch_size or _CALL_BLOCKS * rows) // rows))
-    model = plan.model
-    by_counts = all(kmeasures.measure(s).source == "counts" for s in fit.scoring)
-    if split is not None and model.kind == "ridge_classifier" and by_counts:
+    if ridge_stream:
         sizes = split[1]
-        h = model.hyper
-        part = _ridge_partition(
-            to_device(np.asarray(plan.X)[order]), sizes, h["alpha"], standardize=h["standardize"]
-        )
-        layout = _RidgeStream(sizes=sizes, rows=rows, scoring=fit.scoring)
+        h = plan.model.hyper
+        # on the host: the per-fold systems in numpy (a program per row count otherwise)
+        with np.errstate(all="ignore"):  # as JAX: a singular system gives inf/NaN
+            part = kridge_partition.ridge_partition(
+                np.asarray(plan.X, np.float64)[order],
+                sizes,
+                h["alpha"],
+                standardize=h["standardize"],
+                xp=np,
+            )
+        part = jax.tree.map(to_device, part)
+        layout = _RidgeStream.of(sizes, rows, fit.scoring)
+        fold_sizes = to_device(np.asarray(sizes, np.float64))
+        masks = to_device(klabels.slot_masks(sizes))
 
         def stream(b0):
             nb = min(per_call, n_blocks - b0)
-            out = _ridge_binary_stream(part, key, np.int32(b0), np.int32(nb), n_pos, stream=layout)
+            out = _ridge_binary_stream(
+                part, key, np.int32(b0), np.int32(nb), n_pos, fold_sizes, masks, stream=layout
+            )
             return np.asarray(out)[: min(nb * rows, B - b0 * rows)]
 
         chunks = []

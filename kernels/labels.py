@@ -18,13 +18,24 @@ the key the caller folded its block index into, with two streams: the key planes
 under ``fold_in(key, 0)``, the tie draws under ``fold_in(key, 1)``.
 """
 
+from typing import NamedTuple
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 from jaxtests.kernels import random as krandom
 
-__all__ = ["draw_binary_labels", "label_key_bits", "label_slots", "radix_select", "unpack_labels"]
+__all__ = [
+    "LabelShape",
+    "draw_binary_labels",
+    "label_key_bits",
+    "label_shape",
+    "label_slots",
+    "radix_select",
+    "slot_masks",
+    "unpack_labels",
+]
 
 _U32 = jnp.uint32
 # True float32 products wherever a bound or an integer count assumes them: recent GPUs compute
@@ -101,7 +112,34 @@ def label_slots(sizes):
     return 32 * -(-max(sizes) // 32)
 
 
-def draw_binary_labels(key, n_rows, n_pos, sizes):
+class LabelShape(NamedTuple):
+    """What a draw's program depends on: ``groups`` of ``slots`` slots, and the bit
+    lengths of the total and of the largest group size (the key and rank widths)."""
+
+    groups: int
+    slots: int
+    n_bits: int
+    max_bits: int
+
+
+def label_shape(sizes):
+    """The :class:`LabelShape` of group sizes ``sizes``."""
+    return LabelShape(
+        len(sizes), label_slots(sizes), int(sum(sizes)).bit_length(), int(max(sizes)).bit_length()
+    )
+
+
+def slot_masks(sizes):
+    """``(K m / 32,)`` uint32 masks of the slots in use (group ``k``: its first ``sizes[k]``)."""
+    K, m = len(sizes), label_slots(sizes)
+    slots = np.zeros((K, m), bool)
+    for k, size in enumerate(sizes):
+        slots[k, :size] = True
+    slots = slots.reshape(-1, 32)
+    return (slots.astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(1).astype(np.uint32)
+
+
+def draw_binary_labels(key, n_rows, n_pos, sizes, masks=None):
     """Uniformly random label vectors with ``n_pos`` positives, without sorting.
 
     The ``n = sum(sizes)`` positions sit in ``K = len(sizes)`` groups (folds) of
@@ -141,22 +179,23 @@ def draw_binary_labels(key, n_rows, n_pos, sizes):
     on its own index, so its result does not depend on the block's other
     rows. Pure; no
     validation; ``0 <= n_pos <= pool size``.
+
+    ``sizes`` may be a :class:`LabelShape` with the :func:`slot_masks` as ``masks``
+    (traced): one program then serves every set of sizes of that shape, with the
+    same draws.
     """
-    K, m = len(sizes), label_slots(sizes)
-    n = sum(sizes)
-    slots = np.zeros((K, m), bool)
-    for k, size in enumerate(sizes):
-        slots[k, :size] = True
-    slots = slots.reshape(-1, 32)
-    W = slots.shape[0]
-    valid = (slots.astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(1).astype(np.uint32)
+    shape = sizes if isinstance(sizes, LabelShape) else label_shape(sizes)
+    valid = slot_masks(sizes) if masks is None else masks
+    K, m = shape.groups, shape.slots
+    W = K * m // 32
     # an int (one pool), or one count per group; traced counts are fine (no program per count)
     pool = jnp.asarray(n_pos, _U32).reshape(-1)
     S = pool.shape[0]
     if S not in (1, K):
         raise ValueError(f"n_pos holds {S} counts for {K} groups")
     w = W // S
-    b = label_key_bits(int(np.max(sizes)) if S > 1 else n)
+    # label_key_bits of the largest pool: the bit length of its size, plus 6
+    b = (shape.max_bits if S > 1 else shape.n_bits) + 6
     k0, k1 = jax.random.bits(jax.random.fold_in(key, 0), (2,), _U32)
     planes = krandom.keyed_words(k0, k1, lax.iota(_U32, b * W * n_rows)).reshape(b, S, w, n_rows)
     below, n_below, tie = radix_select(planes, valid.reshape(S, w), pool)
@@ -173,7 +212,7 @@ def draw_binary_labels(key, n_rows, n_pos, sizes):
     s = pool[:, None] - n_below
     include = s <= g - s
     todo = jnp.where(include, s, g - s)
-    L = max(1, int(n).bit_length())  # rank draws of L bits cover [0, g) since g <= n
+    L = max(1, shape.n_bits)  # rank draws of L bits cover [0, g) since g <= n
     per = 32 // L
     t0, t1 = jax.random.bits(jax.random.fold_in(key, 1), (2,), _U32)
     pools = jnp.arange(S, dtype=_U32)[:, None]

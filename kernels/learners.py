@@ -80,28 +80,29 @@ def linear_decision(params, Z):
     return Z @ params.coef + params.intercept
 
 
-def standardize_fit(X, w):
+def standardize_fit(X, w, xp=jnp):
     """Training-weighted mean and scale of each feature (scikit-learn's ``StandardScaler``).
 
     ``X : (n, d)``, ``w : (n,)`` -> ``(mean, scale)``, each ``(d,)``: the
     weighted mean and population standard deviation (``ddof = 0``) of the rows
     with ``w > 0``; a constant feature gets scale 1 (as ``StandardScaler``).
-    Apply as ``(X - mean) / scale``. Pure; no validation.
+    Apply as ``(X - mean) / scale``. ``xp``: ``jax.numpy``, or ``numpy`` for
+    concrete data on the host. Pure; no validation.
     """
     # elementwise products and axis-0 sums, not ``w @ X``: under vmap a matrix
     # product becomes a GEMM whose rounding can differ from the single fit's
-    sw = jnp.sum(w)
-    mean = jnp.sum(w[:, None] * X, axis=0) / sw
-    var = jnp.sum(w[:, None] * jnp.square(X - mean[None, :]), axis=0) / sw
+    sw = xp.sum(w)
+    mean = xp.sum(w[:, None] * X, axis=0) / sw
+    var = xp.sum(w[:, None] * xp.square(X - mean[None, :]), axis=0) / sw
     # StandardScaler's constant-feature test (Chan, Golub & LeVeque's bound on
     # the rounding of the two-pass variance): such a feature keeps scale 1
-    eps = jnp.finfo(X.dtype).eps
+    eps = xp.finfo(X.dtype).eps
     constant = var <= sw * eps * var + (sw * mean * eps) ** 2
-    return mean, jnp.where(constant, 1, jnp.sqrt(jnp.where(constant, 1, var)))
+    return mean, xp.where(constant, 1, xp.sqrt(xp.where(constant, 1, var)))
 
 
-def _weighted_center(X, w):
-    sw = jnp.sum(w)
+def _weighted_center(X, w, xp=jnp):
+    sw = xp.sum(w)
     xbar = (w @ X) / sw
     return xbar, sw
 
@@ -109,22 +110,23 @@ def _weighted_center(X, w):
 # ---------------------------------------------------------------- ridge
 
 
-def ridge_fit(X, y, w, alpha):
+def ridge_fit(X, y, w, alpha, xp=jnp):
     """Ridge regression with an unpenalised intercept (scikit-learn's ``Ridge``).
 
     Minimises ``sum_i w_i (y_i - b - x_i'beta)^2 + alpha |beta|^2``: centre X and y
     with the weighted training means, solve ``(Xc' W Xc + alpha I) beta = Xc' W yc``.
-    With ±1 labels and the sign of ``f`` this is ``RidgeClassifier``.
+    With ±1 labels and the sign of ``f`` this is ``RidgeClassifier``. ``xp``: the
+    array namespace (``numpy`` raises ``LinAlgError`` on a singular system).
     """
-    xbar, sw = _weighted_center(X, w)
+    xbar, sw = _weighted_center(X, w, xp)
     ybar = (w @ y) / sw
     Xc = X - xbar[None, :]
-    A = (Xc * w[:, None]).T @ Xc + alpha * jnp.eye(X.shape[1], dtype=X.dtype)
-    beta = jnp.linalg.solve(A, Xc.T @ (w * (y - ybar)))
+    A = (Xc * w[:, None]).T @ Xc + alpha * xp.eye(X.shape[1], dtype=X.dtype)
+    beta = xp.linalg.solve(A, Xc.T @ (w * (y - ybar)))
     return LinearModel(beta, ybar - xbar @ beta)
 
 
-def _ridge_penalty(X, w, alpha, standardize):
+def _ridge_penalty(X, w, alpha, standardize, xp=jnp):
     """The ``(d, d)`` penalty of a ridge fit on the raw features ``X`` (rows ``w > 0``).
 
     ``alpha I``; with ``standardize``, ``alpha diag(scale^2)`` with the training
@@ -135,12 +137,12 @@ def _ridge_penalty(X, w, alpha, standardize):
     """
     d = X.shape[1]
     if not standardize:
-        return alpha * jnp.eye(d, dtype=X.dtype)
-    _, scale = standardize_fit(X, w)
-    return jnp.diag(alpha * jnp.square(scale).astype(X.dtype))
+        return alpha * xp.eye(d, dtype=X.dtype)
+    _, scale = standardize_fit(X, w, xp)
+    return xp.diag(alpha * xp.square(scale).astype(X.dtype))
 
 
-def ridge_fold_decisions(X, Y, train, test_index, alpha, standardize=False):
+def ridge_fold_decisions(X, Y, train, test_index, alpha, standardize=False, xp=jnp):
     """Ridge decision values on each fold's test instances for many label vectors.
 
     The fit is linear in the labels, so the products are taken in the cheap
@@ -152,53 +154,58 @@ def ridge_fold_decisions(X, Y, train, test_index, alpha, standardize=False):
     the fold's :func:`_ridge_penalty` (ridge on features standardised on the
     training fold). ``X : (n, d)``; ``Y : (B, n)`` or ``(B, K, n)`` (per-fold
     labels); ``train : (K, n)`` 0/1 weights; ``test_index : (K, m)`` ->
-    ``(B, K, m)``. Pure; no validation.
+    ``(B, K, m)``. ``xp``: ``jax.numpy``, or ``numpy`` for concrete data on the host
+    (raises ``LinAlgError`` on a singular system). Pure; no validation.
     """
-    X = X - jnp.mean(X, axis=0)[None, :]  # global centring: same fit, smaller sums
+    X = X - xp.mean(X, axis=0)[None, :]  # global centring: same fit, smaller sums
 
     def one_fold(w, idx, Yk):
-        xbar, sw = _weighted_center(X, w)
+        xbar, sw = _weighted_center(X, w, xp)
         Xc = X - xbar[None, :]
-        A = (Xc * w[:, None]).T @ Xc + _ridge_penalty(X, w, alpha, standardize)
+        A = (Xc * w[:, None]).T @ Xc + _ridge_penalty(X, w, alpha, standardize, xp)
         T1 = Yk @ w  # (B,) label sums over the training set
         T = Yk @ (X * w[:, None]) - T1[:, None] * xbar[None, :]  # (B, d) = Xc' W y
-        beta = jnp.linalg.solve(A, T.T)  # (d, B)
+        beta = xp.linalg.solve(A, T.T)  # (d, B)
         return (X[idx] - xbar[None, :]) @ beta + (T1 / sw)[None, :]  # (m, B)
 
-    if Y.ndim == 2:
+    if xp is not jnp:
+        folds = range(train.shape[0])
+        Ys = [Y if Y.ndim == 2 else Y[:, k] for k in folds]
+        out = xp.stack([one_fold(train[k], test_index[k], Ys[k]) for k in folds])
+    elif Y.ndim == 2:
         out = jax.vmap(lambda w, idx: one_fold(w, idx, Y))(train, test_index)
     else:
         out = jax.vmap(one_fold, in_axes=(0, 0, 1))(train, test_index, Y)
-    return jnp.transpose(out, (2, 0, 1))
+    return xp.transpose(out, (2, 0, 1))
 
 
 # ---------------------------------------------------------------- discriminants
 
 
-def _class_stats(X, y, w):
+def _class_stats(X, y, w, xp=jnp):
     wp = w * (y > 0).astype(w.dtype)
     wn = w * (y <= 0).astype(w.dtype)
-    n_p, n_n = jnp.sum(wp), jnp.sum(wn)
+    n_p, n_n = xp.sum(wp), xp.sum(wn)
     mu_p = (wp @ X) / n_p
     mu_n = (wn @ X) / n_n
     return wp, wn, n_p, n_n, mu_p, mu_n
 
 
-def lda_fit(X, y, w, reg):
+def lda_fit(X, y, w, reg, xp=jnp):
     """Binary linear discriminant (scikit-learn ``LinearDiscriminantAnalysis(solver="lsqr")``).
 
     Pooled covariance ``S = sum_c pi_c S_c`` with ``S_c`` the biased class
     covariance (scikit-learn's convention), plus ``reg * I``; the decision is the
     log posterior ratio ``(mu+ - mu-)' S^-1 (x - (mu+ + mu-)/2) + log(pi+/pi-)``.
     """
-    wp, wn, n_p, n_n, mu_p, mu_n = _class_stats(X, y, w)
+    wp, wn, n_p, n_n, mu_p, mu_n = _class_stats(X, y, w, xp)
     n = n_p + n_n
     Rp = (X - mu_p[None, :]) * wp[:, None]
     Rn = (X - mu_n[None, :]) * wn[:, None]
     S = (Rp.T @ (X - mu_p[None, :]) + Rn.T @ (X - mu_n[None, :])) / n
-    S = S + reg * jnp.eye(X.shape[1], dtype=X.dtype)
-    coef = jnp.linalg.solve(S, mu_p - mu_n)
-    intercept = -0.5 * (mu_p + mu_n) @ coef + jnp.log(n_p / n_n)
+    S = S + reg * xp.eye(X.shape[1], dtype=X.dtype)
+    coef = xp.linalg.solve(S, mu_p - mu_n)
+    intercept = -0.5 * (mu_p + mu_n) @ coef + xp.log(n_p / n_n)
     return LinearModel(coef, intercept)
 
 
@@ -245,12 +252,12 @@ def qda_decision(params, Z):
     return s[0] - s[1]
 
 
-def nearest_centroid_fit(X, y, w):
+def nearest_centroid_fit(X, y, w, xp=jnp):
     """Nearest centroid: ``f(z) = |z - mu-|^2 - |z - mu+|^2`` (positive: closer to +1).
 
     The difference of squared distances is linear in ``z``.
     """
-    _, _, _, _, mu_p, mu_n = _class_stats(X, y, w)
+    _, _, _, _, mu_p, mu_n = _class_stats(X, y, w, xp)
     return LinearModel(2 * (mu_p - mu_n), mu_n @ mu_n - mu_p @ mu_p)
 
 

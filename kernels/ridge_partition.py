@@ -50,51 +50,56 @@ class RidgePartition(NamedTuple):
     n_train: jax.Array
 
 
-def ridge_partition(X, sizes, alpha, standardize=False):
+def ridge_partition(X, sizes, alpha, standardize=False, xp=jnp):
     """:class:`RidgePartition` for ``X : (n, d)`` in fold order with fold sizes ``sizes``.
 
     ``standardize``: ridge on features standardised on each training fold
-    (:func:`_ridge_penalty`). Pure; no validation.
+    (:func:`_ridge_penalty`). ``xp``: ``jax.numpy``, or ``numpy`` for concrete ``X``
+    on the host (nothing to compile; the arrays then are numpy's). Pure; no
+    validation.
     """
     n, d = X.shape
     K, m = len(sizes), label_slots(sizes)
-    X = X - jnp.mean(X, axis=0)[None, :]
+    X = X - xp.mean(X, axis=0)[None, :]
     fold = np.repeat(np.arange(K), sizes)
     offs = np.cumsum([0, *sizes])
     index = np.full((K, m), n)
     for k in range(K):
         index[k, : sizes[k]] = np.arange(offs[k], offs[k + 1])
-    valid = jnp.asarray(index < n)
-    W = jnp.asarray(fold[None, :] != np.arange(K)[:, None], X.dtype)  # (K, n)
+    valid = xp.asarray(index < n)
+    W = xp.asarray(fold[None, :] != np.arange(K)[:, None], X.dtype)  # (K, n)
 
     def one(w):
-        xbar, sw = klearners._weighted_center(X, w)
+        xbar, sw = klearners._weighted_center(X, w, xp)
         Xc = X - xbar[None, :]
-        A = (Xc * w[:, None]).T @ Xc + klearners._ridge_penalty(X, w, alpha, standardize)
-        return xbar, jnp.linalg.inv(A), sw
+        A = (Xc * w[:, None]).T @ Xc + klearners._ridge_penalty(X, w, alpha, standardize, xp)
+        return xbar, xp.linalg.inv(A), sw
 
-    xbar, Ainv, n_train = jax.vmap(one)(W)
-    Xp = jnp.concatenate([X, jnp.zeros((1, d), X.dtype)])[jnp.asarray(index)]  # (K, m, d)
+    if xp is jnp:
+        xbar, Ainv, n_train = jax.vmap(one)(W)
+    else:
+        xbar, Ainv, n_train = (xp.stack(v) for v in zip(*(one(w) for w in W), strict=True))
+    Xp = xp.concatenate([X, xp.zeros((1, d), X.dtype)])[xp.asarray(index)]  # (K, m, d)
     # hi on the grid 2^(e - h), |x| <= 2^e: a sum of m such values is an integer
     # multiple of the grid below 2^24 grid steps, exact in float32
     h = 24 - int(m).bit_length()
-    e = jnp.ceil(jnp.log2(jnp.maximum(jnp.max(jnp.abs(Xp), axis=(0, 1)), 1e-300)))
-    q = jnp.exp2(e - h)[None, None, :]
-    hi = jnp.round(Xp / q) * q
-    lo = (Xp - hi).astype(jnp.float32)
+    e = xp.ceil(xp.log2(xp.maximum(xp.max(xp.abs(Xp), axis=(0, 1)), 1e-300)))
+    q = xp.exp2(e - h)[None, None, :]
+    hi = xp.round(Xp / q) * q
+    lo = (Xp - hi).astype(xp.float32)
     rest = Xp - hi - lo.astype(X.dtype)
     gamma = m * 2.0**-24 / (1 - m * 2.0**-24)
     # Higham's gamma_m for the float32 sum of lo, plus the part float32 lo drops
-    e_sum = gamma * jnp.sum(jnp.abs(lo.astype(X.dtype)), axis=1) + jnp.sum(jnp.abs(rest), axis=1)
-    e_T = jnp.sum(e_sum, axis=0)[None, :] + e_sum  # (K, d): T_k = sum_all - S_k
-    Xa = jnp.concatenate([hi, lo.astype(X.dtype), valid[:, :, None].astype(X.dtype)], axis=-1)
-    Xc = jnp.where(valid[:, :, None], Xp - xbar[:, None, :], 0.0)
-    M = 2 * jnp.einsum("kmd,kde->kme", Xc, Ainv)
-    err = 1.01 * jnp.max(jnp.abs(M) @ e_T[:, :, None], axis=(1, 2))
+    e_sum = gamma * xp.sum(xp.abs(lo.astype(X.dtype)), axis=1) + xp.sum(xp.abs(rest), axis=1)
+    e_T = xp.sum(e_sum, axis=0)[None, :] + e_sum  # (K, d): T_k = sum_all - S_k
+    Xa = xp.concatenate([hi, lo.astype(X.dtype), valid[:, :, None].astype(X.dtype)], axis=-1)
+    Xc = xp.where(valid[:, :, None], Xp - xbar[:, None, :], 0.0)
+    M = 2 * xp.einsum("kmd,kde->kme", Xc, Ainv)
+    err = 1.01 * xp.max(xp.abs(M) @ e_T[:, :, None], axis=(1, 2))
     # float32 M with a column for ybar: the product then adds the intercept too
-    M32 = jnp.concatenate([M, valid[:, :, None].astype(X.dtype)], axis=-1).astype(jnp.float32)
-    norm1 = jnp.max(jnp.sum(jnp.abs(M32[:, :, :d].astype(X.dtype)), axis=-1), axis=-1)
-    XT = jnp.swapaxes(Xa, 1, 2).astype(jnp.float32)
+    M32 = xp.concatenate([M, valid[:, :, None].astype(X.dtype)], axis=-1).astype(xp.float32)
+    norm1 = xp.max(xp.sum(xp.abs(M32[:, :, :d].astype(X.dtype)), axis=-1), axis=-1)
+    XT = xp.swapaxes(Xa, 1, 2).astype(xp.float32)
     return RidgePartition(XT, err, xbar, M, M32, norm1, n_train)
 
 

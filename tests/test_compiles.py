@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import jaxtests
+from jaxtests import models
 from jaxtests._buckets import (
     CAPACITY_ELEMENTS,
     CAPACITY_WORDS,
@@ -175,6 +176,38 @@ FAMILIES = {
             key=0,
         ),
         (500, 501, 505, 510, 512),
+    ),
+    # The learners' fits: closed forms in numpy on the host, the others jitted on rows
+    # padded to the bucket (97..128 rows).
+    "cross_validate, lda, nearest_centroid, ridge_classifier": (
+        lambda n: jaxtests.cross_validate(
+            {"lda": models.lda(), "nc": models.nearest_centroid(), "r": models.ridge_classifier()},
+            RNG.normal(size=(n, 3)),
+            _labels(n),
+            cv=5,
+            key=0,
+        ),
+        (100, 101, 110, 120, 128),
+    ),
+    "cross_validate, logistic, knn, qda": (
+        lambda n: jaxtests.cross_validate(
+            {"lr": models.logistic(), "knn": models.knn(3), "qda": models.qda()},
+            RNG.normal(size=(n, 3)),
+            _labels(n),
+            cv=5,
+            key=0,
+        ),
+        (100, 101, 110, 120, 128),
+    ),
+    "cross_validate, three classes": (
+        lambda n: jaxtests.cross_validate(
+            {"lda": models.lda(), "lr": models.logistic()},
+            RNG.normal(size=(n, 3)),
+            np.arange(n) % 3,
+            cv=5,
+            key=0,
+        ),
+        (100, 101, 110, 120, 128),
     ),
     "mcnemar, five sizes": (
         lambda n: jaxtests.mcnemar(*(RNG.integers(0, 2, size=n) for _ in range(3))),

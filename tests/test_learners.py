@@ -12,7 +12,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from jaxtests import cross_validate, datasets, models
+from jaxtests import _learners, cross_validate, datasets, models
 from jaxtests._learners import LEARNERS, cli_models, fit_decision, fold_decisions, learner
 
 
@@ -357,3 +357,90 @@ def test_learner_table_has_one_row_per_constructor():
     assert cli_models("regression") == {}
     with pytest.raises(ValueError, match="Unknown learner 'tree'"):
         learner("tree")
+
+
+# ---- host fits and padded rows (issue 37: a first cross_validate compiles little, a new
+# number of rows compiles nothing)
+
+
+@pytest.mark.parametrize("standardize", [True, False])
+def test_host_fits_equal_the_jitted_fits_and_sklearn(clf_data, reg_data, standardize):
+    # cross_validate fits the closed forms in numpy for concrete data: the same values
+    # as the jitted kernels to round-off, and scikit-learn's where it is the reference
+    X, y, _ = clf_data
+    W = (np.random.default_rng(5).random((3, X.shape[0])) < 0.7).astype(float)
+    specs = [
+        models.ridge_classifier(0.7, standardize=standardize),
+        models.lda(standardize=standardize),
+        models.nearest_centroid(standardize=standardize),
+        models.ridge(2.0, standardize=standardize),
+    ]
+    for m in specs:
+        Xm, ym, _ = clf_data if m.task == "classification" else reg_data
+        host = _learners.host_fold_decisions(m, Xm, ym.astype(float), W)
+        jitted = np.asarray(fold_decisions(m, jnp.asarray(Xm), jnp.asarray(ym[None]), W))[0]
+        np.testing.assert_allclose(host, jitted, rtol=1e-12, atol=1e-12 * np.abs(jitted).max())
+    w = W[0]
+    tr, te = w > 0, w == 0
+    Xs = StandardScaler().fit(X[tr]).transform(X) if standardize else X
+    for m, ref in (
+        (specs[0], lm.RidgeClassifier(alpha=0.7)),
+        (specs[1], da.LinearDiscriminantAnalysis(solver="lsqr")),
+    ):
+        expected = ref.fit(Xs[tr], y[tr]).decision_function(Xs[te])
+        host = _learners.host_fold_decisions(m, X, y.astype(float), W[:1])[0]
+        np.testing.assert_allclose(host[te], expected, rtol=1e-9, atol=1e-10)
+    # learners without a closed form stay jitted
+    assert _learners.host_fold_decisions(models.logistic(), X, y, W) is None
+
+
+def test_host_fit_of_a_singular_system_falls_back_to_the_jitted_fit(clf_data):
+    # numpy refuses an exactly singular LDA covariance (a zero feature, no shrinkage);
+    # cross_validate then gives JAX's values, as before the host path
+    X, y, _ = clf_data
+    X = np.column_stack([X[:, :2], np.zeros(len(y))])
+    m = models.lda(standardize=False)
+    W = np.ones((1, len(y)))
+    assert _learners.host_fold_decisions(m, X, y.astype(float), W) is None
+    splits = [(np.arange(100), np.arange(100, 120))]
+    cv = cross_validate({"lda": m}, X, y, cv=splits)
+    W = np.zeros((1, len(y)))
+    W[0, :100] = 1
+    jitted = np.asarray(fold_decisions(m, jnp.asarray(X), jnp.asarray(y[None]), W))[0, 0]
+    np.testing.assert_array_equal(cv.test_outputs("lda").output, jitted[100:])
+
+
+_PADDED = [
+    models.ridge_classifier(0.7),
+    models.ridge(2.0),
+    models.lda(),
+    models.qda(0.01),
+    models.nearest_centroid(),
+    models.knn(5),
+    models.logistic(0.5),
+]
+
+
+@pytest.mark.parametrize("model", _PADDED, ids=[m.kind for m in _PADDED])
+def test_padded_rows_change_no_fit(clf_data, reg_data, model):
+    # cross_validate pads the rows to their shape bucket with zero rows of weight 0:
+    # every fit (binary, and multiclass where the learner has one) is unchanged to
+    # round-off at the real rows
+    X, y, _ = clf_data if model.task == "classification" else reg_data
+    X = X[:100]  # 100 rows pad to 128
+    W = (np.random.default_rng(6).random((3, 100)) < 0.7).astype(float)
+    targets = [(y[:100], 0)]
+    if learner(model.kind).scores is not None:
+        targets.append((np.arange(100) % 3.0, 3))
+    for t, C in targets:
+        Xp, tp, Wp = _learners.pad_rows(X, t, W)
+        assert Xp.shape == (128, X.shape[1]) and Wp.shape == (3, 128)
+        assert not Wp[:, 100:].any() and not Xp[100:].any()
+        if C:
+            ref = _learners.fold_predictions(model, X, t[None], W, n_classes=C)
+            pad = _learners.fold_predictions(model, Xp, tp[None], Wp, n_classes=C)
+            np.testing.assert_array_equal(np.asarray(pad)[..., :100], ref)
+        else:
+            ref = np.asarray(fold_decisions(model, X, t[None], W))
+            pad = np.asarray(fold_decisions(model, Xp, tp[None], Wp))[..., :100]
+            np.testing.assert_allclose(pad, ref, rtol=1e-12, atol=1e-12 * np.abs(ref).max())

@@ -213,18 +213,21 @@ def test_ridge_repair_loop_changes_nothing(data):
     order, sizes = _sanity_streams._partition(sp.train[0], sp.test[0])
     part = _sanity_streams._ridge_partition(jnp.asarray(X[order]), sizes, 1.0)
     n_pos = jnp.asarray([int((y[t] > 0).sum()) for t in sp.test[0]], jnp.uint32)
-    kw = dict(
-        sizes=sizes,
-        rows=1024,
-        scoring=SCORING,
-        max_blocks=_sanity_streams._CALL_BLOCKS,
-    )
     one = jnp.asarray(1, jnp.int32)
     zero = jnp.asarray(0, jnp.int32)
-    stream = _sanity_streams._RidgeStream(**kw)
-    normal = _sanity_streams._ridge_binary_stream(part, perm_key, zero, one, n_pos, stream=stream)
+    stream = _sanity_streams._RidgeStream.of(sizes, 1024, SCORING)
+    folds = (jnp.asarray(sizes, jnp.float64), jnp.asarray(klabels.slot_masks(sizes)))
+    normal = _sanity_streams._ridge_binary_stream(
+        part, perm_key, zero, one, n_pos, *folds, stream=stream
+    )
     forced = _sanity_streams._ridge_binary_stream(
-        part._replace(err=jnp.full(len(sizes), 1e9)), perm_key, zero, one, n_pos, stream=stream
+        part._replace(err=jnp.full(len(sizes), 1e9)),
+        perm_key,
+        zero,
+        one,
+        n_pos,
+        *folds,
+        stream=stream,
     )
     np.testing.assert_array_equal(normal, forced)
 
@@ -407,3 +410,63 @@ def test_unused_options_are_refused(data):
         permutation_test_score(
             models.ridge_classifier(), X, y, permutations=perms, n_permutations=5
         )
+
+
+# ---- issue 37: the ridge stream's host parts, and a new row count compiles nothing
+
+
+@pytest.mark.parametrize("standardize", [False, True])
+def test_host_ridge_parts_equal_the_jitted_kernels(data, standardize):
+    # permutation_test_score builds the per-fold ridge systems and the observed
+    # decisions in numpy on the host: the jitted kernels' values to round-off, and
+    # the same confusion counts for a block of permuted labels
+    from jaxtests.kernels import learners as klearners
+    from jaxtests.kernels import ridge_partition as krp
+
+    X, y = data
+    sp = make_splits(KFold(5), y, jax.random.key(3), True)
+    order, sizes = _sanity_streams._partition(sp.train[0], sp.test[0])
+    Xo = X[order]
+    host = krp.ridge_partition(Xo, sizes, 1.0, standardize, xp=np)
+    jitted = _sanity_streams._ridge_partition(jnp.asarray(Xo), sizes, 1.0, standardize=standardize)
+    for name in ("xbar", "M", "n_train"):
+        want = np.asarray(getattr(jitted, name))
+        np.testing.assert_allclose(getattr(host, name), want, rtol=0, atol=1e-12 * abs(want).max())
+    # the float32 split x = hi + lo and its bound: the same to float32 round-off
+    np.testing.assert_allclose(host.XT, jitted.XT, rtol=0, atol=1e-6 * abs(host.XT).max())
+    m = klabels.label_slots(sizes)
+    words = klabels.draw_binary_labels(jax.random.key(5), 64, 74, sizes)
+    labels = klabels.unpack_labels(words).reshape(len(sizes), m, 64)
+    counts = jax.jit(krp.ridge_partition_counts)
+    host_counts = counts(jax.tree.map(jnp.asarray, host), labels)
+    for a, b in zip(host_counts, counts(jitted, labels), strict=True):
+        np.testing.assert_array_equal(a, b)
+    index, _ = padded_test_index(sp.test)
+    Y = jnp.asarray(y[None], jnp.float64)
+    args = (sp.train[0].astype(float), index[0], 1.0, standardize)
+    f_host = klearners.ridge_fold_decisions(X, np.asarray(Y), *args, xp=np)
+    f_jit = jax.jit(klearners.ridge_fold_decisions, static_argnums=(4, 5))(
+        jnp.asarray(X), Y, *map(jnp.asarray, args[:2]), *args[2:]
+    )
+    np.testing.assert_allclose(f_host, f_jit, rtol=0, atol=1e-12 * np.abs(f_jit).max())
+
+
+def test_ridge_stream_at_new_row_counts_compiles_nothing():
+    # one layout (5 folds of at most 24, 7-bit n): the stream's fold sizes and slot masks
+    # are traced, the per-fold systems and observed decisions computed on the host
+    from jaxtests._monitoring import CompileCounter
+
+    rng = np.random.default_rng(4)
+
+    def call(n):
+        X = rng.normal(size=(n, 4))
+        y = np.where(X[:, 0] + rng.normal(size=n) > 0, 1, -1)
+        return permutation_test_score(
+            models.ridge_classifier(), X, y, n_permutations=99, scoring=SCORING, key=1
+        )
+
+    call(100)
+    with CompileCounter() as counter:
+        for n in (101, 105, 110, 120):
+            call(n)
+    assert (counter.traces, counter.compiles) == (0, 0)

@@ -1,19 +1,23 @@
 """The backend profile: how the engine schedules a call's work on the devices it will use.
 
-Two evaluator families compute the same draws and the same counts
+Three evaluator families compute the same draws and the same counts
 (:mod:`jaxtests.kernels.evaluators`): ``"words"`` loops over the live 32-bit
 words of a draw with float32 sums and byte tables, shaped for XLA:CPU, where
 it is several times faster than a dense kernel; ``"dense"`` generates a whole
 block's words at once and sums ``where(bit, d, 0)`` in one fused float64
 reduction, with no loop whose trip count grows with the data, shaped for GPUs
-(a long sequence of small kernels there is what made the word loop slow).
-Both are banded against the same ordered float64 sum, so a given key gives
-bit-identical counts and p-values with either, on any device.
+(a long sequence of small kernels there is what made the word loop slow);
+``"dense32"`` is the dense shape on the float32 copy of the data (each word's
+terms in float32, the word sums in float64), the arithmetic of a hand-written
+float32 kernel. All are banded against the same ordered float64 sum, so a
+given key gives bit-identical counts and p-values with any of them, on any
+device.
 
 The family is chosen once per call from the platform of the devices
-:func:`jaxtests._engine.drive` uses: "words" on the CPU, "dense" elsewhere.
-``JAXTESTS_EVALUATORS=dense`` or ``=words`` overrides it (so both run, and are
-tested, on any backend). A family's host-side choices are its entry in
+:func:`jaxtests._engine.drive` uses: "words" on the CPU, "dense" elsewhere
+("dense32" becomes a GPU's default only once a GPU has measured it faster).
+``JAXTESTS_EVALUATORS=dense``, ``=dense32`` or ``=words`` overrides it (so every
+family runs, and is tested, on any backend). A family's host-side choices are its entry in
 :data:`SCHEDULES`; its traced sums are in :mod:`jaxtests.kernels.families`;
 :mod:`jaxtests._planner` reads both.
 """
@@ -96,6 +100,8 @@ SCHEDULES = {
         mitm_group=64,
     ),
 }
+# The float32 dense sums read the same words, in blocks of the same size.
+SCHEDULES["dense32"] = SCHEDULES["dense"]
 FAMILIES = tuple(sorted(SCHEDULES))
 
 

@@ -29,6 +29,7 @@ import jax
 
 from jaxtests._buckets import bucket, capacity_words
 from jaxtests.kernels import evaluators as kevaluators
+from jaxtests.kernels import families as kfamilies
 
 __all__ = ["FAMILIES", "SCHEDULES", "Profile", "Schedule", "current"]
 
@@ -69,11 +70,20 @@ def _dense_words(n, n_h=1):
     return bucket(-(-int(n) // 32))
 
 
-def _dense_draws(n, n_h, n_total, sequential, platform):
+def _dense_draws(n, n_h, n_total, sequential, platform, chunks=1):
     one, several, lanes = _DENSE_BUDGET.get(platform, _DENSE_BUDGET_ACCELERATOR)
     budget = one if n_h == 1 else several
     w = _dense_words(n)
-    return kevaluators.block_draws_dense(w, n_h, n_total, sequential, budget, lanes)
+    return kevaluators.block_draws_dense(
+        w, n_h, n_total, sequential, chunks * budget, chunks * lanes
+    )
+
+
+def _dense32_draws(n, n_h, n_total, sequential, platform):
+    # A block of ``chunks`` dense blocks (summed one chunk at a time, so memory is a dense
+    # block's): one recheck pass serves them all.
+    chunks = kfamilies.FAMILIES["dense32"].chunks
+    return _dense_draws(n, n_h, n_total, sequential, platform, chunks)
 
 
 # One entry per evaluator family of :data:`jaxtests.kernels.families.FAMILIES`.
@@ -100,8 +110,13 @@ SCHEDULES = {
         mitm_group=64,
     ),
 }
-# The float32 dense sums read the same words, in blocks of the same size.
-SCHEDULES["dense32"] = SCHEDULES["dense"]
+# The float32 dense sums read the same words; a block is several dense blocks (its chunks),
+# whose two-sample corrections run a dense block's lanes at a time.
+SCHEDULES["dense32"] = dataclasses.replace(
+    SCHEDULES["dense"],
+    fused_draws=_dense32_draws,
+    chunk=lambda draws: max(4096, draws // kfamilies.FAMILIES["dense32"].chunks),
+)
 FAMILIES = tuple(sorted(SCHEDULES))
 
 

@@ -24,6 +24,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 from jaxtests.kernels import resampling as kresampling
 
 __all__ = [
@@ -167,13 +168,20 @@ class Dense32:
     """:class:`Dense`'s shape on the float32 copy: the rate of a hand-written float32 kernel.
 
     :func:`~kresampling.dense_sums32`: each word's 32 terms added in float32
-    by a fixed tree, the word sums in float64, all in one fused reduction (no
-    loop over words), within :func:`dense32_err` of the ordered float64 sums:
-    about ``6 u sum|d|`` (``u = 2^-24``), so at ``m = 10^4`` a few lanes in
-    10^5 go to the float64 recheck.
+    by a fixed tree, the word sums in float64, one fused reduction per chunk
+    (no loop over words), within :func:`dense32_err` of the ordered float64
+    sums: about ``6 u sum|d|`` (``u = 2^-24``), so at ``m = 10^4`` a few
+    lanes in 10^5 go to the float64 recheck. A block is ``chunks`` chunks of
+    a dense block's size (:mod:`jaxtests._profile`), summed one after the
+    other, so the recheck (a loop over the data's words on any device) runs
+    once per ``chunks`` dense blocks, on single lanes gathered from all of them
+    (``recheck_group``, up to ``recheck_lanes`` per pass).
     """
 
     name: str = "dense32"
+    chunks: int = 16
+    recheck_group: int = 1
+    recheck_lanes: int = 8192
 
     def layout(self, d, a, c, live):
         n_words = d.shape[-1] // 32
@@ -185,7 +193,21 @@ class Dense32:
         d = data["d32"]
         mask = None if count_mask is None else count_mask[: d.shape[1]]
         stride = stride or d.shape[1]
-        return kresampling.dense_sums32(keys[:, 0], keys[:, 1], local, d, stride, mask)
+        n = local.shape[0]
+
+        def one(kl):
+            k, loc = kl
+            return kresampling.dense_sums32(k[:, 0], k[:, 1], loc, d, stride, mask)
+
+        # Small blocks (a test of a few thousand draws) stay one chunk.
+        k = self.chunks if n % self.chunks == 0 and n // self.chunks >= 1024 else 1
+        if k == 1:
+            return one((keys, local))
+        out = lax.map(one, (keys.reshape(k, n // k, -1), local.reshape(k, n // k)))
+        if count_mask is None:
+            return jnp.moveaxis(out, 0, 1).reshape(out.shape[1], n)
+        p, ones = out
+        return jnp.moveaxis(p, 0, 1).reshape(p.shape[1], n), ones.reshape(n)
 
 
 FAMILIES = {f.name: f for f in (WordLoop(), Dense(), Dense32())}

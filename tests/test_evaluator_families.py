@@ -11,6 +11,7 @@ lowering them (no GPU needed), and the float32 family's error bound against exac
 
 import math
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -186,6 +187,24 @@ def test_families_agree_past_the_strides_edges(monkeypatch):
     assert got["words"] == got["dense"] == got["dense32"]
 
 
+def test_float32_chunks_and_gathered_rechecks_give_the_words_counts(monkeypatch):
+    # 2^15 draws: dense32 blocks of 16 chunks. Six values +-1: 31% of the sign-flip draws
+    # (C(6,3) / 2^6) tie the observed 0, so more than one recheck pass of 8,192 lanes per
+    # block; a fair-bit two-sample test (the family's sums with a count mask) on ties too.
+    d = np.array([1.0, -1.0] * 3)
+    x, y = np.array([0.0, 1.0, 0.0, 2.0]), np.array([1.0, 0.0, 1.0, 2.0])
+    got = {}
+    for fam in ("words", "dense32"):
+        monkeypatch.setenv("JAXTESTS_EVALUATORS", fam)
+        kw = dict(n_resamples=2**15, method="monte-carlo", alternative="greater")
+        s = jaxtests.signflip_test(d, key=8, **kw)
+        t = jaxtests.permutation_test(x, y, key=9, **kw)
+        got[fam] = [int(s.n_extreme), int(t.n_extreme)]
+    assert got["dense32"] == got["words"]
+    # Exact: P(T >= 0) = 42 / 64 for the sign flips; 2^15 draws within 5 binomial sd of it.
+    assert abs(got["words"][0] / 2**15 - 42 / 64) < 5 * np.sqrt(42 / 64 * 22 / 64 / 2**15)
+
+
 def test_null_distributions_agree_within_the_rounding_bound(monkeypatch):
     # Counts are arbitrated by one ordered float64 sum; the null values themselves are each
     # family's fast sums (float32 words, float64 dense), within the words' bound of each other.
@@ -246,17 +265,33 @@ def _counts_program(m, platform="cuda", family="dense"):
         return program.lower(**lower).as_text(), block.lower(**lower).as_text(), draws
 
 
+def _loop_bounds(text):
+    """The constant each ``stablehlo.while`` of ``text`` compares its counter with (or None)."""
+    out = []
+    for part in text.split("stablehlo.while")[1:]:
+        cond = part.split("} do {")[0]
+        found = re.findall(r"constant dense<(\d+)> : tensor<i(?:32|64)>", cond)
+        out.append(int(found[0]) if len(found) == 1 and "compare LT" in cond else None)
+    return out
+
+
 @pytest.mark.parametrize("fam", ["dense", "dense32"])
 def test_dense_programs_for_cuda_have_no_loop_over_the_data(fam):
     small, small_block, draws_small = _counts_program(100, family=fam)
     large, large_block, draws_large = _counts_program(100_000, family=fam)
-    # A block's sums: generated, unpacked and reduced without any loop.
-    assert "stablehlo.while" not in small_block and "stablehlo.while" not in large_block
+    chunks = getattr(kfamilies.FAMILIES[fam], "chunks", 1)
+    # A block's sums: generated, unpacked and reduced without any loop over the words; the
+    # float32 family sums its chunks one after the other (a loop of a fixed trip count).
+    assert (
+        _loop_bounds(small_block) == _loop_bounds(large_block) == ([chunks] if chunks > 1 else [])
+    )
     # The whole program: the loop over steps and the float64 recheck of unsure lanes (its
     # passes and their ordered sums), the same loops at every size.
-    assert small.count("stablehlo.while") == large.count("stablehlo.while") == 3
-    # Accelerator blocks of one hypothesis: about 2^27 word-lanes (2^19 draws at most).
-    assert draws_small == 2**19 and draws_large * 3072 <= 2**27 < 2 * draws_large * 3072
+    n_loops = 3 + (chunks > 1)
+    assert small.count("stablehlo.while") == large.count("stablehlo.while") == n_loops
+    # Accelerator blocks of one hypothesis: about 2^27 word-lanes (2^19 draws at most) per chunk.
+    assert draws_small == chunks * 2**19
+    assert draws_large * 3072 <= chunks * 2**27 < 2 * draws_large * 3072
     # No products in the sums, so no dot whose precision (TF32 on a GPU) could loosen the bound.
     assert "dot_general" not in small_block and "dot_general" not in large_block
     if fam == "dense32":

@@ -116,7 +116,9 @@ def evaluate(evaluator, key, block_ids, data, t_obs, tol, scale, alternative, ma
     differently: those lanes (usually a handful per block) get their float64
     value from :meth:`exact`, and counts equal those of float64 arithmetic.
     Whether a lane is recomputed depends on its own values only (batch sizes
-    never change a draw), and its float64 sum adds in a fixed order.
+    never change a draw), and its float64 sum adds in a fixed order. Lanes are
+    gathered by groups of 16 draws, or singly, up to the family's
+    ``recheck_lanes`` per pass, for a family that names a ``recheck_group``.
     """
     if not getattr(evaluator, "banded", False):
         return evaluator(key, block_ids, data)

@@ -72,10 +72,11 @@ def _hand_block_tree(key, d, t_obs, block):
     n_words = -(-d.shape[-1] // 32)
     dw = jnp.pad(d, (0, 32 * n_words - d.shape[-1])).reshape(n_words, 32)
     words = jax.random.bits(key, (block, n_words), jnp.uint32)
-    terms = [jnp.where((words >> k) & 1 == 1, dw[:, k], -dw[:, k]) for k in range(32)]
-    while len(terms) > 1:
-        terms = [terms[i] + terms[i + 1] for i in range(0, len(terms), 2)]
-    t = jnp.sum(terms[0].astype(jnp.float64), axis=1)
+    bits = (words[:, :, None] >> jnp.arange(32, dtype=jnp.uint32)) & 1
+    x = jnp.where(bits == 1, dw, -dw)  # (block, W, 32)
+    while x.shape[-1] > 1:
+        x = x[..., : x.shape[-1] // 2] + x[..., x.shape[-1] // 2 :]
+    t = jnp.sum(x[..., 0].astype(jnp.float64), axis=1)
     return jnp.sum(jnp.abs(t) >= jnp.abs(t_obs), dtype=jnp.int32)
 
 

@@ -3,8 +3,11 @@
 Run on whatever accelerator JAX sees (a GPU), in one process: jaxtests on the device (first
 call and best warm call), a hand-written dense JAX kernel in float32 and float64 (per block of
 8,192 draws: ``jax.random.bits`` words unpacked with shifts, ``where(bit, d, -d).sum``, ``|T| >=
-|t|`` counted; XLA fuses it into one kernel per block), torch (``where`` and matmul variants)
-when it is installed, and jaxtests on the host CPU (``JAX_PLATFORMS=cpu``, a subprocess).
+|t|`` counted; XLA fuses it into one kernel per block) and its "tree" variant (each word's terms
+by a float32 tree, word sums in float64: the arithmetic of the "dense32" family), torch
+(``where`` and matmul variants) when it is installed, jaxtests with each accelerator family
+forced (``--families``, default "dense,dense32": same key, so the p-value must not change), and
+jaxtests on the host CPU (``JAX_PLATFORMS=cpu``, a subprocess).
 Workloads: sign-flip mean at m = 10^4 (10^6, 10^7, 10^8 draws), m = 10^5 and 10^6 (10^5
 draws), 1000 hypotheses x m = 1000, a callable median; two-sample 5,000 + 5,000 (10^6, 10^7);
 exact sign flips at m = 40 and 48; permutation_test_score (ridge, logistic); a permutation
@@ -62,18 +65,37 @@ def _hand_block(key, d, t_obs, block):
     return jnp.sum(jnp.abs(t) >= jnp.abs(t_obs), dtype=jnp.int32)
 
 
-def hand_dense(d, n_draws, dtype):
-    """The hand-written dense kernel: ``n_draws`` sign flips of ``d`` in ``dtype``; a count."""
+def _hand_block_tree(key, d, t_obs, block):
+    # The "dense32" family's arithmetic in the hand kernel's blocks: each word's 32 terms by a
+    # five-level float32 tree of elementwise adds, the word sums in float64 (a shape to measure
+    # against the flat float32 reduction, whose bound is gamma_{32 W} instead of gamma_6).
+    n_words = -(-d.shape[-1] // 32)
+    dw = jnp.pad(d, (0, 32 * n_words - d.shape[-1])).reshape(n_words, 32)
+    words = jax.random.bits(key, (block, n_words), jnp.uint32)
+    bits = (words[:, :, None] >> jnp.arange(32, dtype=jnp.uint32)) & 1
+    x = jnp.where(bits == 1, dw, -dw)  # (block, W, 32)
+    while x.shape[-1] > 1:
+        x = x[..., : x.shape[-1] // 2] + x[..., x.shape[-1] // 2 :]
+    t = jnp.sum(x[..., 0].astype(jnp.float64), axis=1)
+    return jnp.sum(jnp.abs(t) >= jnp.abs(t_obs), dtype=jnp.int32)
+
+
+def hand_dense(d, n_draws, dtype, tree=False):
+    """The hand-written dense kernel: ``n_draws`` sign flips of ``d`` in ``dtype``; a count.
+
+    ``tree``: each word's terms by a float32 tree, word sums in float64 (``dtype`` float32).
+    """
     d = jnp.asarray(d, dtype)
     block = min(BLOCK, n_draws)
     n_blocks = max(1, n_draws // block)
+    one_block = _hand_block_tree if tree else _hand_block
 
     @jax.jit
     def run(key, d):
         t_obs = jnp.sum(d)
 
         def body(i, acc):
-            return acc + _hand_block(jax.random.fold_in(key, i), d, t_obs, block)
+            return acc + one_block(jax.random.fold_in(key, i), d, t_obs, block)
 
         return lax.fori_loop(0, n_blocks, body, jnp.int32(0))
 
@@ -271,6 +293,11 @@ def main():
     ap.add_argument("--no-cold", action="store_true", help="skip the cold starts")
     ap.add_argument("--no-others", action="store_true", help="skip the hand kernels and torch")
     ap.add_argument("--no-torch", action="store_true", help="skip torch")
+    ap.add_argument(
+        "--families",
+        default="dense,dense32",
+        help="evaluator families also timed beside the hand kernels (comma-separated; '' none)",
+    )
     ap.add_argument("--log", default="", help="append every measured row to this JSON-lines file")
     ap.add_argument("--host", action="store_true", help=argparse.SUPPRESS)  # the CPU child
     args = ap.parse_args()
@@ -291,8 +318,9 @@ def main():
     }
     print(json.dumps(meta), flush=True)
     rows = run_jaxtests(args.smoke, args.only, args.budget, args.log)
-    # The hand-written kernels and torch on the same workloads (plain sign flips only).
-    hand = {}
+    # The hand-written kernels, torch and each accelerator family on the same workloads
+    # (plain sign flips only).
+    hand, mismatched = {}, []
     for name, _, d, n in workloads(args.smoke):
         if d is None or args.no_others or not _selected(name, args.only):
             continue
@@ -300,6 +328,20 @@ def main():
         with jax.enable_x64(True):
             for label, dtype in (("hand f32", jnp.float32), ("hand f64", jnp.float64)):
                 variants[label] = timed(hand_dense(d, n, dtype))[1]
+            variants["hand f32 tree"] = timed(hand_dense(d, n, jnp.float32, tree=True))[1]
+        # jaxtests with each accelerator family forced: same key, so the same p-value.
+        main_p = next((r["pvalue"] for r in rows if r["workload"] == name), None)
+        before = os.environ.get("JAXTESTS_EVALUATORS")
+        for fam in [f for f in args.families.split(",") if f]:
+            os.environ["JAXTESTS_EVALUATORS"] = fam
+            fn = lambda d=d, n=n: jaxtests.signflip_test(d, n_resamples=n, key=1)  # noqa: E731
+            _, best, res = timed(fn, repeat=1 if n >= 10**8 else 2)
+            variants[f"jaxtests {fam}"] = best
+            if main_p is not None and _pvalue(res) != main_p:
+                mismatched.append(f"{name} ({fam})")
+        os.environ.pop("JAXTESTS_EVALUATORS", None)
+        if before is not None:
+            os.environ["JAXTESTS_EVALUATORS"] = before
         for label, thunk in ({} if args.no_torch else torch_variants(d, n)).items():
             variants[label] = timed(thunk)[1]
         hand[name] = variants
@@ -320,7 +362,9 @@ def main():
         host = json.loads(out.split("\n")[-2])
     host = {r["workload"]: r for r in host}
     print(f"{'workload':44} {'device':>9} {'first':>8} {'host CPU':>9}  others")
-    same = True
+    same = not mismatched
+    if mismatched:
+        print(f"a forced family changed a p-value: {mismatched}", file=sys.stderr)
     for r in rows:
         h = host.get(r["workload"], {})
         same &= not h or h.get("pvalue") == r["pvalue"]
@@ -346,7 +390,7 @@ def main():
 
 def _exit(same, rows):
     if not same:
-        bad = [r["workload"] for r in rows if not r["same_as_host"]]
+        bad = [r["workload"] for r in rows if not r["same_as_host"]] or "(a forced family)"
         print(f"p-values differ between the device and the host CPU: {bad}", file=sys.stderr)
         sys.exit(1)
 

@@ -1,19 +1,23 @@
 """The backend profile: how the engine schedules a call's work on the devices it will use.
 
-Two evaluator families compute the same draws and the same counts
+Three evaluator families compute the same draws and the same counts
 (:mod:`jaxtests.kernels.evaluators`): ``"words"`` loops over the live 32-bit
 words of a draw with float32 sums and byte tables, shaped for XLA:CPU, where
 it is several times faster than a dense kernel; ``"dense"`` generates a whole
 block's words at once and sums ``where(bit, d, 0)`` in one fused float64
 reduction, with no loop whose trip count grows with the data, shaped for GPUs
-(a long sequence of small kernels there is what made the word loop slow).
-Both are banded against the same ordered float64 sum, so a given key gives
-bit-identical counts and p-values with either, on any device.
+(a long sequence of small kernels there is what made the word loop slow);
+``"dense32"`` is the dense shape on the float32 copy of the data (each word's
+terms in float32, the word sums in float64), the arithmetic of a hand-written
+float32 kernel. All are banded against the same ordered float64 sum, so a
+given key gives bit-identical counts and p-values with any of them, on any
+device.
 
 The family is chosen once per call from the platform of the devices
-:func:`jaxtests._engine.drive` uses: "words" on the CPU, "dense" elsewhere.
-``JAXTESTS_EVALUATORS=dense`` or ``=words`` overrides it (so both run, and are
-tested, on any backend). A family's host-side choices are its entry in
+:func:`jaxtests._engine.drive` uses: "words" on the CPU, "dense" elsewhere
+("dense32" becomes a GPU's default only once a GPU has measured it faster).
+``JAXTESTS_EVALUATORS=dense``, ``=dense32`` or ``=words`` overrides it (so every
+family runs, and is tested, on any backend). A family's host-side choices are its entry in
 :data:`SCHEDULES`; its traced sums are in :mod:`jaxtests.kernels.families`;
 :mod:`jaxtests._planner` reads both.
 """
@@ -25,6 +29,7 @@ import jax
 
 from jaxtests._buckets import bucket, capacity_words
 from jaxtests.kernels import evaluators as kevaluators
+from jaxtests.kernels import families as kfamilies
 
 __all__ = ["FAMILIES", "SCHEDULES", "Profile", "Schedule", "current"]
 
@@ -65,11 +70,20 @@ def _dense_words(n, n_h=1):
     return bucket(-(-int(n) // 32))
 
 
-def _dense_draws(n, n_h, n_total, sequential, platform):
+def _dense_draws(n, n_h, n_total, sequential, platform, chunks=1):
     one, several, lanes = _DENSE_BUDGET.get(platform, _DENSE_BUDGET_ACCELERATOR)
     budget = one if n_h == 1 else several
     w = _dense_words(n)
-    return kevaluators.block_draws_dense(w, n_h, n_total, sequential, budget, lanes)
+    return kevaluators.block_draws_dense(
+        w, n_h, n_total, sequential, chunks * budget, chunks * lanes
+    )
+
+
+def _dense32_draws(n, n_h, n_total, sequential, platform):
+    # A block of ``chunks`` dense blocks (summed one chunk at a time, so memory is a dense
+    # block's): one recheck pass serves them all.
+    chunks = kfamilies.FAMILIES["dense32"].chunks
+    return _dense_draws(n, n_h, n_total, sequential, platform, chunks)
 
 
 # One entry per evaluator family of :data:`jaxtests.kernels.families.FAMILIES`.
@@ -96,6 +110,13 @@ SCHEDULES = {
         mitm_group=64,
     ),
 }
+# The float32 dense sums read the same words; a block is several dense blocks (its chunks),
+# whose two-sample corrections run a dense block's lanes at a time.
+SCHEDULES["dense32"] = dataclasses.replace(
+    SCHEDULES["dense"],
+    fused_draws=_dense32_draws,
+    chunk=lambda draws: max(4096, draws // kfamilies.FAMILIES["dense32"].chunks),
+)
 FAMILIES = tuple(sorted(SCHEDULES))
 
 

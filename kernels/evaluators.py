@@ -217,8 +217,8 @@ class FusedEval:
     swap-test confusion counts ``counts_a + P`` (integers, exact in float32).
     ``family`` names the sums (:data:`jaxtests.kernels.families.FAMILIES`):
     "words" loops over the live words in float32 (fast on a CPU), "dense" sums
-    every word of the padded data in one fused reduction (accelerators).
-    Same draws, same counts.
+    every word of the padded data in one fused float64 reduction (accelerators),
+    "dense32" the same from the float32 copy. Same draws, same counts.
     """
 
     draws: int

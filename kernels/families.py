@@ -24,13 +24,16 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 from jaxtests.kernels import resampling as kresampling
 
 __all__ = [
     "FAMILIES",
     "Dense",
+    "Dense32",
     "Sums",
     "WordLoop",
+    "dense32_err",
     "float32_err",
     "float64_err",
     "layout",
@@ -100,6 +103,22 @@ def float64_err(d, n_words, a, c, n_live=None):
     return (a * bound + 8 * EPS * jnp.abs(c)) * (1 + 2.0**-20)
 
 
+def dense32_err(d, n_words, a, c, n_live=None):
+    """Bound on ``|t - t64|`` for ``t = a P + c`` of :func:`~kresampling.dense_sums32`.
+
+    The float32 dense sum over ``n_words`` padded words is within
+    :func:`~kresampling.dense_sums32_error_bound` of the exact ``P``, the
+    ordered float64 sum within ``gamma_{32 n_live}``, plus the affine map's
+    rounding. ``d : (H, m)``, ``a, c : (H,)``.
+    """
+    live = n_words if n_live is None else n_live
+    live_f = live if isinstance(live, int) else live.astype(d.dtype)
+    abs_sum = jnp.sum(jnp.abs(d), axis=-1)
+    bound = kresampling.dense_sums32_error_bound(abs_sum, n_words)
+    bound = bound + (32 * live_f + 8) * EPS * abs_sum
+    return (a * bound + 8 * EPS * jnp.abs(c)) * (1 + 2.0**-20)
+
+
 @dataclasses.dataclass(frozen=True)
 class WordLoop:
     """Loops over the live words, float32 masked adds in 512-bit lanes: fast on a CPU.
@@ -144,7 +163,54 @@ class Dense:
         return kresampling.dense_sums(keys[:, 0], keys[:, 1], local, d, stride or d.shape[1], mask)
 
 
-FAMILIES = {f.name: f for f in (WordLoop(), Dense())}
+@dataclasses.dataclass(frozen=True)
+class Dense32:
+    """:class:`Dense`'s shape on the float32 copy: the rate of a hand-written float32 kernel.
+
+    :func:`~kresampling.dense_sums32`: each word's 32 terms added in float32
+    by a fixed tree, the word sums in float64, one fused reduction per chunk
+    (no loop over words), within :func:`dense32_err` of the ordered float64
+    sums: about ``6 u sum|d|`` (``u = 2^-24``), so at ``m = 10^4`` a few
+    lanes in 10^5 go to the float64 recheck. A block is ``chunks`` chunks of
+    a dense block's size (:mod:`jaxtests._profile`), summed one after the
+    other, so the recheck (a loop over the data's words on any device) runs
+    once per ``chunks`` dense blocks, on single lanes gathered from all of them
+    (``recheck_group``, up to ``recheck_lanes`` per pass).
+    """
+
+    name: str = "dense32"
+    chunks: int = 16
+    recheck_group: int = 1
+    recheck_lanes: int = 8192
+
+    def layout(self, d, a, c, live):
+        n_words = d.shape[-1] // 32
+        return {"d32": pad_words(d, n_words), "err": dense32_err(d, n_words, a, c, live)}
+
+    def sums(self, keys, local, data, stride=None, count_mask=None, integers=False):
+        """``P : (H, L)`` float64 (integers in ``d32`` come out exact: every partial sum is)."""
+        del integers  # the float32 copy is what this family always sums
+        d = data["d32"]
+        mask = None if count_mask is None else count_mask[: d.shape[1]]
+        stride = stride or d.shape[1]
+        n = local.shape[0]
+
+        def one(kl):
+            k, loc = kl
+            return kresampling.dense_sums32(k[:, 0], k[:, 1], loc, d, stride, mask)
+
+        # Small blocks (a test of a few thousand draws) stay one chunk.
+        k = self.chunks if n % self.chunks == 0 and n // self.chunks >= 1024 else 1
+        if k == 1:
+            return one((keys, local))
+        out = lax.map(one, (keys.reshape(k, n // k, -1), local.reshape(k, n // k)))
+        if count_mask is None:
+            return jnp.moveaxis(out, 0, 1).reshape(out.shape[1], n)
+        p, ones = out
+        return jnp.moveaxis(p, 0, 1).reshape(p.shape[1], n), ones.reshape(n)
+
+
+FAMILIES = {f.name: f for f in (WordLoop(), Dense(), Dense32())}
 
 
 def layout(family, d, a, c, live):

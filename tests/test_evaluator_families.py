@@ -1,15 +1,17 @@
-"""Both evaluator families ("words" for CPUs, "dense" for accelerators) on every Monte Carlo
-path: the same key gives the same counts and p-values, and those are the values jaxtests gave
-before the families existed.
+"""Every evaluator family ("words" for CPUs, "dense" for accelerators, "dense32" its float32
+twin) on every Monte Carlo path: the same key gives the same counts and p-values, and those are
+the values jaxtests gave before the families existed.
 
 The literals were printed by jaxtests at commit 01e246f (the last one with a single family), with
 the data below: a regression reference, not an independent one (each path has its own
 independent references in its test module). ``JAXTESTS_EVALUATORS`` picks the family per call,
-so both run here on the CPU; the programs the dense family builds for CUDA are checked by
-lowering them (no GPU needed).
+so all run here on the CPU; the programs the dense families build for CUDA are checked by
+lowering them (no GPU needed), and the float32 family's error bound against exact sums.
 """
 
+import math
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -27,7 +29,7 @@ import jaxtests
 from jaxtests import _engine, _profile, _signflip
 from jaxtests._buckets import pad_axis
 
-FAMILIES = ("words", "dense")
+FAMILIES = ("words", "dense", "dense32")
 
 
 def _median(v):
@@ -157,10 +159,11 @@ def test_every_path_gives_the_recorded_pvalues(family, name):
         *("signflip_callable", "signflip_exact_meet_in_the_middle"),
     ],
 )
-def test_the_accelerator_profile_gives_the_recorded_pvalues(monkeypatch, name):
+@pytest.mark.parametrize("fam", ["dense", "dense32"])
+def test_the_accelerator_profile_gives_the_recorded_pvalues(monkeypatch, name, fam):
     # A GPU's block sizes (larger dense and materialised blocks, 64 matches per exact step),
     # run on this CPU: block sizes never change a draw, so the recorded p-values hold.
-    monkeypatch.setattr(_profile, "current", lambda: _profile.Profile("dense", "gpu"))
+    monkeypatch.setattr(_profile, "current", lambda: _profile.Profile(fam, "gpu"))
     call, expected = CASES[name]
     assert _pvalues(call()) == expected
 
@@ -180,8 +183,26 @@ def test_families_agree_past_the_strides_edges(monkeypatch):
         x, y = d[:16_385] + 0.01, d[16_385:32_000]
         t = jaxtests.permutation_test(x, y, n_resamples=64, key=1)
         got[fam] = [*row, int(t.n_extreme), float(t.pvalue)]
-        rng = np.random.default_rng(7)  # the same data for the other family
-    assert got["words"] == got["dense"]
+        rng = np.random.default_rng(7)  # the same data for the other families
+    assert got["words"] == got["dense"] == got["dense32"]
+
+
+def test_float32_chunks_and_gathered_rechecks_give_the_words_counts(monkeypatch):
+    # 2^15 draws: dense32 blocks of 16 chunks. Six values +-1: 31% of the sign-flip draws
+    # (C(6,3) / 2^6) tie the observed 0, so more than one recheck pass of 8,192 lanes per
+    # block; a fair-bit two-sample test (the family's sums with a count mask) on ties too.
+    d = np.array([1.0, -1.0] * 3)
+    x, y = np.array([0.0, 1.0, 0.0, 2.0]), np.array([1.0, 0.0, 1.0, 2.0])
+    got = {}
+    for fam in ("words", "dense32"):
+        monkeypatch.setenv("JAXTESTS_EVALUATORS", fam)
+        kw = dict(n_resamples=2**15, method="monte-carlo", alternative="greater")
+        s = jaxtests.signflip_test(d, key=8, **kw)
+        t = jaxtests.permutation_test(x, y, key=9, **kw)
+        got[fam] = [int(s.n_extreme), int(t.n_extreme)]
+    assert got["dense32"] == got["words"]
+    # Exact: P(T >= 0) = 42 / 64 for the sign flips; 2^15 draws within 5 binomial sd of it.
+    assert abs(got["words"][0] / 2**15 - 42 / 64) < 5 * np.sqrt(42 / 64 * 22 / 64 / 2**15)
 
 
 def test_null_distributions_agree_within_the_rounding_bound(monkeypatch):
@@ -194,6 +215,7 @@ def test_null_distributions_agree_within_the_rounding_bound(monkeypatch):
         nulls[fam] = np.asarray(r.null_distribution)
     bound = 2e-6 * np.sum(np.abs(D["d"])) / D["d"].size  # float32_err's order for m = 200
     np.testing.assert_allclose(nulls["words"], nulls["dense"], rtol=0, atol=bound)
+    np.testing.assert_allclose(nulls["dense32"], nulls["dense"], rtol=0, atol=bound)
 
 
 def test_the_variable_chooses_the_family_and_is_checked(monkeypatch):
@@ -202,26 +224,28 @@ def test_the_variable_chooses_the_family_and_is_checked(monkeypatch):
     assert _profile.current().family == default  # the backend's default
     monkeypatch.setenv("JAXTESTS_EVALUATORS", " Dense ")
     assert _profile.current().family == "dense"
+    monkeypatch.setenv("JAXTESTS_EVALUATORS", "DENSE32")
+    assert _profile.current().family == "dense32"
     monkeypatch.setenv("JAXTESTS_EVALUATORS", "gpu")
-    with pytest.raises(ValueError, match="JAXTESTS_EVALUATORS must be 'dense', 'words'"):
+    with pytest.raises(ValueError, match="JAXTESTS_EVALUATORS must be 'dense', 'dense32', 'words'"):
         jaxtests.signflip_test(D["d"], n_resamples=99, key=0)
 
 
 # -- the programs the dense family builds for a GPU, lowered on this CPU
 
 
-def _counts_program(m, platform="cuda"):
+def _counts_program(m, platform="cuda", family="dense"):
     """``_run_counts`` of a dense sign-flip mean over ``m`` instances, lowered for ``platform``."""
-    prof = _profile.Profile("dense", "gpu")
+    prof = _profile.Profile(family, "gpu")
     d2 = np.random.default_rng(0).normal(size=(1, m))
     dp = pad_axis(d2, 32 * prof.schedule.pad_words(m))
     where = np.arange(dp.shape[-1]) < m
     with jax.enable_x64(True):
-        out = _signflip._signflip_linear_prep(dp, where, statistic="mean", family="dense")
+        out = _signflip._signflip_linear_prep(dp, where, statistic="mean", family=family)
         _, mean_obs, tol, sd, _, _, sums = out
         data = sums.arrays()
         draws = prof.schedule.fused_draws(m, 1, 10**8, False, prof.platform)
-        ev = kevaluators.FusedEval(draws, stride=krandom.stride_words(m), family="dense")
+        ev = kevaluators.FusedEval(draws, stride=krandom.stride_words(m), family=family)
         key = jax.random.key(0)
         args = (key, data, mean_obs, tol, sd, np.int32(0), np.int32(1), np.int64(10**8))
         static = dict(
@@ -241,16 +265,75 @@ def _counts_program(m, platform="cuda"):
         return program.lower(**lower).as_text(), block.lower(**lower).as_text(), draws
 
 
-def test_dense_programs_for_cuda_have_no_loop_over_the_data():
-    small, small_block, draws_small = _counts_program(100)
-    large, large_block, draws_large = _counts_program(100_000)
-    # A block's sums: generated, unpacked and reduced without any loop.
-    assert "stablehlo.while" not in small_block and "stablehlo.while" not in large_block
+def _loop_bounds(text):
+    """The constant each ``stablehlo.while`` of ``text`` compares its counter with (or None)."""
+    out = []
+    for part in text.split("stablehlo.while")[1:]:
+        cond = part.split("} do {")[0]
+        found = re.findall(r"constant dense<(\d+)> : tensor<i(?:32|64)>", cond)
+        out.append(int(found[0]) if len(found) == 1 and "compare LT" in cond else None)
+    return out
+
+
+@pytest.mark.parametrize("fam", ["dense", "dense32"])
+def test_dense_programs_for_cuda_have_no_loop_over_the_data(fam):
+    small, small_block, draws_small = _counts_program(100, family=fam)
+    large, large_block, draws_large = _counts_program(100_000, family=fam)
+    chunks = getattr(kfamilies.FAMILIES[fam], "chunks", 1)
+    # A block's sums: generated, unpacked and reduced without any loop over the words; the
+    # float32 family sums its chunks one after the other (a loop of a fixed trip count).
+    assert (
+        _loop_bounds(small_block) == _loop_bounds(large_block) == ([chunks] if chunks > 1 else [])
+    )
     # The whole program: the loop over steps and the float64 recheck of unsure lanes (its
     # passes and their ordered sums), the same loops at every size.
-    assert small.count("stablehlo.while") == large.count("stablehlo.while") == 3
-    # Accelerator blocks of one hypothesis: about 2^27 word-lanes (2^19 draws at most).
-    assert draws_small == 2**19 and draws_large * 3072 <= 2**27 < 2 * draws_large * 3072
+    n_loops = 3 + (chunks > 1)
+    assert small.count("stablehlo.while") == large.count("stablehlo.while") == n_loops
+    # Accelerator blocks of one hypothesis: about 2^27 word-lanes (2^19 draws at most) per chunk.
+    assert draws_small == chunks * 2**19
+    assert draws_large * 3072 <= chunks * 2**27 < 2 * draws_large * 3072
+    # No products in the sums, so no dot whose precision (TF32 on a GPU) could loosen the bound.
+    assert "dot_general" not in small_block and "dot_general" not in large_block
+    if fam == "dense32":
+        # Each word's terms summed by a tree of five float32 adds of halves (32 -> 16 -> ... ->
+        # 1 bits: the bound's gamma_6 counts them with the rounding of d), the word sums by
+        # float64 reductions only.
+        for block in (small_block, large_block):
+            adds = [ln for ln in block.splitlines() if "stablehlo.add" in ln and "f32>" in ln]
+            assert [re.findall(r"x(\d+)xf32>", ln)[-1] for ln in adds] == ["16", "8", "4", "2", "1"]
+            reduces = [ln for ln in block.splitlines() if "stablehlo.reduce(" in ln]
+            assert reduces and all("xf64>" in ln for ln in reduces)
+
+
+def test_float32_dense_sums_are_within_their_bound_on_adversarial_data():
+    # Exact sums (math.fsum of the selected float64 values, bits read from the same words in
+    # numpy) against dense_sums32 and the family's bound on |t - t_ordered|: large values that
+    # cancel, others spread over 2^-20..2^21 (float32 rounds each), many lanes. The errors are
+    # nonzero (the data exercise the rounding) and every lane is inside the bound.
+    rng = np.random.default_rng(41)
+    m, n_lanes = 700, 2048
+    n_words = -(-m // 32)
+    d = rng.choice([-1.0, 1.0], m) * np.ldexp(1 + rng.random(m), rng.integers(-20, 21, m))
+    d[::5], d[2::5] = 2.0**24 + 1, -(2.0**24)  # cancel in any sum that selects both
+    dp = np.zeros((1, 32 * n_words))
+    dp[0, :m] = d
+    with jax.enable_x64(True):
+        keys, local = krandom.draw_keys(jax.random.key(5), jnp.int64(0), n_lanes)
+        a, c = np.array([2.0 / m]), np.array([-np.sum(d) / m])
+        sums = kfamilies.layout("dense32", jnp.asarray(dp), a, c, n_words)
+        fam = kfamilies.FAMILIES["dense32"]
+        p32 = jax.jit(lambda k, l, s: fam.sums(k, l, s))(keys, local, sums.arrays())
+        p64 = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, sums.d64)
+        w = np.asarray(krandom.word_grid(keys[:, 0], keys[:, 1], local, n_words, None))
+        bound_p = float(kresampling.dense_sums32_error_bound(np.sum(np.abs(d)), n_words))
+    shifts = np.arange(32, dtype=np.uint32)[None, :, None]
+    bits = ((w[:, None, :] >> shifts) & 1).reshape(32 * n_words, n_lanes).astype(bool)
+    exact = np.array([math.fsum(dp[0, bits[:, k]]) for k in range(n_lanes)])
+    err = np.abs(np.asarray(p32)[0] - exact)
+    assert np.all(err <= bound_p) and np.mean(err > 0) > 0.9
+    t32 = a * np.asarray(p32)[0] + c
+    t64 = a * np.asarray(p64)[0] + c
+    assert np.all(np.abs(t32 - t64) <= float(sums.err[0]))
 
 
 DOT_SCRIPT = textwrap.dedent(

@@ -351,6 +351,12 @@ FIRST_CALLS = {
     "wilcoxon approx": lambda: jaxtests.wilcoxon(RNG.normal(size=(2, 3, 37)), method="approx"),
     "friedman": lambda: jaxtests.friedman(RNG.normal(size=(37, 7))),
     "nemenyi": lambda: jaxtests.nemenyi(RNG.normal(size=(37, 7))),
+    "friedman_posthoc": lambda: jaxtests.friedman_posthoc(RNG.normal(size=(37, 7))),
+    "cochran_q": lambda: jaxtests.cochran_q(*(RNG.integers(0, 2, size=777) for _ in range(5))),
+    "cochran_q exact": lambda: jaxtests.cochran_q(
+        correct=RNG.integers(0, 2, size=(37, 3)), method="exact"
+    ),
+    "adjust_pvalues hommel": lambda: jaxtests.adjust_pvalues(RNG.random((3, 37)), "hommel"),
 }
 
 

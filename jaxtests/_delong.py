@@ -7,10 +7,8 @@ method (its placements are the Mann-Whitney kernel with ties 1/2).
 """
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
-from jaxtests._buckets import bucket, pad_axis
 from jaxtests._precision import x64
 from jaxtests._results import ConfidenceInterval, result, static_field
 from jaxtests._validation import (
@@ -20,7 +18,6 @@ from jaxtests._validation import (
     check_probability,
     check_same_shape,
 )
-from jaxtests.kernels import bootstrap as kboot
 
 __all__ = ["DeLongIntervalResult", "DeLongResult", "delong_interval", "delong_test"]
 
@@ -79,28 +76,33 @@ class DeLongIntervalResult:
         return ConfidenceInterval(self.low, self.high)
 
 
-@jax.jit
-def _delong(y, s, order):
-    """AUCs ``(K,)`` and DeLong's covariance ``(K, K)`` of scores ``s : (K, n)``."""
-    auc, v10, v01 = kboot.delong_placements(y, s, *order)
-    pos, neg = y > 0, y < 0  # y = 0: a shape bucket's padding
-    n_pos = jnp.sum(pos).astype(s.dtype)
-    n_neg = jnp.sum(neg).astype(s.dtype)
-    d10 = jnp.where(pos, v10 - auc[:, None], 0)  # over positives only
-    d01 = jnp.where(neg, v01 - auc[:, None], 0)  # over negatives only
-    s10 = d10 @ d10.T / (n_pos - 1)
-    s01 = d01 @ d01.T / (n_neg - 1)
-    return auc, s10 / n_pos + s01 / n_neg
+def _delong(y, s):
+    """AUCs ``(K,)`` and DeLong's covariance ``(K, K)`` of scores ``s : (K, n)``, labels
+    ``y`` ±1, in numpy on the host (nothing compiled; the same placements as
+    :func:`jaxtests.kernels.bootstrap.delong_placements`, which the bootstrap jits).
 
+    A positive's placement is the fraction of negatives below its score, a negative's
+    the fraction of positives above it, ties 1/2 (Sun & Xu 2014's midrank
+    differences): two binary searches in each class's sorted scores.
+    """
+    pos, neg = s[:, y > 0], s[:, y < 0]
 
-def _order(s):
-    """Ascending order of each row and its inverse, from numpy's sort on the host (several
-    times faster than XLA:CPU's; any order of tied scores serves)."""
-    order = np.argsort(np.asarray(s), axis=-1)
-    inv = np.empty_like(order)
-    np.put_along_axis(inv, order, np.arange(order.shape[-1])[None, :], axis=-1)
-    dtype = np.int32 if s.shape[-1] < 2**31 else np.int64
-    return jnp.asarray(order.astype(dtype)), jnp.asarray(inv.astype(dtype))
+    def below(sorted_, x):
+        # entries of ``sorted_`` below each of ``x``, ties counted 1/2
+        lo = np.searchsorted(sorted_, x, side="left")
+        hi = np.searchsorted(sorted_, x, side="right")
+        return (lo + hi) / 2
+
+    v10 = np.stack([below(np.sort(n_), p_) for p_, n_ in zip(pos, neg, strict=True)])
+    v01 = np.stack([below(np.sort(p_), n_) for p_, n_ in zip(pos, neg, strict=True)])
+    v10 = v10 / neg.shape[1]
+    v01 = 1 - v01 / pos.shape[1]
+    auc = v10.mean(axis=1)
+    d10 = v10 - auc[:, None]
+    d01 = v01 - auc[:, None]
+    s10 = d10 @ d10.T / (pos.shape[1] - 1)
+    s01 = d01 @ d01.T / (neg.shape[1] - 1)
+    return auc, s10 / pos.shape[1] + s01 / neg.shape[1]
 
 
 def _iv(y_true, scores):
@@ -119,12 +121,8 @@ def _iv(y_true, scores):
             f"`y_true` needs at least 2 positives and 2 negatives for DeLong's variance, got "
             f"{n_pos} and {n_neg}."
         )
-    # Stacked on the host (an eager jnp.stack compiles a program per shape) and padded to
-    # a shape bucket, so that a new size inside it compiles nothing: labels 0 (neither
-    # class) and NaN scores (sorted after every real one).
-    size = bucket(y.shape[0])
-    s = pad_axis(np.stack([np.asarray(x) for x in out]), size, value=np.nan)
-    return jnp.asarray(pad_axis(np.asarray(y), size)), jnp.asarray(s)
+    # Stacked on the host (an eager jnp.stack compiles a program per shape).
+    return np.asarray(y), np.stack([np.asarray(x) for x in out])
 
 
 @x64
@@ -176,7 +174,7 @@ def delong_test(y_true, score_a, score_b, *, alternative="two-sided", confidence
     check_alternative(alternative)
     level = check_probability(confidence_level, "confidence_level")
     y, s = _iv(y_true, [("score_a", score_a), ("score_b", score_b)])
-    auc, cov = (np.asarray(v) for v in _delong(y, s, _order(s)))
+    auc, cov = _delong(y, s)
     from scipy import special
 
     diff = auc[0] - auc[1]
@@ -246,7 +244,7 @@ def delong_interval(y_true, scores, *, confidence_level=0.95):
     """
     level = check_probability(confidence_level, "confidence_level")
     y, s = _iv(y_true, [("scores", scores)])
-    auc, cov = (np.asarray(v) for v in _delong(y, s, _order(s)))
+    auc, cov = _delong(y, s)
     from scipy import special
 
     se = float(np.sqrt(max(cov[0, 0], 0.0)))

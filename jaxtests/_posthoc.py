@@ -99,8 +99,8 @@ def adjust_pvalues(p, method="holm", *, axis=-1):
             f"{idx[0] if len(idx) == 1 else idx}."
         )
     ax = normalize_axis(axis, p.ndim)
-    out = _adjust(jnp.moveaxis(p, ax, -1), method)
-    return _to_numpy(jnp.moveaxis(out, -1, ax))  # numpy, as scipy's (issue 28.4)
+    out = _adjust(np.moveaxis(arr, ax, -1), method)  # numpy on the host: nothing compiled
+    return _to_numpy(np.moveaxis(out, -1, ax))  # numpy, as scipy's (issue 28.4)
 
 
 # ----------------------------------------------------------------------------------------

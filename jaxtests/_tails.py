@@ -17,7 +17,6 @@ concrete input and JAX arrays for traced input.
 
 import functools
 
-import jax
 import numpy as np
 
 from jaxtests._validation import is_concrete
@@ -144,16 +143,12 @@ def binom_pmf(k, n, p):
     return np.exp(logc + sp.xlogy(k, p) + sp.xlog1py(n - k, -p))
 
 
-_adjust = jax.jit(kmultitest.adjust, static_argnames="method")
-
-
 def adjust(p, method):
     """p-values ``(..., m)`` adjusted along the last axis (:func:`kernels.multitest.adjust`).
 
-    Not a tail, but the step after one: for concrete p-values a small program of its own
-    (one per method and shape, shared by every test), so the tests' programs need not hold
-    it; traced p-values are adjusted in the caller's program.
+    Not a tail, but the step after one: concrete p-values are adjusted in numpy on the
+    host (nothing compiled); traced p-values in the caller's program.
     """
     if traced(p):
         return kmultitest.adjust(p, method)
-    return np.asarray(_adjust(np.asarray(p, np.float64), method))
+    return kmultitest.adjust(np.asarray(p, np.float64), method, xp=np)

@@ -5,8 +5,7 @@ import numpy as np
 
 from jaxtests import _pvalues
 from jaxtests import _validation as v
-from jaxtests._buckets import pad_last
-from jaxtests._engine import MAX_MITM, jitted
+from jaxtests._engine import MAX_MITM
 from jaxtests._precision import x64
 from jaxtests._results import result, static_field
 from jaxtests._signflip import signflip_pvalue
@@ -76,10 +75,8 @@ def _signed_ranks(d, zero_method):
     """
     zero = d == 0
     n0 = np.sum(zero, axis=-1).astype(float)
-    # padded to a shape bucket and masked: a new number of data sets compiles nothing
-    *padded, where = pad_last(np.abs(d))
-    rank, tie_term = (np.asarray(a) for a in jitted(kstatistics.average_ranks)(*padded, where))
-    rank = rank[..., : d.shape[-1]]
+    # ranked on the host in numpy (scipy's rankdata's average ranks): nothing compiles
+    rank, tie_term = kstatistics.average_ranks(np.abs(d), xp=np)
     # Zeros have the smallest |d|; their own group is never a tie of nonzero ranks
     # (it counts with "zsplit", where the zeros are ranked and kept).
     if zero_method != "zsplit":
@@ -103,6 +100,23 @@ def _signed_ranks(d, zero_method):
     sd = np.sqrt((var24 - tie_term / 2) / 24)
     signed = np.where(d > 0, r, np.where(d < 0, -r, 0.0))
     return signed, r_plus, r_minus, count, mean, sd
+
+
+def _lattice_pvalues(signed, nonzero, alternative):
+    """Exact p-values of the signed ranks ``signed : (H, n)`` by subset sums on the host
+    (what the sign-flip engine counts for them, without its program: nothing compiled).
+
+    Columns zero in every row change no sum and are left out, as the engine leaves them.
+    The observed sum keeps every sign, so ``P >= sum`` and ``P <= sum`` are the tails
+    (half-integer ranks: exact, no tolerance needed). Returns ``(p, (low, high), 2^m)``.
+    """
+    keep = np.flatnonzero(nonzero) if nonzero.any() else np.array([0])
+    dk = signed[:, keep]
+    total = dk.sum(axis=-1)
+    ge, le = _pvalues.lattice_counts(dk, total, total)
+    n_total = 2 ** dk.shape[1]
+    p, _, interval = _pvalues.counts_to_pvalues(ge, le, n_total, alternative, True)
+    return p, interval, n_total
 
 
 def _normal_pvalue(r_plus, mean, sd, alternative, correction):
@@ -257,6 +271,14 @@ def wilcoxon(
         z, p = np.where(none, 0.0, z), np.where(none, 1.0, p)
         if alternative == "two-sided":
             z = -np.abs(z)  # scipy's convention
+    elif method == "exact" and _pvalues.lattice_feasible(signed[:, nonzero]):
+        p, interval, n_total = _lattice_pvalues(signed, nonzero, alternative)
+        fields = dict(
+            pvalue_interval=np.stack(interval, axis=-1).reshape(*batch_shape, 2),
+            n_resamples=n_total,
+            seed=None,
+            permutation_method="exact",
+        )
     else:
         if n == 1:
             # One pair: R+ is 0 or its rank, each with probability 1/2 (scipy: p = 1

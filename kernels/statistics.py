@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 from jax.scipy import special
 
@@ -125,7 +126,7 @@ def nonzero_variance(d, ddof=1, where=None, xp=jnp):
 # ----------------------------------------------------------------------------------------
 
 
-def average_ranks(x, where=None):
+def average_ranks(x, where=None, xp=jnp):
     """Average ranks over the last axis of ``x : (..., n)``: ``(ranks, tie_term)``.
 
     Ranks run from 1 to ``n``; a group of ``t`` equal values shares the mean of
@@ -133,8 +134,11 @@ def average_ranks(x, where=None):
     ``sum_groups (t^3 - t)``, the tie correction of rank tests. No NaN.
     ``where : (n,)`` bool, optional, keeps entries (a shape bucket's padding is
     False): the kept entries, finite, are ranked among themselves; the others'
-    ranks are meaningless.
+    ranks are meaningless. ``xp=numpy`` ranks on the host (one sort, nothing
+    compiled); the ranks are the same exact half-integers either way.
     """
+    if xp is not jnp:
+        return _average_ranks_host(x, where)
     n = x.shape[-1]
     keep = jnp.broadcast_to(True if where is None else where, x.shape)
     if n <= 64:
@@ -153,6 +157,28 @@ def average_ranks(x, where=None):
     group = right - left
     # Each of a group's t members contributes t^2 - 1: t^3 - t per group.
     return (left + right + 1) / 2, jnp.sum(jnp.where(keep, group * group - 1, 0), axis=-1)
+
+
+def _average_ranks_host(x, where):
+    # In sorted order a tie group spans positions [lo, hi]: its members rank
+    # (lo + hi) / 2 + 1 and add t^2 - 1 each.
+    n = x.shape[-1]
+    keep = np.broadcast_to(True if where is None else where, x.shape)
+    flat = np.where(keep, x, np.inf).reshape(-1, n)  # padding sorts last
+    order = np.argsort(flat, axis=-1)
+    xs = np.take_along_axis(flat, order, axis=-1)
+    i = np.broadcast_to(np.arange(n), xs.shape)
+    step = xs[:, 1:] != xs[:, :-1]
+    first = np.concatenate([np.ones((xs.shape[0], 1), bool), step], axis=-1)
+    last = np.concatenate([step, np.ones((xs.shape[0], 1), bool)], axis=-1)
+    lo = np.maximum.accumulate(np.where(first, i, 0), axis=-1)
+    hi = np.minimum.accumulate(np.where(last, i, n)[:, ::-1], axis=-1)[:, ::-1]
+    ranks = np.empty(flat.shape, x.dtype)
+    np.put_along_axis(ranks, order, ((lo + hi) / 2 + 1).astype(x.dtype), axis=-1)
+    group = np.empty(flat.shape, x.dtype)
+    np.put_along_axis(group, order, (hi - lo + 1).astype(x.dtype), axis=-1)
+    ties = np.where(keep, (group * group - 1).reshape(x.shape), 0)
+    return ranks.reshape(x.shape), np.sum(ties, axis=-1).astype(x.dtype)
 
 
 def mean(d, where=None):

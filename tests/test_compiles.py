@@ -100,8 +100,8 @@ FAMILIES = {
         ),
         (200, 210, 230),
     ),
-    # Issue 37: five sizes inside one bucket, for the tests that pad (labels 0 and NaN
-    # scores for DeLong, zero rows for Cochran and Friedman, a mask for the signed ranks).
+    # Issue 37: five sizes inside one bucket (DeLong, the signed ranks and Friedman's ranks
+    # run in numpy on the host and compile nothing at any size).
     "delong_test": (
         lambda n: jaxtests.delong_test(_labels(n), RNG.normal(size=n), RNG.normal(size=n)),
         (1000, 1001, 1003, 1010, 1024),
@@ -373,3 +373,28 @@ def test_permutation_paths_called_again_compile_nothing_and_keep_no_memory(path)
     # Tolerance 16 MB over 30 calls (0.5 MB a call, allocator noise); the issue measured
     # 11 MB a call for the two-sample T² (330 MB here).
     assert _resident_mb() - before < 16
+
+
+# Issue 37: the rank tests compute on the host in numpy for concrete data, so a first call
+# at a size (and bucket) seen nowhere else in the suite compiles and traces nothing.
+FIRST_CALLS = {
+    "delong_test": lambda: jaxtests.delong_test(_labels(777), *RNG.normal(size=(2, 777))),
+    "delong_interval": lambda: jaxtests.delong_interval(_labels(777), RNG.normal(size=777)),
+    "wilcoxon exact": lambda: jaxtests.wilcoxon(RNG.normal(size=(2, 37)), method="exact"),
+    "wilcoxon approx": lambda: jaxtests.wilcoxon(RNG.normal(size=(2, 3, 37)), method="approx"),
+    "friedman": lambda: jaxtests.friedman(RNG.normal(size=(37, 7))),
+    "nemenyi": lambda: jaxtests.nemenyi(RNG.normal(size=(37, 7))),
+    "friedman_posthoc": lambda: jaxtests.friedman_posthoc(RNG.normal(size=(37, 7))),
+    "cochran_q": lambda: jaxtests.cochran_q(*(RNG.integers(0, 2, size=777) for _ in range(5))),
+    "cochran_q exact": lambda: jaxtests.cochran_q(
+        correct=RNG.integers(0, 2, size=(37, 3)), method="exact"
+    ),
+    "adjust_pvalues hommel": lambda: jaxtests.adjust_pvalues(RNG.random((3, 37)), "hommel"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIRST_CALLS))
+def test_a_first_call_on_concrete_data_compiles_nothing(name):
+    with CompileCounter() as counter:
+        FIRST_CALLS[name]()
+    assert (counter.traces, counter.compiles) == (0, 0)

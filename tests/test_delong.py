@@ -116,3 +116,31 @@ def test_identical_scores_and_numpy_fields():
 def test_validation_messages(args, kwargs, error, match):
     with pytest.raises(error, match=match):
         delong_test(*args, **kwargs)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_host_placements_equal_the_jitted_kernel(ties):
+    # delong_test computes on the host in numpy; the bootstrap jits
+    # kernels.bootstrap.delong_placements on a shape bucket's padding (labels 0, NaN
+    # scores). Both give the same AUCs and covariance.
+    import jax
+    from jaxtests.kernels import bootstrap as kboot
+
+    from jaxtests._delong import _delong
+
+    rng = np.random.default_rng(8)
+    n = 200
+    y = np.where(rng.random(n) < 0.35, 1.0, -1.0)
+    s = rng.normal(size=(2, n)) + (y > 0)
+    s = np.round(s, 1) if ties else s
+    auc, cov = _delong(y, s)
+    pad = 56
+    yp = np.concatenate([y, np.zeros(pad)])
+    sp = np.concatenate([s, np.full((2, pad), np.nan)], axis=1)
+    a2, v10, v01 = (np.asarray(t) for t in jax.jit(kboot.delong_placements)(yp, sp))
+    pos, neg = yp > 0, yp < 0
+    d10 = np.where(pos, v10 - a2[:, None], 0)
+    d01 = np.where(neg, v01 - a2[:, None], 0)
+    ref = d10 @ d10.T / (pos.sum() - 1) / pos.sum() + d01 @ d01.T / (neg.sum() - 1) / neg.sum()
+    np.testing.assert_allclose(auc, a2, rtol=1e-12)
+    np.testing.assert_allclose(cov, ref, rtol=1e-12)

@@ -403,3 +403,24 @@ def test_exact_batch_compiles_one_program():
     with CompileCounter() as second:
         jaxtests.friedman(_tied_tables(200, 5, 4, seed=2), method="exact")
     assert first.compiles <= 1 and (second.traces, second.compiles) == (0, 0)
+
+
+@pytest.mark.parametrize("n", [1, 4, 64, 65, 300])
+def test_average_ranks_on_the_host_equal_the_jitted_kernel_and_rankdata(n):
+    # Both kernels against scipy.stats.rankdata(method="average") with many ties, batched,
+    # and with a shape bucket's mask (the jitted kernel ranks the kept entries only).
+    import jax
+    from jaxtests.kernels import statistics as kstatistics
+
+    x = np.floor(RNG.normal(size=(2, 3, n)) * 2)
+    ranks, ties = kstatistics.average_ranks(x, xp=np)
+    np.testing.assert_array_equal(ranks, stats.rankdata(x, axis=-1))
+    _, counts = zip(*(np.unique(row, return_counts=True) for row in x.reshape(-1, n)))
+    ref = np.array([np.sum(c**3 - c) for c in counts], float).reshape(2, 3)
+    np.testing.assert_array_equal(ties, ref)
+    where = np.arange(n) < max(n - 3, 1)
+    host = kstatistics.average_ranks(x, where, xp=np)
+    traced = jax.jit(kstatistics.average_ranks)(x, where)
+    np.testing.assert_allclose(host[0][..., where], np.asarray(traced[0])[..., where], rtol=1e-12)
+    np.testing.assert_allclose(host[1], traced[1], rtol=1e-12)
+    np.testing.assert_array_equal(host[0][..., where], stats.rankdata(x[..., where], axis=-1))

@@ -118,6 +118,19 @@ def test_adjust_batched_against_statsmodels(rng, method):
         np.testing.assert_allclose(res[idx], ref, rtol=1e-10, atol=1e-15)
 
 
+@pytest.mark.parametrize("method", sorted(SM_NAMES))
+def test_adjust_on_the_host_equals_the_traced_kernel(rng, method):
+    # Concrete p-values are adjusted in numpy (nothing compiled), traced ones by the
+    # jitted kernel (lax.cummax, fori_loop): the same numbers, batched, ties included.
+    import jax
+    from jaxtests.kernels import multitest
+
+    p = rng.uniform(size=(4, 3, 12)) ** 3
+    p[0, 0, :4] = p[0, 0, 4:8]
+    traced = jax.jit(multitest.adjust, static_argnames="method")(p, method)
+    np.testing.assert_allclose(multitest.adjust(p, method, xp=np), traced, rtol=1e-12, atol=0)
+
+
 @settings(max_examples=30, deadline=None)
 @given(arrays(np.float64, 7, elements=st.floats(0, 1)))
 def test_adjust_properties(p):

@@ -264,3 +264,26 @@ def test_ranked_zeros_beyond_the_subset_sum_table_fall_back_to_approx():
     np.testing.assert_allclose(float(r.pvalue), ref.pvalue, rtol=1e-10)
     with pytest.raises(ValueError, match="'pratt' or 'zsplit' rank the zeros"):
         jaxtests.wilcoxon(x, y, zero_method="pratt", method="exact")
+
+
+@pytest.mark.parametrize("n", [1, 6, 25])
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+def test_exact_on_the_host_equals_the_sign_flip_engine(n, zero_method):
+    # The exact p-values now counted on the host (subset sums) against the sign-flip
+    # engine's exact count of the same signed ranks (its jitted path), batched, with ties
+    # and zeros, including a row of zeros only.
+    from jaxtests._signflip import signflip_pvalue
+
+    d = np.round(RNG.normal(size=(3, n)), 1)
+    d[0] = 0.0
+    for alternative in ALTS:
+        r = jaxtests.wilcoxon(d, zero_method=zero_method, method="exact", alternative=alternative)
+        signed = jaxtests._wilcoxon._signed_ranks(d, zero_method)[0]
+        if n == 1:  # the engine needs two columns; a zero one changes no p-value
+            signed = np.concatenate([signed, np.zeros_like(signed)], axis=-1)
+        ref = signflip_pvalue(
+            "mean", signed, alternative=alternative, method="exact", n_resamples=None
+        )
+        np.testing.assert_allclose(r.pvalue, ref.pvalue, rtol=1e-12, atol=0)
+        np.testing.assert_allclose(r.pvalue_interval, ref.pvalue_interval, rtol=1e-12, atol=0)
+        assert r.n_resamples == ref.n_resamples and r.permutation_method == "exact"

@@ -15,7 +15,7 @@ import numpy as np
 from jaxtests import _permutation_methods as PM
 from jaxtests import _tails
 from jaxtests._precision import x64
-from jaxtests._results import result, static_field
+from jaxtests._results import PermutationFields, result, static_field
 from jaxtests._validation import as_float_array, as_names, is_concrete, rescale_pow2, scale_back
 from jaxtests._validation import check_rcond as _check_rcond
 from jaxtests.kernels import statistics as kstatistics
@@ -28,7 +28,7 @@ __all__ = ["AnovaResult", "ManovaResult", "anova", "manova"]
 
 
 @result
-class AnovaResult:
+class AnovaResult(PermutationFields):
     """Result of :func:`anova`.
 
     Attributes
@@ -53,7 +53,7 @@ class AnovaResult:
         "parametric" (F distribution) or "permutation" (algorithm labels permuted
         within each fold).
     pvalue_interval, n_resamples, seed, permutation_method
-        Permutation only, as in :class:`TtestResult`.
+        ``method="permutation"`` only (:class:`~jaxtests._results.PermutationFields`).
     """
 
     statistic: jax.Array
@@ -66,10 +66,6 @@ class AnovaResult:
     partial_eta_squared: jax.Array
     blocked: bool = static_field()
     method: str = static_field()
-    pvalue_interval: jax.Array | None = None
-    n_resamples: int | None = static_field(default=None)
-    seed: object = static_field(default=None)
-    permutation_method: str | None = static_field(default=None)
 
 
 def _oneway_statistics(x, where, xp=jnp):
@@ -288,7 +284,7 @@ def _manova_dfs(p, q, v):
 
 
 @result
-class ManovaResult:
+class ManovaResult(PermutationFields):
     """Result of :func:`manova`.
 
     ``statistic``/``pvalue``/``f_statistic``/``df`` are Wilks' Lambda with its F
@@ -300,8 +296,8 @@ class ManovaResult:
     the learned performance measures: the eigen-decomposition of ``E^-1 H``, with
     ``s = min(p, L - 1)``. ``h`` and ``e`` are the between and within scatter matrices.
     With ``method="permutation"``, ``pvalue`` is the permutation p-value of Wilks'
-    Lambda (``pvalue_interval``, ``n_resamples``, ``seed``, ``permutation_method`` as in
-    :class:`TtestResult`); every other p-value stays parametric.
+    Lambda (with the fields of :class:`~jaxtests._results.PermutationFields`);
+    every other p-value stays parametric.
     """
 
     statistic: jax.Array
@@ -331,10 +327,6 @@ class ManovaResult:
     e: jax.Array
     names: tuple | None = static_field()
     method: str = static_field()
-    pvalue_interval: jax.Array | None = None
-    n_resamples: int | None = static_field(default=None)
-    seed: object = static_field(default=None)
-    permutation_method: str | None = static_field(default=None)
 
     def learned_measures(self, digits=3):
         """The eigenvectors as text, ``M1: -0.379·tp + 0.733·fp ...`` (unbatched only)."""

@@ -10,7 +10,7 @@ from jaxtests import _permutation_methods as PM
 from jaxtests import _validation as v
 from jaxtests._friedman_exact import EXACT_MAX_WORK, exact_pvalues, n_orders
 from jaxtests._precision import x64
-from jaxtests._results import result, static_field
+from jaxtests._results import PermutationFields, result, static_field
 from jaxtests._studentized import range_isf, range_sf
 from jaxtests.kernels import statistics as kstatistics
 
@@ -48,7 +48,7 @@ def f_min_datasets(k):
 
 
 @result
-class FriedmanResult:
+class FriedmanResult(PermutationFields):
     """Result of :func:`friedman`.
 
     Attributes
@@ -74,7 +74,7 @@ class FriedmanResult:
     n_datasets, n_learners : int
     method : str
     pvalue_interval, n_resamples, seed, permutation_method
-        Permutation only, as in :func:`jaxtests.anova`; ``permutation_method`` is
+        Permutation only (:class:`~jaxtests._results.PermutationFields`); ``permutation_method`` is
         "exact" for method "exact" (and for "f" where it gave the exact p-value).
     """
 
@@ -88,10 +88,6 @@ class FriedmanResult:
     n_datasets: int = static_field()
     n_learners: int = static_field()
     method: str = static_field()
-    pvalue_interval: jax.Array | None = None
-    n_resamples: int | None = static_field(default=None)
-    seed: object = static_field(default=None)
-    permutation_method: str | None = static_field(default=None)
 
 
 def _ranks_iv(scores, higher_is_better, batch=False):

@@ -7,7 +7,7 @@ from jaxtests import _pvalues
 from jaxtests import _validation as v
 from jaxtests._engine import MAX_MITM
 from jaxtests._precision import x64
-from jaxtests._results import result, static_field
+from jaxtests._results import PermutationFields, result, static_field
 from jaxtests._signflip import signflip_pvalue
 from jaxtests.kernels import statistics as kstatistics
 
@@ -18,7 +18,7 @@ METHODS = ("auto", "exact", "approx", "asymptotic", "permutation")
 
 
 @result
-class WilcoxonResult:
+class WilcoxonResult(PermutationFields):
     """Result of :func:`wilcoxon`.
 
     Attributes
@@ -38,15 +38,9 @@ class WilcoxonResult:
     alternative, method, zero_method : str
         ``method`` as resolved: "exact", "approx" or "permutation".
     correction : bool
-    pvalue_interval : array ``(..., 2)`` or None
-        Exact and permutation: 99% Clopper-Pearson interval of a Monte Carlo p-value,
-        ``(pvalue, pvalue)`` when exact.
-    n_resamples : int or None
-        Sign patterns evaluated (``2^n`` when exact).
-    seed : int, tuple or None
-        The seed that repeats Monte Carlo draws (None when exact).
-    permutation_method : str or None
-        "exact", "monte-carlo" or "binomial" (see :func:`jaxtests.signflip_test`).
+    pvalue_interval, n_resamples, seed, permutation_method
+        Methods "exact" and "permutation" (:class:`~jaxtests._results.PermutationFields`);
+        ``n_resamples`` counts sign patterns, ``2^n`` when exact.
     """
 
     statistic: jax.Array
@@ -60,10 +54,6 @@ class WilcoxonResult:
     method: str = static_field()
     zero_method: str = static_field()
     correction: bool = static_field()
-    pvalue_interval: jax.Array | None = None
-    n_resamples: int | None = static_field(default=None)
-    seed: object = static_field(default=None)
-    permutation_method: str | None = static_field(default=None)
 
 
 def _signed_ranks(d, zero_method):

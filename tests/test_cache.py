@@ -40,9 +40,9 @@ import numpy as np
 import jaxtests
 
 at_import = jax.config.jax_compilation_cache_dir
-# a Monte Carlo sign-flip test (programs kept by jaxtests._aot) and Hotelling's T² (plain jit)
+# a Monte Carlo sign-flip test (programs kept by jaxtests._aot) and MANOVA (plain jit)
 jaxtests.signflip_test(np.linspace(-1, 2, 40), n_resamples=99, key=0)
-jaxtests.hotelling_t2(np.eye(6, 2) + np.arange(12).reshape(6, 2) ** 0.5, np.zeros((6, 2)))
+jaxtests.manova(np.sin(np.arange(48.0)).reshape(3, 8, 2))
 print(json.dumps(dict(
     counts,
     at_import=at_import,

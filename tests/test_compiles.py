@@ -258,10 +258,11 @@ def test_another_alternative_compiles_nothing_without_max_t():
 
 def test_compile_counter_sees_a_new_bucket():
     # The counter can fail: a size in a new bucket traces its programs.
-    # (the parametric tests compute concrete data in numpy: DeLong's placements compile)
-    jaxtests.delong_test(_labels(20), RNG.normal(size=20), RNG.normal(size=20))
+    # (the parametric and rank tests compute concrete data in numpy: a sign-flip test's
+    # preparation program compiles)
+    jaxtests.signflip_test(RNG.normal(size=20), n_resamples=99, key=0)
     with CompileCounter() as counter:
-        jaxtests.delong_test(_labels(300), RNG.normal(size=300), RNG.normal(size=300))
+        jaxtests.signflip_test(RNG.normal(size=32 * 2**9 + 1), n_resamples=99, key=0)
     assert counter.traces >= 1
 
 

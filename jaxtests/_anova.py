@@ -371,28 +371,27 @@ class ManovaResult(PermutationFields):
         return "\n".join(out)
 
 
-@jax.jit
-def _manova(x):
+def _manova_statistics(x, xp=jnp):
     n_groups, k, p = x.shape[-3], x.shape[-2], x.shape[-1]
     q, v = n_groups - 1, n_groups * (k - 1)
-    h, e = kstatistics.manova_he(x)
-    lam, vec = kstatistics.manova_eigen(h, e)
+    h, e = kstatistics.manova_he(x, xp)
+    lam, vec = kstatistics.manova_eigen(h, e, xp)
     s = min(p, q)
     lam, vec = lam[..., :s], vec[..., :s]
     (w1, w2, t), (p1, p2), (h1, h2, hc), (r1, r2) = _manova_dfs(p, q, v)
-    wilks = jnp.exp(jnp.linalg.slogdet(e)[1] - jnp.linalg.slogdet(e + h)[1])
+    wilks = xp.exp(xp.linalg.slogdet(e)[1] - xp.linalg.slogdet(e + h)[1])
     lt = wilks ** (1 / t)
     wf = (1 - lt) / lt * w2 / w1
-    pillai = jnp.sum(lam / (1 + lam), axis=-1)
+    pillai = xp.sum(lam / (1 + lam), axis=-1)
     pf = p2 / p1 * pillai / (s - pillai)
-    hl = jnp.sum(lam, axis=-1)
+    hl = xp.sum(lam, axis=-1)
     hf = h2 / h1 * hl / hc
     roy = lam[..., 0]
     rf = r2 / r1 * roy
-    bart = -(v - (p - q + 1) / 2) * jnp.log(wilks)
-    share = lam / jnp.sum(lam, axis=-1, keepdims=True)
-    scale = jnp.max(jnp.abs(x - jnp.mean(x, axis=-2, keepdims=True)), axis=(-3, -2))
-    rcond = kstatistics.correlation_rcond(e, scale)
+    bart = -(v - (p - q + 1) / 2) * xp.log(wilks)
+    share = lam / xp.sum(lam, axis=-1, keepdims=True)
+    scale = xp.max(xp.abs(x - xp.mean(x, axis=-2, keepdims=True)), axis=(-3, -2))
+    rcond = kstatistics.correlation_rcond(e, scale, xp)
     # the tails are the host's (jaxtests._tails), after this program
     return dict(
         statistic=wilks,
@@ -410,6 +409,24 @@ def _manova(x):
         h=h,
         e=e,
     ), rcond
+
+
+_manova_jitted = jax.jit(_manova_statistics)
+
+
+def _manova(x):
+    """MANOVA's statistics in numpy for concrete ``x`` (nothing compiled), else jitted.
+
+    A Cholesky factor numpy refuses (``E`` not positive definite) takes the jitted path,
+    whose NaNs the conditioning check reports.
+    """
+    if is_concrete(x):
+        try:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return _manova_statistics(np.asarray(x), np)
+        except np.linalg.LinAlgError:
+            pass
+    return _manova_jitted(x)
 
 
 def _neg_wilks_by_fold(xb):

@@ -452,7 +452,7 @@ def blocked_anova_f(x, where=None, xp=jnp):
     return xp.where(ss.treatment == 0, xp.zeros_like(f), f)
 
 
-def manova_he(x):
+def manova_he(x, xp=jnp):
     """Between (H) and within (E) scatter matrices of ``x : (..., L, k, p)`` (Yildiz & Alpaydin).
 
     Returns ``(H, E)``, each ``(..., p, p)``. ``H`` is exactly 0 when its trace (the
@@ -460,24 +460,27 @@ def manova_he(x):
     ``max|x|``: identical algorithms give Wilks' Lambda 1 and zero eigenvalues.
     """
     n_groups, k, p = x.shape[-3], x.shape[-2], x.shape[-1]
-    gm = jnp.mean(x, axis=-2)  # (..., L, p)
-    grand = jnp.mean(gm, axis=-2)  # (..., p)
+    gm = xp.mean(x, axis=-2)  # (..., L, p)
+    grand = xp.mean(gm, axis=-2)  # (..., p)
     dc = gm - grand[..., None, :]
-    h = k * jnp.einsum("...li,...lj->...ij", dc, dc)
-    floor = rounding_floor(jnp.max(jnp.abs(x), axis=(-3, -2, -1)), n_groups * k * p)
-    h_zero = jnp.trace(h, axis1=-2, axis2=-1) <= floor
-    h = jnp.where(h_zero[..., None, None], jnp.zeros_like(h), h)
+    h = k * xp.einsum("...li,...lj->...ij", dc, dc)
+    floor = rounding_floor(xp.max(xp.abs(x), axis=(-3, -2, -1)), n_groups * k * p, xp)
+    h_zero = xp.trace(h, axis1=-2, axis2=-1) <= floor
+    h = xp.where(h_zero[..., None, None], xp.zeros_like(h), h)
     xc = x - gm[..., :, None, :]
-    e = jnp.einsum("...lki,...lkj->...ij", xc, xc)
+    e = xp.einsum("...lki,...lkj->...ij", xc, xc)
     return h, e
 
 
-def _whiten(h, e):
+def _whiten(h, e, xp=jnp):
     # E = C C'; C^-1 H C^-T is symmetric with the eigenvalues of E^-1 H, so eigh applies.
-    c = jnp.linalg.cholesky(e)
-    a = lax.linalg.triangular_solve(c, h, left_side=True, lower=True)
-    m = lax.linalg.triangular_solve(c, a, left_side=False, lower=True, transpose_a=True)
-    return c, 0.5 * (m + jnp.swapaxes(m, -1, -2))
+    c = xp.linalg.cholesky(e)
+    if xp is jnp:
+        a = lax.linalg.triangular_solve(c, h, left_side=True, lower=True)
+        m = lax.linalg.triangular_solve(c, a, left_side=False, lower=True, transpose_a=True)
+    else:  # numpy has no batched triangular solve: general ones, C^-1 (C^-1 H)' = C^-1 H C^-T
+        m = np.swapaxes(np.linalg.solve(c, np.swapaxes(np.linalg.solve(c, h), -1, -2)), -1, -2)
+    return c, 0.5 * (m + xp.swapaxes(m, -1, -2))
 
 
 def manova_eigenvalues(h, e):
@@ -487,20 +490,23 @@ def manova_eigenvalues(h, e):
     return jnp.maximum(lam, 0)
 
 
-def manova_eigen(h, e):
+def manova_eigen(h, e, xp=jnp):
     """Eigenvalues (descending) and unit eigenvectors of ``E^-1 H`` (Yildiz & Alpaydin §3.6).
 
     Each eigenvector is signed so that its largest-magnitude coefficient is positive.
     """
-    c, m = _whiten(h, e)
-    lam, u = jnp.linalg.eigh(m)
+    c, m = _whiten(h, e, xp)
+    lam, u = xp.linalg.eigh(m)
     lam, u = lam[..., ::-1], u[..., ::-1]
     # v = C^-T u solves E^-1 H v = lambda v.
-    v = lax.linalg.triangular_solve(c, u, left_side=True, lower=True, transpose_a=True)
-    v = v / jnp.linalg.norm(v, axis=-2, keepdims=True)
-    idx = jnp.argmax(jnp.abs(v), axis=-2, keepdims=True)
-    sign = jnp.sign(jnp.take_along_axis(v, idx, axis=-2))
-    return jnp.maximum(lam, 0), v * sign
+    if xp is jnp:
+        v = lax.linalg.triangular_solve(c, u, left_side=True, lower=True, transpose_a=True)
+    else:
+        v = np.linalg.solve(np.swapaxes(c, -1, -2), u)
+    v = v / xp.linalg.norm(v, axis=-2, keepdims=True)
+    idx = xp.argmax(xp.abs(v), axis=-2, keepdims=True)
+    sign = xp.sign(xp.take_along_axis(v, idx, axis=-2))
+    return xp.maximum(lam, 0), v * sign
 
 
 def wilks_lambda(x):

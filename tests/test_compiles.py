@@ -376,8 +376,8 @@ def test_permutation_paths_called_again_compile_nothing_and_keep_no_memory(path)
     assert _resident_mb() - before < 16
 
 
-# Issue 37: the rank tests compute on the host in numpy for concrete data, so a first call
-# at a size (and bucket) seen nowhere else in the suite compiles and traces nothing.
+# Issue 37: the rank tests and MANOVA compute on the host in numpy for concrete data, so a
+# first call at a size (and bucket) seen nowhere else in the suite compiles and traces nothing.
 FIRST_CALLS = {
     "delong_test": lambda: jaxtests.delong_test(_labels(777), *RNG.normal(size=(2, 777))),
     "delong_interval": lambda: jaxtests.delong_interval(_labels(777), RNG.normal(size=777)),
@@ -391,6 +391,7 @@ FIRST_CALLS = {
         correct=RNG.integers(0, 2, size=(37, 3)), method="exact"
     ),
     "adjust_pvalues hommel": lambda: jaxtests.adjust_pvalues(RNG.random((3, 37)), "hommel"),
+    "manova": lambda: jaxtests.manova(RNG.normal(size=(2, 3, 37, 2))),
 }
 
 

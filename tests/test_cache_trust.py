@@ -286,12 +286,13 @@ def test_full_disk_leaves_no_temporary_files(tmp_path, expected):
 
 
 def test_every_program_is_stored_again_after_its_file_goes(tmp_path, expected):
-    # A plain jitted program first (friedman's ranks) opens JAX's cache before the engine's
-    # programs compile; they went into JAX's cache too, and with their files gone only those
-    # JAX did not hold were stored again (issue 43.5: 2 of 7).
+    # A plain jitted program first (a paired t under the user's jit: friedman's ranks, once,
+    # now run in numpy) opens JAX's cache before the engine's programs compile; they went
+    # into JAX's cache too, and with their files gone only those JAX did not hold were
+    # stored again (issue 43.5: 2 of 7).
     prelude = (
-        "import numpy, jaxtests\n"
-        "jaxtests.friedman(numpy.eye(5, 3) + numpy.arange(15.0).reshape(5, 3) ** 0.5)\n"
+        "import jax, numpy, jaxtests\n"
+        "jax.jit(jaxtests.ttest_paired)(numpy.arange(5.0), numpy.arange(5.0) ** 0.5)\n"
     )
     cache = tmp_path / "jax"
     first = _run(tmp_path, cache, prelude=prelude)

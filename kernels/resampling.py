@@ -329,7 +329,7 @@ def _correction_chunk(
     stream,
     t_cap,
     n_live=None,
-    max_rows=None,
+    size=None,
 ):
     """Sums of ``need`` distinct uniform members (``want``) or non-members, one lane per draw.
 
@@ -340,12 +340,14 @@ def _correction_chunk(
     of ``z`` over the accepted positions and the counts still missing after
     ``t_cap`` trials (0 when done). ``stream`` (0 or 1) selects an independent
     trial stream (restarts use 1). ``rows``, ``stream`` and ``t_cap`` may be traced,
-    with ``max_rows`` (static, default ``rows``) the bucket rows kept in memory.
+    with ``size`` (static, default ``rows q``) the bucket words kept in memory:
+    lane ``l`` owns words ``[l rows, (l + 1) rows)``, so only lanes that fit
+    may have a positive ``need``.
 
     The trial of step ``t + 1`` (three hashes) is computed at the end of step
     ``t`` and carried, packed in one uint64, so XLA keeps it in memory instead
     of recomputing it inside each consumer; the bucket bits live in a flat
-    ``(rows q,)`` array updated by a scatter.
+    ``(size,)`` array updated by a scatter.
     """
     q = r.shape[0]
     trial = _packed_trials(
@@ -360,6 +362,7 @@ def _correction_chunk(
         n_live=n_live,
     )
     lane = jnp.arange(q, dtype=jnp.int64)
+    n_bits = rows * q if size is None else size
 
     def cond(state):
         t, rem, _, _, _ = state
@@ -370,13 +373,15 @@ def _correction_chunk(
         u = (packed & jnp.uint64(0xFFFFFFFF)).astype(jnp.int64)
         bucket = ((packed >> 32) & jnp.uint64(0x7FFFFFFF)).astype(jnp.int64)
         elig = (packed >> 63) == 1
-        flat = (bucket >> 5) * q + lane
+        flat = lane * jnp.asarray(rows).astype(jnp.int64) + (bucket >> 5)
         bit = jnp.uint32(1) << (bucket & 31).astype(jnp.uint32)
-        seen = bits.at[flat].get(mode="promise_in_bounds")
+        # Lanes with nothing left to take may lie past the bits (a restart's unused
+        # lanes): they read a clipped word and write nothing.
+        seen = bits.at[flat].get(mode="clip")
         take = (rem > 0) & elig & ((seen & bit) == 0)
-        bits = bits.at[flat].set(
+        bits = bits.at[jnp.where(rem > 0, flat, n_bits)].set(
             seen | jnp.where(take, bit, jnp.uint32(0)),
-            mode="promise_in_bounds",
+            mode="drop",
             unique_indices=True,
         )
         zu = z.at[:, u].get(mode="promise_in_bounds")  # (H, q)
@@ -387,24 +392,11 @@ def _correction_chunk(
         jnp.int32(0),
         need,
         jnp.zeros((z.shape[0], q), z.dtype),
-        jnp.zeros(((rows if max_rows is None else max_rows) * q,), jnp.uint32),
+        jnp.zeros((n_bits,), jnp.uint32),
         trial(jnp.int32(0)),
     )
     _, rem, total, _, _ = lax.while_loop(cond, body, init)
     return total, rem
-
-
-def _compact(mask):
-    """Indices of the true entries of ``mask : (L,)`` first (in order), and their count."""
-    n_lanes = mask.shape[0]
-    pos = jnp.cumsum(mask.astype(jnp.int32), dtype=jnp.int32) - 1
-    dest = jnp.where(mask, pos, n_lanes)
-    order = (
-        jnp.full((n_lanes + 1,), n_lanes, jnp.int32)
-        .at[dest]
-        .set(jnp.arange(n_lanes, dtype=jnp.int32), mode="drop")
-    )
-    return order[:n_lanes], jnp.sum(mask.astype(jnp.int32), dtype=jnp.int32)
 
 
 def _order_by(level):
@@ -517,77 +509,82 @@ def subset_corrections(
     if exact_last:
         caps[-1] = 2**31 - 1
     tier_hi = jnp.asarray([hi for hi, _ in tiers], jnp.int32)
-    tier_rows = jnp.asarray([rows for _, rows in tiers], jnp.int32)
-    tier_cap = jnp.asarray(caps, jnp.int32)
+    # Restarts with exact buckets (lanes beyond the last tier or out of trials: hashed
+    # buckets can all be taken when few positions are eligible) are one more stage of
+    # the same loop: a loop of their own compiled the trial code again (the two-sample
+    # program, 200 + 200: 156 -> 129 kernels, compile ~2.0 -> ~1.5 s on a 2-core VM at
+    # load 1.6). Exact buckets for every need: none can fail.
+    restarts = not (top >= n and all(32 * rows >= n for _, rows in tiers))
+    n_tiers = len(tiers)
     # Bucket bits in memory for every tier: a register-carried variant for small
     # tiers (unrolled batches of trials) compiled ~1 s longer and ran slower at the
     # capacity sizes (2-core VM, 2026-11-24: 47 vs 62-70 ms at 50 + 950 items).
+    size = max(max(rows for _, rows in tiers) * chunk, rows_exact)
+    # A restart's exact buckets take more words per lane, so fewer lanes run per chunk
+    # (restarts are rare: the lockstep of unused lanes costs little).
+    stage_rows = jnp.asarray([*(rows for _, rows in tiers), rows_exact], jnp.int32)
+    stage_cap = jnp.asarray([*caps, 2**31 - 1], jnp.int32)
+    stage_step = jnp.asarray([chunk] * n_tiers + [min(chunk, size // rows_exact)], jnp.int32)
     run = functools.partial(
-        _correction_chunk,
-        n=n,
-        n_words=n_words,
-        mode=mode,
-        stream=0,
-        n_live=n_live,
-        max_rows=max(rows for _, rows in tiers),
+        _correction_chunk, n=n, n_words=n_words, mode=mode, n_live=n_live, size=size
     )
+    tail = jnp.zeros((chunk,), order.dtype)
 
-    def tier(i, state):
+    def tier_lanes(i, lo, rem_all):
+        hi_end = jnp.sum(
+            (need <= tier_hi[jnp.minimum(i, n_tiers - 1)]).astype(jnp.int32), dtype=jnp.int32
+        )
+        return pad, need_pad, lo, hi_end
+
+    def restart_lanes(i, lo, rem_all):
+        redo = (need > top) | (rem_all > 0)
+        # A sort rather than a cumsum and a scatter: it compiles to one kernel.
+        idx = _order_by(jnp.where(redo, 0, 1))
+        n_redo = jnp.sum(redo.astype(jnp.int32), dtype=jnp.int32)
+        return (
+            jnp.concatenate([idx, tail]),
+            jnp.concatenate([need[idx], tail.astype(need.dtype)]),
+            jnp.int32(0),
+            n_redo,
+        )
+
+    def stage(i, state):
         lo, total, rem_all = state
-        hi_end = jnp.sum((need <= tier_hi[i]).astype(jnp.int32), dtype=jnp.int32)
+        if restarts:
+            lanes, needs, start, end = lax.cond(
+                i == n_tiers, restart_lanes, tier_lanes, i, lo, rem_all
+            )
+        else:
+            lanes, needs, start, end = tier_lanes(i, lo, rem_all)
+        step = stage_step[i]
 
         def chunk_body(st):
             start, total, rem_all = st
-            ln = lax.dynamic_slice_in_dim(pad, start, chunk)
-            live = (start + jnp.arange(chunk, dtype=jnp.int32)) < hi_end
-            nd = jnp.where(live, lax.dynamic_slice_in_dim(need_pad, start, chunk), 0)
+            ln = lax.dynamic_slice_in_dim(lanes, start, chunk)
+            k = jnp.arange(chunk, dtype=jnp.int32)
+            live = (k < step) & (start + k < end)
+            nd = jnp.where(live, lax.dynamic_slice_in_dim(needs, start, chunk), 0)
             tot, rem = run(
-                lane_keys[ln], r[ln], nd, want[ln], z, rows=tier_rows[i], t_cap=tier_cap[i]
+                lane_keys[ln],
+                r[ln],
+                nd,
+                want[ln],
+                z,
+                rows=stage_rows[i],
+                stream=(i == n_tiers).astype(jnp.int32),
+                t_cap=stage_cap[i],
             )
             dest = jnp.where(live, ln, n_lanes)
             total = total.at[:, dest].set(tot, mode="drop")
             rem_all = rem_all.at[dest].set(rem, mode="drop")
-            return start + chunk, total, rem_all
+            return start + step, total, rem_all
 
         _, total, rem_all = lax.while_loop(
-            lambda st: st[0] < hi_end, chunk_body, (lo, total, rem_all)
+            lambda st: st[0] < end, chunk_body, (start, total, rem_all)
         )
-        return hi_end, total, rem_all
+        return end, total, rem_all
 
-    _, total, rem_all = lax.fori_loop(0, len(tiers), tier, (lo, total, rem_all))
-    if top >= n and all(32 * rows >= n for _, rows in tiers):
-        return total  # exact buckets for every need: no lane can fail
-
-    # Restarts with exact buckets: lanes beyond the last tier or out of trials
-    # (hashed buckets can all be taken when few positions are eligible).
-    redo = (need > top) | (rem_all > 0)
-    idx, n_redo = _compact(redo)
-    small = 64
-    idx_pad = jnp.concatenate([idx, jnp.zeros((small,), idx.dtype)])
-
-    def redo_body(state):
-        start, total = state
-        ln = lax.dynamic_slice_in_dim(idx_pad, start, small)
-        live = (start + jnp.arange(small, dtype=jnp.int32)) < n_redo
-        nd = jnp.where(live, need[ln], 0)
-        tot, _ = _correction_chunk(
-            lane_keys[ln],
-            r[ln],
-            nd,
-            want[ln],
-            z,
-            n=n,
-            n_words=n_words,
-            mode=mode,
-            rows=rows_exact,
-            stream=1,
-            t_cap=2**31 - 1,
-            n_live=n_live,
-        )
-        total = total.at[:, jnp.where(live, ln, n_lanes)].set(tot, mode="drop")
-        return start + small, total
-
-    _, total = lax.while_loop(lambda s: s[0] < n_redo, redo_body, (jnp.int32(0), total))
+    _, total, _ = lax.fori_loop(0, n_tiers + restarts, stage, (lo, total, rem_all))
     return total
 
 

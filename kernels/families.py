@@ -95,12 +95,7 @@ def float64_err(d, n_words, a, c, n_live=None):
     float64 sum within ``gamma_{32 n_live}``, plus the affine map's rounding
     (an FMA only rounds less). ``d : (H, m)``, ``a, c : (H,)``.
     """
-    live = n_words if n_live is None else n_live
-    live_f = live if isinstance(live, int) else live.astype(d.dtype)
-    abs_sum = jnp.sum(jnp.abs(d), axis=-1)
-    bound = kresampling.dense_sums_error_bound(abs_sum, n_words)
-    bound = bound + (32 * live_f + 8) * EPS * abs_sum
-    return (a * bound + 8 * EPS * jnp.abs(c)) * (1 + 2.0**-20)
+    return _dense_err(kresampling.dense_sums_error_bound, d, n_words, a, c, n_live)
 
 
 def dense32_err(d, n_words, a, c, n_live=None):
@@ -111,10 +106,15 @@ def dense32_err(d, n_words, a, c, n_live=None):
     ordered float64 sum within ``gamma_{32 n_live}``, plus the affine map's
     rounding. ``d : (H, m)``, ``a, c : (H,)``.
     """
+    return _dense_err(kresampling.dense_sums32_error_bound, d, n_words, a, c, n_live)
+
+
+def _dense_err(sum_bound, d, n_words, a, c, n_live):
+    """A dense family's bound: its sums' ``sum_bound`` plus the ordered sum's and the map's."""
     live = n_words if n_live is None else n_live
     live_f = live if isinstance(live, int) else live.astype(d.dtype)
     abs_sum = jnp.sum(jnp.abs(d), axis=-1)
-    bound = kresampling.dense_sums32_error_bound(abs_sum, n_words)
+    bound = sum_bound(abs_sum, n_words)
     bound = bound + (32 * live_f + 8) * EPS * abs_sum
     return (a * bound + 8 * EPS * jnp.abs(c)) * (1 + 2.0**-20)
 

@@ -12,6 +12,7 @@ distribution's standard deviation with ``ddof=1``. The draws come from
 
 import functools
 import math
+import statistics
 import warnings
 from typing import NamedTuple
 
@@ -53,6 +54,7 @@ MAX_RESAMPLES = 10**8
 # Fewer clusters than this: the cluster bootstrap warns (Cameron, Gelbach & Miller 2008 find
 # its rejection rates well above the level at 5-10 clusters; 3 of 5 tests here at G = 5)
 FEW_CLUSTERS = 20
+_SQRT1_2 = math.sqrt(0.5)
 _MEASURES = ("accuracy", "error", "tpr", "recall", "fpr", "precision", "f1")
 
 
@@ -318,10 +320,26 @@ def _tie_tol(theta, dist):
     return float(_pvalues.tie_tol(theta, magnitude, xp=np))
 
 
+def _ndtr(x):
+    """The standard normal CDF, cephes' ``ndtr`` on the standard library's erf and erfc
+    (importing ``scipy.special`` would be most of a bootstrap's first call)."""
+    z = abs(x) * _SQRT1_2
+    if z < _SQRT1_2:
+        return 0.5 + 0.5 * math.erf(x * _SQRT1_2)
+    y = 0.5 * math.erfc(z)
+    return 1 - y if x > 0 else y
+
+
+def _ndtri(p):
+    """The standard normal quantile (Wichura's AS 241, as ``statistics.NormalDist``), with
+    ``scipy.special.ndtri``'s infinities at 0 and 1."""
+    if not 0 < p < 1:
+        return {0.0: -math.inf, 1.0: math.inf}.get(float(p), math.nan)
+    return statistics.NormalDist().inv_cdf(p)
+
+
 def _interval(dist, theta_hat, stat, samples, paired, opts, live=None):
     """``(low, high, z0, a)`` of one test from its distribution."""
-    from scipy import special
-
     level = opts.confidence_level
     alpha = (1 - level) / 2 if opts.alternative == "two-sided" else 1 - level
     z0 = a = None
@@ -330,12 +348,12 @@ def _interval(dist, theta_hat, stat, samples, paired, opts, live=None):
         # above), as in the permutation engine's p-values; scipy compares floats exactly
         tol = _tie_tol(theta_hat, dist)
         below, at_most = np.sum(dist < theta_hat - tol), np.sum(dist <= theta_hat + tol)
-        z0 = special.ndtri((below + at_most) / (2 * dist.size))
+        z0 = _ndtri((below + at_most) / (2 * dist.size))
         a = _acceleration(_draws.jackknife(stat, samples, paired, live))
-        z_a = float(special.ndtri(alpha))
+        z_a = float(_ndtri(alpha))
         with np.errstate(invalid="ignore", divide="ignore"):
             n1, n2 = z0 + z_a, z0 - z_a
-            probs = (special.ndtr(z0 + n1 / (1 - a * n1)), special.ndtr(z0 + n2 / (1 - a * n2)))
+            probs = (_ndtr(z0 + n1 / (1 - a * n1)), _ndtr(z0 + n2 / (1 - a * n2)))
     else:
         probs = (alpha, 1 - alpha)
     low, high = _quantiles(dist, probs)

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxtests import _engine
+from jaxtests import _aot, _engine
 from jaxtests._buckets import pad_axis
 from jaxtests._validation import to_device
 from jaxtests.kernels import bootstrap as kboot
@@ -267,19 +267,31 @@ class _Programs(NamedTuple):
 
 
 def _jit(stat):
-    """The jitted programs of statistic ``stat`` (its name, or a callable bound in)."""
-    static = () if callable(stat) else ("stat",)
-    bind = functools.partial if callable(stat) else (lambda f, _: f)
+    """The jitted programs of a callable statistic ``stat``, bound in."""
     return _Programs(
         jax.jit(
-            bind(_resample_blocks, stat), static_argnames=(*static, "paired", "draws", "n_blocks")
+            functools.partial(_resample_blocks, stat),
+            static_argnames=("paired", "draws", "n_blocks"),
         ),
-        jax.jit(bind(_observed, stat), static_argnames=(*static, "paired")),
-        jax.jit(bind(_jackknife_rows, stat), static_argnames=(*static, "which", "paired", "rows")),
+        jax.jit(functools.partial(_observed, stat), static_argnames=("paired",)),
+        jax.jit(
+            functools.partial(_jackknife_rows, stat), static_argnames=("which", "paired", "rows")
+        ),
     )
 
 
-_BUILTIN = _jit("mean")  # the statistic's name is a static argument of one set of programs
+def _builtin_blocks(key, first, samples, layouts, live, *, stat, paired, draws, n_blocks):
+    return _resample_blocks(stat, key, first, samples, layouts, paired, draws, n_blocks, live)
+
+
+def _builtin_observed(samples, layouts, live, *, stat, paired):
+    return _observed(stat, samples, layouts, paired, live)
+
+
+# A built-in statistic's name is a static argument of one set of programs, called through
+# the programs kept on disk (jaxtests._aot: a later process neither traces nor lowers them).
+_BUILTIN_BLOCKS = jax.jit(_builtin_blocks, static_argnames=("stat", "paired", "draws", "n_blocks"))
+_BUILTIN_OBSERVED = jax.jit(_builtin_observed, static_argnames=("stat", "paired"))
 # A callable's programs, the most recently used first out last: jit keyed by a static
 # callable kept every new lambda's programs (7.6 MB a call) for the life of the process.
 _CALLABLE_PROGRAMS = collections.OrderedDict()
@@ -287,8 +299,6 @@ MAX_CALLABLE_PROGRAMS = 8
 
 
 def _programs(stat):
-    if not callable(stat):
-        return _BUILTIN
     progs = _CALLABLE_PROGRAMS.pop(stat, None) or _jit(stat)
     _CALLABLE_PROGRAMS[stat] = progs
     while len(_CALLABLE_PROGRAMS) > MAX_CALLABLE_PROGRAMS:
@@ -298,24 +308,27 @@ def _programs(stat):
 
 def resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks, live=None):
     """``n_blocks`` blocks of ``draws`` resamples from draw ``first``: ``(n_blocks draws,)``."""
-    fn = _programs(stat).resample_blocks
-    args = (key, first, samples, layouts)
     if not callable(stat):
-        args = (stat, *args)
-    return fn(*args, paired=paired, draws=draws, n_blocks=n_blocks, live=live)
+        static = {"stat": stat, "paired": paired, "draws": draws, "n_blocks": n_blocks}
+        args = (key, first, samples, layouts, live)
+        return _aot.call(_BUILTIN_BLOCKS, "bootstrap_draws._builtin_blocks", args, static)
+    fn = _programs(stat).resample_blocks
+    return fn(
+        key, first, samples, layouts, paired=paired, draws=draws, n_blocks=n_blocks, live=live
+    )
 
 
 def observed(samples, layouts, stat, paired, live=None):
     """The statistic of the original samples."""
-    fn = _programs(stat).observed
-    args = (samples, layouts) if callable(stat) else (stat, samples, layouts)
-    return fn(*args, paired=paired, live=live)
+    if not callable(stat):
+        static = {"stat": stat, "paired": paired}
+        args = (samples, layouts, live)
+        return _aot.call(_BUILTIN_OBSERVED, "bootstrap_draws._builtin_observed", args, static)
+    return _programs(stat).observed(samples, layouts, paired=paired, live=live)
 
 
 def _jackknife_block(first, samples, stat, which, paired, rows):
-    fn = _programs(stat).jackknife_rows
-    args = (first, samples) if callable(stat) else (stat, first, samples)
-    return fn(*args, which=which, paired=paired, rows=rows)
+    return _programs(stat).jackknife_rows(first, samples, which=which, paired=paired, rows=rows)
 
 
 def _loo_mean(x, col=None, n=None):
@@ -340,7 +353,7 @@ def _loo_auc(y, s):
 
 
 @functools.partial(jax.jit, static_argnames=("stat", "which", "paired"))
-def _jackknife_builtin(samples, stat, which, paired, live=None):
+def _jackknife_builtin(samples, live=None, *, stat, which, paired):
     """Leave-one-out statistics ``(n_which,)`` of a built-in statistic, in closed form
     (padded samples: the padding's entries are meaningless, sliced off by the caller)."""
     col, n = _columns(samples, live)
@@ -485,7 +498,17 @@ def jackknife(stat, samples, paired, live=None):
     """Leave-one-out statistics, one array per resampled sample (one when paired)."""
     which = [0] if paired else list(range(len(samples)))
     if not callable(stat):
-        out = [np.asarray(_jackknife_builtin(samples, stat, j, paired, live)) for j in which]
+        out = [
+            np.asarray(
+                _aot.call(
+                    _jackknife_builtin,
+                    "bootstrap_draws._jackknife_builtin",
+                    (samples, live),
+                    {"stat": stat, "which": j, "paired": paired},
+                )
+            )
+            for j in which
+        ]
         return out if live is None else [o[: int(live[j])] for o, j in zip(out, which)]
     out = []
     for j in which:

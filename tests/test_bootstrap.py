@@ -597,3 +597,21 @@ def test_fresh_callables_leave_nothing_behind():
     gc.collect()
     assert len(_bootstrap_draws._CALLABLE_PROGRAMS) == _bootstrap_draws.MAX_CALLABLE_PROGRAMS
     assert [r() is None for r in refs] == [True] * 4 + [False] * 8
+
+
+def test_normal_cdf_and_quantile_match_scipy_special():
+    # BCa's ndtr/ndtri come from the standard library (no scipy.special import on a
+    # bootstrap's first call); the reference is scipy.special, over the range BCa reaches.
+    import scipy.special
+
+    from jaxtests._bootstrap import _ndtr, _ndtri
+
+    x = np.concatenate([np.linspace(-8, 8, 4001), [-1.0, -0.7071067811865476, 0.0, 1e-300]])
+    got = np.array([_ndtr(v) for v in x])
+    np.testing.assert_allclose(got, scipy.special.ndtr(x), rtol=5e-15, atol=0)
+    assert [_ndtr(v) for v in (-np.inf, np.inf)] == [0.0, 1.0] and np.isnan(_ndtr(np.nan))
+    p = np.concatenate([np.linspace(1e-6, 1 - 1e-6, 4001), 10.0 ** -np.arange(1, 300, 7)])
+    got = np.array([_ndtri(v) for v in p])
+    np.testing.assert_allclose(got, scipy.special.ndtri(p), rtol=5e-15, atol=1e-15)
+    edge = [_ndtri(v) for v in (0.0, 1.0, np.float64(0.0), np.nan, -0.5, 1.5)]
+    np.testing.assert_array_equal(edge, scipy.special.ndtri([0.0, 1.0, 0.0, np.nan, -0.5, 1.5]))

@@ -34,7 +34,7 @@ def test_warmup_runs_the_plan_and_counts_compilations(monkeypatch, capsys):
         fresh = jax.jit(lambda x: x * 3 + 1)
         return [
             next(e for e in real if e[0].startswith("signflip_test")),
-            next(e for e in real if e[0].startswith("ttest_paired")),
+            next(e for e in real if e[0].startswith("bootstrap")),
             ("fresh", lambda: fresh(np.arange(5.0))),
         ]
 

@@ -87,8 +87,7 @@ def warmup_plan(max_instances=10_000, n_resamples=(9_999, 100_000)):
     numbers of resamples, one per padded size of the evaluator family this
     backend uses, up to ``max_instances``: the CPU's word loops pad to a few
     capacities, an accelerator's dense family to every ladder bucket; the paired
-    t test, one-way and blocked ANOVA of 3 algorithms and the paired Hotelling T²
-    of 2 measures on folds).
+    and unpaired bootstrap of a mean difference with BCa at every ladder size).
     """
     import jaxtests
     from jaxtests import _profile
@@ -117,13 +116,19 @@ def warmup_plan(max_instances=10_000, n_resamples=(9_999, 100_000)):
                     ),
                 )
             )
-    for k in [b for b in LADDER if 2 <= b <= 64]:
-        a, c = rng.normal(size=k), rng.normal(size=k)
-        plan.append((f"ttest_paired k={k}", lambda a=a, c=c: jaxtests.ttest_paired(a, c)))
-    for k in [b for b in LADDER if 4 <= b <= 32]:
-        x = rng.normal(size=(3, k))
-        plan.append((f"anova k={k}", lambda x=x: jaxtests.anova(x)))
-        plan.append((f"anova blocked k={k}", lambda x=x: jaxtests.anova(x, blocked=True)))
-        a, c = rng.normal(size=(k, 2)), rng.normal(size=(k, 2))
-        plan.append((f"hotelling_t2 k={k}", lambda a=a, c=c: jaxtests.hotelling_t2(a, c)))
+    # The bootstrap pads each sample to a ladder size: one program per size and statistic.
+    # (The t tests, ANOVA and Hotelling's T² run in numpy on concrete data: nothing to compile.)
+    for n in [b for b in LADDER if 8 <= b <= 32 * top]:
+        x, y = rng.normal(size=n), rng.normal(size=n)
+        for paired in (False, True):
+            plan.append(
+                (
+                    f"bootstrap mean_difference n={n}{' paired' if paired else ''}",
+                    lambda x=x, y=y, p=paired: (
+                        jaxtests.bootstrap(
+                            (x, y), "mean_difference", paired=p, key=0
+                        ).confidence_interval
+                    ),
+                )
+            )
     return plan

@@ -733,58 +733,57 @@ def signrank_pairs(d, rope, xp=jnp):
     return SignRankPairs(tuple(order), tuple(gt), tuple(ge))
 
 
-# numpy's sequential sums over a short last axis: a loop over its columns (one vector add each)
-# beats ``cumsum``'s many short rows; both add first to last, the same bits.
-_NUMPY_COLUMN_LOOP = 64
+# numpy's sequential sums over the entries (axis 0 here): a loop over the rows (one vector add
+# each) up to this many entries, else ``cumsum`` along the samples' rows; both add in the same
+# order, so the choice (by size only) changes no bit.
+_NUMPY_ROW_LOOP = 256
 
 
 def _ordered_sum(x, xp=jnp):
-    """Sum over the last axis of ``x : (..., m)``, first to last (``lax.scan``; in numpy a
-    loop over the columns or ``cumsum``, sequential too): the same bits for any leading
-    (batch) shape."""
-    if xp is not jnp:
-        if x.shape[-1] > _NUMPY_COLUMN_LOOP:
-            return xp.cumsum(x, axis=-1)[..., -1]
-        out = x[..., 0].copy()
-        for j in range(1, x.shape[-1]):
-            out += x[..., j]
+    """Sum over axis 0 of ``x : (m, ...)``, first to last (``lax.scan``; numpy's row loop
+    or ``cumsum``, sequential too): the same bits for any trailing (batch) shape."""
+    if xp is jnp:
+        out, _ = lax.scan(lambda acc, x_j: (acc + x_j, None), jnp.zeros_like(x[0]), x)
         return out
-    out, _ = lax.scan(
-        lambda acc, x_j: (acc + x_j, None), jnp.zeros_like(x[..., 0]), jnp.moveaxis(x, -1, 0)
-    )
+    if x.shape[0] > _NUMPY_ROW_LOOP:
+        return xp.cumsum(xp.moveaxis(x, 0, -1), axis=-1)[..., -1]
+    out = x[0].copy()
+    for j in range(1, x.shape[0]):
+        out += x[j]
     return out
 
 
 def _suffix_sums(x, xp=jnp):
-    """``S_j = x_j + ... + x_{m-1}``, summed last to first, and ``S_m = 0``, over the last axis
-    of ``x : (..., m)``: ``(..., m + 1)``."""
+    """``S_j = x_j + ... + x_{m-1}``, summed last to first, and ``S_m = 0``, over axis 0 of
+    ``x : (m, ...)``: ``(m + 1, ...)``."""
     if xp is jnp:
 
         def suffix(acc, x_j):
             acc = acc + x_j
             return acc, acc
 
-        _, s = lax.scan(suffix, jnp.zeros_like(x[..., 0]), jnp.moveaxis(x, -1, 0), reverse=True)
-        return jnp.concatenate([jnp.moveaxis(s, 0, -1), jnp.zeros_like(x[..., :1])], axis=-1)
-    m = x.shape[-1]
-    if m > _NUMPY_COLUMN_LOOP:
-        s = xp.cumsum(x[..., ::-1], axis=-1)[..., ::-1]
-        return xp.concatenate([s, xp.zeros_like(x[..., :1])], axis=-1)
-    s = xp.zeros((*x.shape[:-1], m + 1), x.dtype)
-    for j in range(m - 1, -1, -1):
-        s[..., j] = s[..., j + 1] + x[..., j]
+        _, s = lax.scan(suffix, jnp.zeros_like(x[0]), x, reverse=True)
+        return jnp.concatenate([s, jnp.zeros_like(x[:1])])
+    if x.shape[0] > _NUMPY_ROW_LOOP:
+        s = xp.moveaxis(xp.cumsum(xp.moveaxis(x, 0, -1)[..., ::-1], axis=-1)[..., ::-1], -1, 0)
+        return xp.concatenate([s, xp.zeros_like(x[:1])])
+    m = x.shape[0]
+    s = xp.empty((m + 1, *x.shape[1:]), x.dtype)
+    s[m] = 0
+    s[m - 1] = x[m - 1]
+    for j in range(m - 2, -1, -1):
+        xp.add(s[j + 1], x[j], out=s[j])
     return s
 
 
 def _pairs_above(w, order, gt, ge, xp=jnp):
-    """``sum_ij w_i w_j ([d_i + d_j > t] + [d_i + d_j == t] / 2)`` for ``w : (..., m)``:
-    ``(...)``, from ``d``'s order and thresholds (:func:`signrank_pairs`). Suffix sums of the
-    sorted weights, ``O(m)`` per sample; sums in a fixed order (``lax.scan``, numpy's
-    sequential ``cumsum``), as :func:`signrank_posterior`."""
-    ws = xp.take(w, order, axis=-1)  # sorted by d
+    """``sum_ij w_i w_j ([d_i + d_j > t] + [d_i + d_j == t] / 2)`` for ``w : (m, ...)``
+    (entries first): ``(...)``, from ``d``'s order and thresholds (:func:`signrank_pairs`).
+    Suffix sums of the sorted weights, ``O(m)`` per sample; sums in a fixed order, as
+    :func:`signrank_posterior`."""
+    ws = w[order]  # sorted by d
     s = _suffix_sums(ws, xp)
-    # sorted row i: sum_j w_j heaviside(d_i + d_j, t)
-    row = (xp.take(s, gt, axis=-1) + xp.take(s, ge, axis=-1)) * xp.asarray(0.5, w.dtype)
+    row = (s[gt] + s[ge]) * xp.asarray(0.5, w.dtype)  # row i: sum_j w_j heaviside(s_ij, t)
     terms = ws * row  # all products first, then plain additions (see signrank_posterior)
     return _ordered_sum(terms, xp)
 
@@ -805,6 +804,9 @@ def signrank_posterior_sorted(d, w, rope, pairs=None, xp=jnp):
     """
     if pairs is None:
         pairs = signrank_pairs(d, rope, xp)
+    w = xp.moveaxis(w, -1, 0)  # (m, ...)
+    if xp is not jnp and w.shape[0] <= _NUMPY_ROW_LOOP:
+        w = xp.ascontiguousarray(w)  # the row loops' vector adds run along contiguous rows
     above, below = (_pairs_above(w, pairs.order[k], pairs.gt[k], pairs.ge[k], xp) for k in (0, 1))
     total = _ordered_sum(w, xp)
     inside = xp.maximum(total * total - (below + above), 0)

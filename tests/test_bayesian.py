@@ -233,9 +233,9 @@ def test_signrank_kernel_is_baycomp_given_the_same_weights(kernel, data, rope, p
         np.testing.assert_array_equal(got[:, ::2], jitted[:, ::2])  # the outer sums: equal
 
 
-@pytest.mark.parametrize("m", [3, 64, 65, 300])
+@pytest.mark.parametrize("m", [3, 256, 257, 300])
 def test_signrank_host_sums_are_the_jitted_kernels(m):
-    # The numpy sums (a loop over the columns up to 64 entries, cumsum beyond) add in the
+    # The numpy sums (a loop over the rows up to 256 entries, cumsum beyond) add in the
     # jitted kernel's order: the outer sums are the same bits, the rope's within an ulp.
     rng = np.random.default_rng(m)
     d = np.r_[-np.inf, np.round(rng.normal(0, 0.05, m - 1), 2)]
@@ -516,7 +516,7 @@ def test_signrank_memory_does_not_grow_with_n_samples():
             peaks.append(tracemalloc.get_traced_memory()[1])
         finally:
             tracemalloc.stop()
-    # the samples alone: 2^18 * 3 * 8 bytes = 6 MiB; a block: a few (4096, 11) arrays
+    # the samples alone: 2^18 * 3 * 8 bytes = 6 MiB; a block: a few (1024, 11) arrays
     assert peaks[1] < 2**22 and peaks[1] <= peaks[0] + 2**16, peaks
     assert r.samples is None and r.p_left + r.p_rope + r.p_right == pytest.approx(1.0)
     # The same probabilities as from the kept samples (argmax counts; no ties here).
@@ -563,8 +563,11 @@ def test_signrank_progress_reports_samples_and_the_result_does_not_change(monkey
     kw = dict(rope=0.01, n_samples=3 * 4096 + 5, key=2, return_samples=True)
     one = bayesian.signrank(a, b, **kw)
     seen = []
-    monkeypatch.setattr(_engine, "_CHUNK_SECONDS", 1e-9)  # a block per chunk: four chunks
-    r = bayesian.signrank(a, b, **kw, progress=lambda done, total: seen.append((done, total)))
+    # a block per chunk: four chunks of 4096 (the default blocks: 1024, the same samples)
+    monkeypatch.setattr(_engine, "_CHUNK_SECONDS", 1e-9)
+    r = bayesian.signrank(
+        a, b, **kw, batch_size=4096, progress=lambda done, total: seen.append((done, total))
+    )
     assert seen == [
         (0, kw["n_samples"]),
         (4096, kw["n_samples"]),
@@ -590,5 +593,7 @@ def test_signrank_an_interrupt_between_chunks_stops_it(monkeypatch):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        bayesian.signrank(a, b, rope=0.01, n_samples=5 * 4096, key=0, progress=interrupt)
+        bayesian.signrank(
+            a, b, rope=0.01, n_samples=5 * 4096, key=0, batch_size=4096, progress=interrupt
+        )
     assert reports == [0, 4096]

@@ -736,7 +736,7 @@ def signrank_pairs(d, rope, xp=jnp):
 # numpy's sequential sums over the entries (axis 0 here): a loop over the rows (one vector add
 # each) up to this many entries, else ``cumsum`` along the samples' rows; both add in the same
 # order, so the choice (by size only) changes no bit.
-_NUMPY_ROW_LOOP = 256
+_NUMPY_ROW_LOOP = 128
 
 
 def _ordered_sum(x, xp=jnp):

@@ -6,6 +6,7 @@ import jax
 import numpy as np
 
 from jaxtests import _distributed
+from jaxtests.kernels import random as krandom
 
 __all__ = ["resolve_key"]
 
@@ -106,8 +107,6 @@ def block_key_words(key, blocks, n_keys):
     blocks = np.asarray(blocks, np.int64).astype(np.uint32)  # fold_in takes uint32 data
     data = key_words(key)
     if data is None:
-        from jaxtests.kernels import random as krandom
-
         with jax.enable_x64(True):
             return np.asarray(krandom.block_keys(key, np.asarray(blocks, np.int64), n_keys))
     # fold_in(key, b) = threefry(key, (0, b)): threefry_seed(b) is (b >> 32, b) for uint32 b

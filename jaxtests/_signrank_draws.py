@@ -31,11 +31,11 @@ def uniform53(hi, lo):
     return (top * 2.0**26 + bottom + 0.5) * 2.0**-53
 
 
-def _uniforms(k0, k1, local, first):
-    """Uniforms ``first, first + 1, ...`` (columns) of draws with key words ``k0, k1 :
-    (L, 1)`` and counters ``local : (L, 1)``; uniform ``i`` reads the words at counters
-    ``2 i KEY_BLOCK + local`` and ``KEY_BLOCK`` further on. Its width: ``first``'s."""
-    offs = np.asarray(first, np.uint32)[None, :] * np.uint32(2 * KEY_BLOCK) + local
+def _uniforms(k0, k1, local, index):
+    """Uniforms number ``index : (k,)`` of draws with key words ``k0, k1 : (L, 1)`` and
+    counters ``local : (L, 1)``: ``(L, k)``. Uniform ``i`` reads the words at counters
+    ``2 i KEY_BLOCK + local`` and ``KEY_BLOCK`` further on."""
+    offs = np.asarray(index, np.uint32)[None, :] * np.uint32(2 * KEY_BLOCK) + local
     hi = krandom.keyed_words(k0, k1, offs, xp=np)
     lo = krandom.keyed_words(k0, k1, offs + np.uint32(KEY_BLOCK), xp=np)
     return uniform53(hi, lo)

@@ -103,9 +103,7 @@ def dirichlet_weights(key, m, prior_strength, first, count):
     keys = block_key_words(key, blocks, 4)[g // KEY_BLOCK - kb0]  # (count, 4)
     local = (g % KEY_BLOCK).astype(np.uint32)
     e = np.empty((count, m))
-    with np.errstate(divide="ignore"):
-        u = _uniforms(keys[:, :1], keys[:, 1:2], local[:, None], np.arange(1, m))
-    e[:, 1:] = -np.log(u)
+    e[:, 1:] = -np.log(_uniforms(keys[:, :1], keys[:, 1:2], local[:, None], np.arange(1, m)))
     e[:, 0] = gamma(keys[:, 2], keys[:, 3], local, prior_strength) if prior_strength > 0 else 0
     return e / _halving_sum(e)[:, None]
 

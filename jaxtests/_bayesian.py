@@ -1,21 +1,17 @@
 """Bayesian comparison of two learners (Benavoli, Corani, Demšar & Zaffalon, JMLR 2017)."""
 
-import functools
 import numbers
 
 import jax
-import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
 from jaxtests import _engine
+from jaxtests import _signrank_draws as draws
 from jaxtests import _validation as v
-from jaxtests._buckets import bucket
 from jaxtests._precision import x64
 from jaxtests._progress import as_progress
 from jaxtests._random import resolve_key
 from jaxtests._results import result, static_field
-from jaxtests.kernels import random as krandom
 from jaxtests.kernels import statistics as kstatistics
 
 __all__ = ["BayesianResult", "SignRankResult", "correlated_ttest", "signrank"]
@@ -177,16 +173,12 @@ def _check_direction(higher_is_better):
 PRIOR_PLACES = ("rope", "left", "right")
 # The prior's pseudo-observation: at 0 (baycomp's only choice), or at -inf / +inf.
 _PSEUDO_OBSERVATION = {"rope": 0.0, "left": -np.inf, "right": np.inf}
-# Samples per block: a block's arrays are (block, 3, m) partial sums, each at most about
-# 3 * 2^20 float64 values (24 MiB), for at most 4096 samples and at least one.
-_MAX_BLOCK = 4096
-_BLOCK_ELEMENTS = 2**20
-# From this padded size on (768 data sets and more) the posterior sums run over the sorted
-# differences, O(m log m) per sample instead of the O(m^2) pairs (same sums up to rounding;
-# 0.09 against 4 ms a sample at m = 1024, and no (m, 3, m) indicators: 412 GB at 100,000).
-# Its blocks hold a few (block, m) arrays: 2^22 values each (32 MiB).
-_SORTED_FROM = 1024
-_SORTED_BLOCK_ELEMENTS = 2**22
+# Samples per block on the host: about 2^15 (data sets + 1) x samples values per array (256 KiB
+# of float64, a few such arrays at once), at most 1024 samples and at least 1. Measured at 20
+# data sets (2 cores, loaded; fresh arrays cost page faults): 50,000 samples in blocks of 1024
+# took 0.13 s, of 512 0.20 s, of 2048 or 4096 0.18 s.
+_MAX_BLOCK = 1024
+_BLOCK_ELEMENTS = 2**15
 
 
 @result
@@ -237,8 +229,8 @@ def _real_option(value, name, *, minimum=0.0):
     return float(value)
 
 
-# Data sets times posterior samples signrank draws at most: each costs about 0.1 us on a CPU
-# core (sorted sums from 768 data sets on), so the limit is about a minute.
+# Data sets times posterior samples signrank draws at most: each costs about 0.15 us on a CPU
+# core (numpy on the host, any number of data sets), so the limit is about a minute.
 MAX_SIGNRANK_WORK = 500_000_000
 MAX_SIGNRANK_SETS = 2**19 - 1  # with the pseudo-observation, 2 x 2^19 x 4096 = 2^32 counters
 
@@ -279,202 +271,40 @@ def _signrank_iv(a, b, rope, n_samples, prior_strength, prior_place, batch_size)
     return bv - av, rope, n_samples, prior_strength, prior_place, batch_size
 
 
-def _halving_sum(x):
-    """Sum over the last axis by halves (zero-padded to a power of two): elementwise adds of
-    fixed slices, so the same bits in any batch (a reduction's order may change with the
-    batch size), and trailing zeros (padding) change no bit."""
-    p = 1 << (x.shape[-1] - 1).bit_length()
-    x = jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, p - x.shape[-1])])
-    while x.shape[-1] > 1:
-        h = x.shape[-1] // 2
-        x = x[..., :h] + x[..., h:]
-    return x[..., 0]
-
-
-def _uniform53(hi, lo):
-    """Uniform doubles in ``(0, 1)`` from two ``uint32`` words: 53 random bits, never 0 or 1."""
-    top = (hi >> 5).astype(jnp.float64)  # 27 bits
-    bottom = (lo >> 6).astype(jnp.float64)  # 26 bits
-    return (top * 2.0**26 + bottom + 0.5) * 2.0**-53
-
-
-# Marsaglia-Tsang candidates per gamma draw, all drawn at once (no while loop to compile):
-# each is accepted with probability above 0.95 for shapes >= 1 (so after a shape s < 1 is
-# boosted to s + 1), all 12 fail with probability below 0.05^12 = 2.4e-16.
-_GAMMA_TRIES = 12
-
-
-def _gamma(k0, k1, local, shape):
-    """Gamma(``shape``) draws ``(L,)`` of draws with key words ``k0, k1`` and counters ``local``.
-
-    Marsaglia & Tsang (2000): ``d = a - 1/3``, ``c = 1 / sqrt(9 d)``, a standard
-    normal ``x`` (Box-Muller) and ``v = (1 + c x)^3`` are accepted as ``d v`` when
-    ``v > 0`` and ``log u < x^2 / 2 + d - d v + d log v``; for ``shape < 1``,
-    ``Gamma(a + 1) U^(1 / a)``. The first accepted of :data:`_GAMMA_TRIES`
-    candidates is taken, the last one if none is (probability under ``2.4e-16``).
-    Uniform ``i`` reads the words at counters ``2 i KEY_BLOCK + local`` and the
-    next ``KEY_BLOCK`` on.
-    """
-
-    n_u = 1 + 3 * _GAMMA_TRIES
-    offs = jnp.arange(2 * n_u, dtype=jnp.uint32) * jnp.uint32(krandom.KEY_BLOCK)
-    words = krandom.keyed_words(k0[None, :], k1[None, :], offs[:, None] + local[None, :])
-    u = _uniform53(words[0::2], words[1::2])  # (n_u, L): uniform i in row i
-    a = jnp.where(shape < 1, shape + 1, shape)
-    d = a - 1 / 3
-    c = 1 / jnp.sqrt(9 * d)
-    x = jnp.sqrt(-2 * jnp.log(u[1::3])) * jnp.cos(2 * jnp.pi * u[2::3])  # (tries, L)
-    v = (1 + c * x) ** 3
-    ok = (v > 0) & (jnp.log(u[3::3]) < 0.5 * x * x + d - d * v + d * jnp.log(jnp.abs(v)))
-    # Materialised once: XLA would otherwise recompute the candidates in every consumer.
-    candidate, ok = lax.optimization_barrier((d * jnp.maximum(v, 0), ok))
-    g = candidate[-1]
-    for t in reversed(range(_GAMMA_TRIES - 1)):  # the earliest accepted candidate wins
-        g = jnp.where(ok[t], candidate[t], g)
-    return jnp.where(shape < 1, g * jnp.exp(jnp.log(u[0]) / shape), g)
-
-
-def _dirichlet_weights(key, mask, prior_strength, first, count):
-    """Dirichlet weights ``(count, m)`` of posterior samples ``first, ..., first + count - 1``.
-
-    Dirichlet(prior_strength, 1, ..., 1) on the entries where ``mask`` is True (the
-    pseudo-observation first, then the data sets) as normalised Gamma draws: Exp(1)
-    ``= -log U`` for the data sets, :func:`_gamma` for the pseudo-observation; padded
-    entries (``mask`` False) get weight exactly 0, and so does the pseudo-observation
-    when ``prior_strength == 0``. The library's random stream
-    (:mod:`jaxtests.kernels.random`): sample ``g`` has the key words
-    ``bits(fold_in(key, g // 4096), 4)`` and entry ``j``'s uniform the words at
-    counters ``2 j 4096 + g % 4096`` and the next ``4096`` on (the first two key words;
-    the gamma the other two), so a sample depends on its index only, not on the block,
-    the batch or the padding. ``first`` is a traced int64, ``count`` static.
-    """
-    keys, local = krandom.draw_keys(key, first, count, n_keys=4)
-    m = mask.shape[0]
-    offs = jnp.arange(2 * m, dtype=jnp.uint32) * jnp.uint32(krandom.KEY_BLOCK)
-    words = krandom.keyed_words(keys[None, :, 0], keys[None, :, 1], offs[:, None] + local[None, :])
-    e = -jnp.log(_uniform53(words[0::2], words[1::2])).T  # (count, m)
-    dtype = e.dtype
-    shape = jnp.maximum(prior_strength, jnp.finfo(dtype).tiny)
-    g0 = jnp.where(prior_strength > 0, _gamma(keys[:, 2], keys[:, 3], local, shape), 0)
-    g = jnp.where(mask, e, 0).at[:, 0].set(g0)
-    return g / _halving_sum(g)[:, None]
-
-
-def winner_shares(samples):
-    """Each sample's vote for the largest of its three probabilities, in sixths:
-    ``(..., 3)`` integers, 6 to a sole winner, 3 to each of two tied, 2 to each of three.
-
-    baycomp's ``Posterior.probs`` gives a tie to the first (``argmax``): for ``a == b``
-    with ``rope = 0`` every sample is ``(1/2, 0, 1/2)`` and "b better" got probability 1,
-    and again after swapping the learners. Split evenly, as Benavoli et al.'s tutorial
-    code does (``BayesianSignedRank.R``: each winner gets ``1 / winners``), a tie counts
-    the same for both sides, and swapping ``a`` and ``b`` swaps ``p_left`` and
-    ``p_right``. Integers, so sums over blocks are exact.
-    """
-    win = samples == jnp.max(samples, axis=-1, keepdims=True)
-    n_win = jnp.sum(win, axis=-1, keepdims=True, dtype=jnp.int32)
-    return jnp.where(win, 6 // n_win, 0)
-
-
-@functools.partial(jax.jit, static_argnames=("block", "keep_steps", "sorted_sums"))
-def _signrank_run(
-    key,
-    d,
-    mask,
-    rope,
-    prior_strength,
-    first_step,
-    n_run,
-    n_samples,
-    *,
-    block,
-    keep_steps,
-    sorted_sums,
-):
-    """Winners' shares of the posterior samples of steps ``first_step .. first_step + n_run - 1``.
-
-    Step ``s`` draws samples ``s block, ..., (s + 1) block - 1``; those from ``n_samples``
-    on are drawn and not counted. ``first_step``, ``n_run`` and ``n_samples`` are traced:
-    one program serves every ``n_samples`` and chunk. Returns the ``(3,)`` sums of
-    :func:`winner_shares` and, with ``keep_steps > 0`` (``n_run <= keep_steps``), the
-    ``(keep_steps block, 3)`` samples of the first ``n_run`` steps (else None).
-    """
-    posterior = (
-        kstatistics.signrank_posterior_sorted if sorted_sums else kstatistics.signrank_posterior
-    )
-
-    def step(j, carry):
-        shares, kept = carry
-        first = (first_step + j).astype(jnp.int64) * block
-        samples = posterior(d, _dirichlet_weights(key, mask, prior_strength, first, block), rope)
-        valid = first + jnp.arange(block, dtype=jnp.int64) < n_samples
-        s = jnp.where(valid[:, None], winner_shares(samples), 0)
-        if keep_steps:
-            kept = lax.dynamic_update_slice(kept, samples, (j * block, j * 0))
-        return shares + jnp.sum(s, axis=0, dtype=jnp.int64), kept
-
-    kept = jnp.zeros((keep_steps * block, 3), d.dtype) if keep_steps else None
-    return lax.fori_loop(0, n_run, step, (jnp.zeros(3, jnp.int64), kept))
-
-
-def _pseudo_data(d, prior_place):
-    """The pseudo-observation and ``d``, zero-padded to a shape bucket, and the mask."""
-    n = d.shape[0]
-    m = bucket(n + 1)
-    full = np.zeros(m)
-    full[0] = _PSEUDO_OBSERVATION[prior_place]
-    full[1 : n + 1] = d
-    return full, np.arange(m) < n + 1
-
-
-# Samples kept per call with ``return_samples`` (a fixed buffer: one program for any n_samples).
-_KEEP_SAMPLES = 2**16
-
-
 def _signrank_samples(
     key, d, rope, n_samples, prior_strength, prior_place, batch_size, return_samples, progress
 ):
     """Posterior samples in blocks: ``(shares, samples)``, the ``(3,)`` sums of the winners'
-    shares (sixths, numpy) and the ``(n_samples, 3)`` samples (numpy) or None.
+    shares (sixths) and the ``(n_samples, 3)`` samples or None (numpy).
 
-    The engine's loop (:func:`jaxtests._engine.run_chunks`): host-level chunks of
-    blocks sized by time, progress and Ctrl-C between chunks. Memory is one block's
-    (and the samples when asked for); the block size depends on the data's shape
-    bucket and ``batch_size`` only, so one program serves every ``n_samples``.
+    On the host (:mod:`jaxtests._signrank_draws`), nothing compiled, in the engine's loop
+    (:func:`jaxtests._engine.run_chunks`): chunks of blocks sized by time, progress and
+    Ctrl-C between chunks. Memory is one block's (and the samples when asked for).
     """
-    full, mask = _pseudo_data(d, prior_place)
-    m = full.shape[0]
-    sorted_sums = m >= _SORTED_FROM
-    if batch_size is None:  # one block size per data shape bucket: one program
-        elements = _SORTED_BLOCK_ELEMENTS if sorted_sums else _BLOCK_ELEMENTS
-        block = min(_MAX_BLOCK, max(1, elements // m))
+    z = np.concatenate([[_PSEUDO_OBSERVATION[prior_place]], d])
+    m = z.shape[0]
+    pairs = kstatistics.signrank_pairs(z, rope, xp=np)  # the data's part, once
+    if batch_size is None:
+        block = min(_MAX_BLOCK, max(1, _BLOCK_ELEMENTS // m))
     else:  # a caller's batch_size beyond the samples would only allocate
-        block = min(batch_size, bucket(n_samples))
+        block = min(batch_size, n_samples)
     n_steps = -(-n_samples // block)
-    keep_steps = max(1, _KEEP_SAMPLES // block) if return_samples else 0
     samples = np.empty((n_samples, 3)) if return_samples else None
     shares = np.zeros(3, np.int64)
-    args = (key, full, mask, np.float64(rope), np.float64(prior_strength))
 
     def run(first, n_run):
         nonlocal shares
-        s, kept = _signrank_run(
-            *args,
-            np.int32(first),
-            np.int32(n_run),
-            np.int64(n_samples),
-            block=block,
-            keep_steps=keep_steps,
-            sorted_sums=sorted_sums,
-        )
-        shares = shares + np.asarray(s)  # waits for the chunk
-        if return_samples:
-            start = first * block
-            stop = min(n_samples, (first + n_run) * block)
-            samples[start:stop] = np.asarray(kept)[: stop - start]
+        for step in range(first, first + n_run):
+            start = step * block
+            count = min(block, n_samples - start)
+            w = draws.dirichlet_weights(key, m, prior_strength, start, count)
+            s = draws.posterior(z, w, rope, pairs)
+            shares = shares + np.sum(draws.winner_shares(s), axis=0)
+            if return_samples:
+                samples[start : start + count] = s
 
     what = f"This signed-rank posterior ({n_samples:,} samples)"
-    _engine.run_chunks(run, n_steps, n_samples, block, progress, what, cap=keep_steps)
+    _engine.run_chunks(run, n_steps, n_samples, block, progress, what)
     return shares, samples
 
 
@@ -516,7 +346,7 @@ def signrank(
     key : int, jax.random key or None
         Seed of the Dirichlet draws; None draws a fresh seed (recorded in the result).
     batch_size : int, optional
-        Posterior samples per compiled block (memory); the samples do not depend on it.
+        Posterior samples per block (memory); the samples do not depend on it.
     return_samples : bool
         Keep the ``(n_samples, 3)`` posterior samples in the result (``samples``), e.g.
         for :func:`jaxtests.plot.simplex`; 24 bytes per sample. Without them memory does
@@ -563,18 +393,19 @@ def signrank(
 
     Sample ``g`` reads the library's random stream (:mod:`jaxtests.kernels.random`,
     key words of ``fold_in(key, g // 4096)``), so the samples are identical for any
-    ``batch_size`` and chunking; the data sets are padded to a shape bucket with zero
-    weights (no compilation for a new ``n`` or ``n_samples`` within a bucket; padding
-    changes no bit). The Dirichlet weights are normalised Gamma draws: ``-log U`` for
-    the data sets, Marsaglia & Tsang's (2000) sampler for the pseudo-observation.
-    (Before issue 40 sample ``i`` used ``fold_in(key, i)`` and ``jax.random``: the
-    same key gives other samples, and probabilities within Monte Carlo error of the
-    old ones.) The samples are drawn in blocks whose winners are counted on the
-    device, so memory is one block's (a few MiB) for any ``n_samples`` unless
-    ``return_samples``. Each sample sums over all ``(n + 1)^2`` pairs (``O(n^2)``) up to
-    767 data sets; from 768 on, over the sorted differences with suffix sums of the
-    weights (``O(n log n)``, :func:`jaxtests.kernels.statistics.signrank_posterior_sorted`),
-    the same sums up to rounding.
+    ``batch_size`` and chunking. The Dirichlet weights are normalised Gamma draws:
+    ``-log U`` for the data sets, Marsaglia & Tsang's (2000) sampler for the
+    pseudo-observation. (Before issue 40 sample ``i`` used ``fold_in(key, i)`` and
+    ``jax.random``: the same key gives other samples, and probabilities within Monte
+    Carlo error of the old ones.) The samples are drawn on the host in numpy
+    (:mod:`jaxtests._signrank_draws`; threefry's key words too), so no call compiles
+    anything, in blocks whose winners are counted as they come: memory is one block's
+    (a few MiB) for any ``n_samples`` unless ``return_samples``. Each sample sums over
+    the sorted differences with suffix sums of the weights (``O(n)`` per sample once
+    sorted, :func:`jaxtests.kernels.statistics.signrank_posterior_sorted`), the same
+    sums as over all ``(n + 1)^2`` pairs up to rounding. (Until issue 37 a compiled
+    program drew them, over the pairs up to 767 data sets: the same random words, the
+    samples equal up to rounding, about 1e-15.)
 
     References
     ----------

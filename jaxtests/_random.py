@@ -6,6 +6,7 @@ import jax
 import numpy as np
 
 from jaxtests import _distributed
+from jaxtests.kernels import random as krandom
 
 __all__ = ["resolve_key"]
 
@@ -59,3 +60,66 @@ def resolve_key(key, name="key"):
             return key, None
         return key, tuple(int(v) for v in np.asarray(data).ravel())
     raise TypeError(f"`{name}` must be an int seed or a JAX key, got {type(key).__name__}.")
+
+
+# Threefry-2x32 (Salmon et al. 2011, 20 rounds) as jax's `threefry2x32_p` computes it: the
+# rotations of its two alternating round groups and the key schedule's parity constant.
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+_PARITY = 0x1BD11BDA
+
+
+def threefry2x32(k0, k1, x0, x1):
+    """Threefry-2x32 of the counter pairs ``(x0, x1)`` under the key ``(k0, k1)``, in numpy.
+
+    The same words as ``jax.random``'s threefry (``jax/_src/random/threefry2x32.py``),
+    computed on the host so that key words need no compiled program. All ``uint32``,
+    broadcast together; returns the pair ``(y0, y1)``.
+    """
+    k0, k1, x0, x1 = np.broadcast_arrays(*(np.asarray(v, np.uint32) for v in (k0, k1, x0, x1)))
+    ks = (k0, k1, k0 ^ k1 ^ np.uint32(_PARITY))
+    x0, x1 = x0 + ks[0], x1 + ks[1]
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            x0 = x0 + x1
+            x1 = (x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))
+            x1 = x0 ^ x1
+        x0 = x0 + ks[(i + 1) % 3]
+        x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
+    return x0, x1
+
+
+def key_words(key):
+    """The ``(2,)`` ``uint32`` data of a concrete threefry key (numpy), or None for another
+    PRNG implementation (whose words only ``jax.random`` computes)."""
+    if str(jax.random.key_impl(key)) != "threefry2x32":
+        return None
+    return np.asarray(jax.random.key_data(key), np.uint32)
+
+
+def block_key_words(key, blocks, n_keys):
+    """``bits(fold_in(key, b), (n_keys,))`` of each block ``b`` of ``blocks``: ``(k, n_keys)``.
+
+    The key words of :func:`jaxtests.kernels.random.block_keys`, for a concrete key:
+    threefry on the host (:func:`threefry2x32`, no compiled program), either of
+    ``jax_threefry_partitionable``'s layouts as ``jax.random.bits`` has them now; a key
+    of another implementation gets its words from ``jax.random`` (small programs).
+    """
+    blocks = np.asarray(blocks, np.int64).astype(np.uint32)  # fold_in takes uint32 data
+    data = key_words(key)
+    if data is None:
+        with jax.enable_x64(True):
+            return np.asarray(krandom.block_keys(key, np.asarray(blocks, np.int64), n_keys))
+    # fold_in(key, b) = threefry(key, (0, b)): threefry_seed(b) is (b >> 32, b) for uint32 b
+    f0, f1 = threefry2x32(data[0], data[1], np.zeros_like(blocks), blocks)
+    f0, f1 = f0[:, None], f1[:, None]
+    j = np.arange(n_keys, dtype=np.uint32)
+    if jax.config.jax_threefry_partitionable:  # word j: both halves of threefry(k, (0, j))
+        y0, y1 = threefry2x32(f0, f1, np.zeros_like(j), j)
+        return y0 ^ y1
+    # the original layout: threefry of the counters 0 .. n - 1 (and a 0 to make them even)
+    # split in halves
+    half = -(-n_keys // 2)
+    c = np.zeros(2 * half, np.uint32)
+    c[:n_keys] = np.arange(n_keys)
+    y0, y1 = threefry2x32(f0, f1, c[:half], c[half:])
+    return np.concatenate([y0, y1], axis=-1)[:, :n_keys]

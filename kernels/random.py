@@ -33,21 +33,22 @@ __all__ = [
 ]
 
 
-def hash32(x):
+def hash32(x, xp=jnp):
     """Wellons' ``lowbias32`` integer hash of ``uint32`` values (a bijection).
 
     ``x ^= x >> 16; x *= 0x7feb352d; x ^= x >> 15; x *= 0x846ca68b; x ^= x >> 16``:
     the multiply-xorshift pair with the lowest avalanche bias among those
-    searched by Wellons' hash prospector (2018). Pure; no validation.
+    searched by Wellons' hash prospector (2018). ``xp``: the array namespace
+    (``numpy`` for concrete words on the host, the same bits). Pure; no validation.
     """
-    x = x ^ (x >> 16)
-    x = x * jnp.uint32(0x7FEB352D)
-    x = x ^ (x >> 15)
-    x = x * jnp.uint32(0x846CA68B)
-    return x ^ (x >> 16)
+    x = x ^ (x >> xp.uint32(16))
+    x = x * xp.uint32(0x7FEB352D)
+    x = x ^ (x >> xp.uint32(15))
+    x = x * xp.uint32(0x846CA68B)
+    return x ^ (x >> xp.uint32(16))
 
 
-def keyed_words(k0, k1, x):
+def keyed_words(k0, k1, x, xp=jnp):
     """Counter-based random words ``hash32(hash32(x ^ k0) + k1)``; all ``uint32``.
 
     Two keyed rounds of :func:`hash32`. For one key the map ``x -> word`` is a
@@ -57,9 +58,9 @@ def keyed_words(k0, k1, x):
     About 14 integer operations per 32 random bits, against about 100 for the
     32 masked adds that consume them, so the generator costs ~15% of a
     sign-flip sum; ``jax.random.bits`` (threefry, 20 rounds) would cost more
-    than the sum itself. Pure; no validation.
+    than the sum itself. ``xp`` as :func:`hash32`. Pure; no validation.
     """
-    return hash32(hash32(x ^ k0) + k1)
+    return hash32(hash32(x ^ k0, xp) + k1, xp)
 
 
 KEY_BLOCK = 4096  # draws sharing one fold_in key

@@ -691,52 +691,104 @@ def signrank_posterior(d, w, rope):
     return out
 
 
-def _first_reaching(ds, c, strict):
+def _first_reaching(ds, c, strict, xp=jnp):
     """For each ``i``, the first ``j`` of the ascending ``ds : (m,)`` with ``ds_i + ds_j > c``
     (``strict``) or ``>= c``, else ``m``: a binary search on the rounded sums themselves,
     which rounding keeps nondecreasing in ``j``."""
     m = ds.shape[-1]
-    lo = jnp.zeros(m, jnp.int32)
-    hi = jnp.full(m, m, jnp.int32)
+    lo = xp.zeros(m, xp.int32)
+    hi = xp.full(m, m, xp.int32)
     for _ in range(m.bit_length()):
         mid = (lo + hi) // 2
-        s = ds + ds[jnp.minimum(mid, m - 1)]
+        s = ds + ds[xp.minimum(mid, m - 1)]
         ok = (s > c) if strict else (s >= c)
         active = lo < hi
-        hi = jnp.where(active & ok, mid, hi)
-        lo = jnp.where(active & ~ok, mid + 1, lo)
+        hi = xp.where(active & ok, mid, hi)
+        lo = xp.where(active & ~ok, mid + 1, lo)
     return lo
 
 
-def _pairs_above(d, w, t):
-    """``sum_ij w_i w_j ([d_i + d_j > t] + [d_i + d_j == t] / 2)`` for ``w : (..., m)``:
-    ``(...)``. Sorted ``d`` and suffix sums of the weights, ``O(m log m)`` once and ``O(m)``
-    per sample; sums in a fixed order (``lax.scan``), as :func:`signrank_posterior`."""
-    order = jnp.argsort(d, stable=True)
-    ds = d[order]
-    gt = _first_reaching(ds, t, True)
-    ge = _first_reaching(ds, t, False)
-    ws = jnp.moveaxis(jnp.take(w, order, axis=-1), -1, 0)  # (m, ...), sorted by d
+class SignRankPairs(NamedTuple):
+    """The data's part of :func:`signrank_posterior_sorted`, from :func:`signrank_pairs`:
+    for ``d`` (``above``) and ``-d`` (``below``) the stable ascending order and, per
+    sorted ``i``, the first partner index above and at-or-above ``2 rope``."""
 
-    def suffix(acc, w_j):  # S_j = sum of the sorted weights from j on, S_m = 0
-        acc = acc + w_j
-        return acc, acc
-
-    _, s = lax.scan(suffix, jnp.zeros_like(ws[0]), ws, reverse=True)
-    s = jnp.concatenate([s, jnp.zeros_like(ws[:1])])  # (m + 1, ...)
-    row = (s[gt] + s[ge]) * jnp.asarray(0.5, w.dtype)  # row i: sum_j w_j heaviside(s_ij, t)
-    terms = ws * row  # all products first, then plain additions (see signrank_posterior)
-    return _ordered_sum(terms)
+    order: tuple
+    gt: tuple
+    ge: tuple
 
 
-def _ordered_sum(x):
-    """Sum over axis 0 of ``x : (m, ...)``, first to last (``lax.scan``): the same bits for
-    any trailing (batch) shape."""
-    out, _ = lax.scan(lambda acc, x_j: (acc + x_j, None), jnp.zeros_like(x[0]), x)
+def signrank_pairs(d, rope, xp=jnp):
+    """Sort ``d : (m,)`` once for every sample of :func:`signrank_posterior_sorted`
+    (``O(m log m)``): a :class:`SignRankPairs`. ``xp`` as :func:`rounding_floor`. Pure; no
+    validation."""
+    t = 2 * rope
+    order, gt, ge = [], [], []
+    for x in (d, -d):  # below(d) = above(-d): negation is exact
+        o = xp.argsort(x, stable=True)
+        xs = x[o]
+        order.append(o)
+        gt.append(_first_reaching(xs, t, True, xp))
+        ge.append(_first_reaching(xs, t, False, xp))
+    return SignRankPairs(tuple(order), tuple(gt), tuple(ge))
+
+
+# numpy's sequential sums over the entries (axis 0 here): a loop over the rows (one vector add
+# each) up to this many entries, else ``cumsum`` along the samples' rows; both add in the same
+# order, so the choice (by size only) changes no bit.
+_NUMPY_ROW_LOOP = 128
+
+
+def _ordered_sum(x, xp=jnp):
+    """Sum over axis 0 of ``x : (m, ...)``, first to last (``lax.scan``; numpy's row loop
+    or ``cumsum``, sequential too): the same bits for any trailing (batch) shape."""
+    if xp is jnp:
+        out, _ = lax.scan(lambda acc, x_j: (acc + x_j, None), jnp.zeros_like(x[0]), x)
+        return out
+    if x.shape[0] > _NUMPY_ROW_LOOP:
+        return xp.cumsum(xp.moveaxis(x, 0, -1), axis=-1)[..., -1]
+    out = x[0].copy()
+    for j in range(1, x.shape[0]):
+        out += x[j]
     return out
 
 
-def signrank_posterior_sorted(d, w, rope):
+def _suffix_sums(x, xp=jnp):
+    """``S_j = x_j + ... + x_{m-1}``, summed last to first, and ``S_m = 0``, over axis 0 of
+    ``x : (m, ...)``: ``(m + 1, ...)``."""
+    if xp is jnp:
+
+        def suffix(acc, x_j):
+            acc = acc + x_j
+            return acc, acc
+
+        _, s = lax.scan(suffix, jnp.zeros_like(x[0]), x, reverse=True)
+        return jnp.concatenate([s, jnp.zeros_like(x[:1])])
+    if x.shape[0] > _NUMPY_ROW_LOOP:
+        s = xp.moveaxis(xp.cumsum(xp.moveaxis(x, 0, -1)[..., ::-1], axis=-1)[..., ::-1], -1, 0)
+        return xp.concatenate([s, xp.zeros_like(x[:1])])
+    m = x.shape[0]
+    s = xp.empty((m + 1, *x.shape[1:]), x.dtype)
+    s[m] = 0
+    s[m - 1] = x[m - 1]
+    for j in range(m - 2, -1, -1):
+        xp.add(s[j + 1], x[j], out=s[j])
+    return s
+
+
+def _pairs_above(w, order, gt, ge, xp=jnp):
+    """``sum_ij w_i w_j ([d_i + d_j > t] + [d_i + d_j == t] / 2)`` for ``w : (m, ...)``
+    (entries first): ``(...)``, from ``d``'s order and thresholds (:func:`signrank_pairs`).
+    Suffix sums of the sorted weights, ``O(m)`` per sample; sums in a fixed order, as
+    :func:`signrank_posterior`."""
+    ws = w[order]  # sorted by d
+    s = _suffix_sums(ws, xp)
+    row = (s[gt] + s[ge]) * xp.asarray(0.5, w.dtype)  # row i: sum_j w_j heaviside(s_ij, t)
+    terms = ws * row  # all products first, then plain additions (see signrank_posterior)
+    return _ordered_sum(terms, xp)
+
+
+def signrank_posterior_sorted(d, w, rope, pairs=None, xp=jnp):
     """:func:`signrank_posterior` in ``O(m log m)`` time and ``O(m)`` memory per sample.
 
     The same three sums over pairs, from the differences sorted once: for a fixed ``i``
@@ -746,12 +798,17 @@ def signrank_posterior_sorted(d, w, rope):
     swapping the learners swaps the two outer sums bit for bit; the rope gets the rest,
     ``(sum w)^2 - (below + above)`` (symmetric too), and exactly 0 when ``rope == 0``.
     Agrees with :func:`signrank_posterior` up to rounding (the sums run in another
-    order); zero weights still add nothing. Pure; no validation.
+    order); zero weights still add nothing. ``pairs``: :func:`signrank_pairs` of ``d``
+    and ``rope`` (computed here when None); ``xp`` as :func:`rounding_floor` (numpy: the
+    same operations in the same order). Pure; no validation.
     """
-    t = 2 * rope
-    above = _pairs_above(d, w, t)
-    below = _pairs_above(-d, w, t)
-    total = _ordered_sum(jnp.moveaxis(w, -1, 0))
-    inside = jnp.maximum(total * total - (below + above), 0)
-    inside = jnp.where(rope == 0, jnp.zeros_like(inside), inside)
-    return jnp.stack([below, inside, above], axis=-1)
+    if pairs is None:
+        pairs = signrank_pairs(d, rope, xp)
+    w = xp.moveaxis(w, -1, 0)  # (m, ...)
+    if xp is not jnp and w.shape[0] <= _NUMPY_ROW_LOOP:
+        w = xp.ascontiguousarray(w)  # the row loops' vector adds run along contiguous rows
+    above, below = (_pairs_above(w, pairs.order[k], pairs.gt[k], pairs.ge[k], xp) for k in (0, 1))
+    total = _ordered_sum(w, xp)
+    inside = xp.maximum(total * total - (below + above), 0)
+    inside = xp.where(rope == 0, xp.zeros_like(inside), inside)
+    return xp.stack([below, inside, above], axis=-1)

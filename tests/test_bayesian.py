@@ -103,28 +103,26 @@ def test_bad_data_is_named():
 
 # --- signrank: the Bayesian signed-rank test over data sets -----------------------------
 
-import functools  # noqa: E402
-
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
+from jaxtests.kernels import random as krandom  # noqa: E402
 from jaxtests.kernels import statistics as kstatistics  # noqa: E402
 
-from jaxtests import _bayesian  # noqa: E402
+from jaxtests import _random  # noqa: E402
+from jaxtests import _signrank_draws as draws  # noqa: E402
 from jaxtests._monitoring import CompileCounter  # noqa: E402
 
 PSEUDO = {"rope": 0.0, "left": -np.inf, "right": np.inf}
 
-# One compiled posterior program serves most tests below (each new data shape bucket
-# compiles the Dirichlet sampler anew): N_SETS data sets (with the pseudo-observation: the
-# shape bucket of 12), any number of posterior samples (blocks of 4096).
+# The posterior samples are drawn on the host (numpy, nothing compiled): N_SETS data sets,
+# N_SAMPLES posterior samples (blocks of 4096).
 N_SETS, N_SAMPLES = 10, 4000
 N_WEIGHTS = 20_000  # weights drawn for the reference tests (samples 0 .. N_WEIGHTS - 1)
 
 
-@functools.partial(jax.jit, static_argnames="count")
-def _dirichlet_draws(key, mask, prior_strength, count):
-    """Posterior samples 0 .. count - 1's weights, as the function draws them."""
-    return _bayesian._dirichlet_weights(key, mask, prior_strength, jnp.int64(0), count)
+def _dirichlet_draws(key, m, prior_strength, count):
+    """Posterior samples 0 .. count - 1's weights over m entries, as the function draws them."""
+    return draws.dirichlet_weights(key, m, prior_strength, 0, count)
 
 
 def _baycomp_samples(x, y, rope, weights, z0=0.0):
@@ -190,10 +188,14 @@ SIGNRANK_DATA = {
 }
 
 
-# Jitted once per shape (eager dispatch compiled each small op anew in every case).
+# Jitted once per shape (eager dispatch compiled each small op anew in every case); "host"
+# is the sorted sums in numpy, as signrank computes them.
 KERNELS = {
     "pairs": jax.jit(kstatistics.signrank_posterior),
     "sorted": jax.jit(kstatistics.signrank_posterior_sorted),
+    "host": lambda d, w, rope: kstatistics.signrank_posterior_sorted(
+        np.asarray(d), np.asarray(w), rope, xp=np
+    ),
 }
 
 
@@ -223,6 +225,25 @@ def test_signrank_kernel_is_baycomp_given_the_same_weights(kernel, data, rope, p
         jnp.asarray(np.r_[d, np.zeros(5)]), jnp.asarray(np.c_[w, np.zeros((200, 5))]), rope
     )
     np.testing.assert_array_equal(np.asarray(padded), got)
+    if kernel == "host":
+        # numpy runs the jitted kernel's operations in its order; XLA may fuse the rope's
+        # total^2 - (below + above) into one rounding (an FMA), hence an ulp or so
+        jitted = np.asarray(KERNELS["sorted"](d, w, rope))
+        np.testing.assert_allclose(got, jitted, rtol=0, atol=4e-16)
+        np.testing.assert_array_equal(got[:, ::2], jitted[:, ::2])  # the outer sums: equal
+
+
+@pytest.mark.parametrize("m", [3, 128, 129, 300])
+def test_signrank_host_sums_are_the_jitted_kernels(m):
+    # The numpy sums (a loop over the rows up to 128 entries, cumsum beyond) add in the
+    # jitted kernel's order: the outer sums are the same bits, the rope's within an ulp.
+    rng = np.random.default_rng(m)
+    d = np.r_[-np.inf, np.round(rng.normal(0, 0.05, m - 1), 2)]
+    w = rng.dirichlet(np.ones(m), 64)
+    got = kstatistics.signrank_posterior_sorted(d, w, 0.01, xp=np)
+    want = np.asarray(KERNELS["sorted"](d, w, np.float64(0.01)))
+    np.testing.assert_array_equal(got[:, ::2], want[:, ::2])
+    np.testing.assert_allclose(got[:, 1], want[:, 1], rtol=0, atol=4e-16)
 
 
 def test_signrank_samples_follow_baycomps_definition_for_its_weights():
@@ -234,10 +255,7 @@ def test_signrank_samples_follow_baycomps_definition_for_its_weights():
     rope, n = 0.02, N_SAMPLES
     r = bayesian.signrank(a, b, rope=rope, n_samples=n, key=5, return_samples=True)
     d = np.concatenate([[0.0], b - a])  # baycomp's y - x for x, y = a, b
-    _, mask = _bayesian._pseudo_data(b - a, "rope")
-    w = np.asarray(_dirichlet_draws(jax.random.key(5), mask, 0.5, count=N_WEIGHTS))[:n]
-    assert np.all(w[:, d.size :] == 0)  # the shape bucket's padding carries no weight
-    w = w[:, : d.size]
+    w = _dirichlet_draws(jax.random.key(5), d.size, 0.5, count=N_WEIGHTS)[:n]
     s = d[:, None] + d[None, :]
     above, below = (np.heaviside(x - 2 * rope, 0.5) for x in (s, -s))
     want = np.stack(
@@ -248,19 +266,18 @@ def test_signrank_samples_follow_baycomps_definition_for_its_weights():
 
 @pytest.mark.parametrize("s", [0.5, 2.0, 0.0])
 def test_signrank_weights_are_dirichlet(s):
-    # Dirichlet(s, 1, ..., 1) over the pseudo-observation and n = 10 data sets, padded
-    # to 12: w_0 ~ Beta(s, n), each data set's weight ~ Beta(1, n - 1 + s); padding 0.
-    n, draws = N_SETS, N_WEIGHTS
-    _, mask = _bayesian._pseudo_data(np.zeros(n), "rope")
-    w = np.asarray(_dirichlet_draws(jax.random.key(3), mask, s, count=draws))
-    assert w.shape == (draws, 12) and np.all(w[:, n + 1 :] == 0)
+    # Dirichlet(s, 1, ..., 1) over the pseudo-observation and n = 10 data sets:
+    # w_0 ~ Beta(s, n), each data set's weight ~ Beta(1, n - 1 + s).
+    n, count = N_SETS, N_WEIGHTS
+    w = _dirichlet_draws(jax.random.key(3), n + 1, s, count=count)
+    assert w.shape == (count, n + 1)
     np.testing.assert_allclose(w.sum(axis=1), 1.0, rtol=0, atol=1e-14)
     total = s + n
     for j, alpha in ((0, s), (1, 1.0), (n, 1.0)):
         mean = alpha / total
         sd = np.sqrt(alpha * (total - alpha) / (total**2 * (total + 1)))
-        # 5 standard errors of the mean of `draws` weights: a false failure ~ 6e-7
-        assert abs(w[:, j].mean() - mean) <= 5 * sd / np.sqrt(draws) + 1e-15, (j, s)
+        # 5 standard errors of the mean of `count` weights: a false failure ~ 6e-7
+        assert abs(w[:, j].mean() - mean) <= 5 * sd / np.sqrt(count) + 1e-15, (j, s)
     if s == 0:
         assert np.all(w[:, 0] == 0)
 
@@ -353,35 +370,56 @@ def test_signrank_same_key_same_samples_for_any_batch_size():
     np.testing.assert_array_equal(again.samples, fresh.samples)
 
 
-def test_signrank_bucket_padding_changes_no_bit_and_no_compile():
-    a, b = RNG.normal(0.8, 0.05, N_SETS), RNG.normal(0.8, 0.05, N_SETS)
-    # The pair sums with 10 data sets (bucket 12, padded to 24) and the sorted sums with
-    # 800 (bucket 1024, padded to 1536), in the blocks that signrank uses for them.
-    many = RNG.normal(0.0, 0.05, 800)
-    key = jax.random.key(1)
-    with jax.enable_x64(True):
-        for d, m, block, sorted_sums in ((a - b, 12, 4096, False), (many, 1024, 6, True)):
-            full, mask = _bayesian._pseudo_data(d, "left")
-            assert full.shape == (m,) and (m >= _bayesian._SORTED_FROM) == sorted_sums
-            wider = np.r_[full, np.zeros(m // 2)]
-            # one step of `block` samples, the last not counted
-            args = (jnp.float64(0.01), jnp.float64(0.5), 0, 1, block - 1)
-            kw = dict(block=block, keep_steps=1, sorted_sums=sorted_sums)
-            one = _bayesian._signrank_run(key, full, mask, *args, **kw)
-            two = _bayesian._signrank_run(
-                key, wider, np.r_[mask, mask[: m // 2] * False], *args, **kw
-            )
-            np.testing.assert_array_equal(np.asarray(one[0]), np.asarray(two[0]))
-            np.testing.assert_array_equal(np.asarray(one[1]), np.asarray(two[1]))
-            assert np.asarray(one[0]).sum() == 6 * (block - 1)
-    # 9 and 10 data sets (with the pseudo-observation: 10 and 11) share the bucket of 12.
-    bayesian.signrank(a[:9], b[:9], rope=0.01, n_samples=N_SAMPLES, key=0)
+def test_signrank_draws_compile_nothing():
+    # Issue 37: the samples are drawn on the host, so no data size (the sorted sums' 800
+    # data sets included), n_samples or option compiles or traces a program.
+    a, b = RNG.normal(0.8, 0.05, 800), RNG.normal(0.8, 0.05, 800)
     with CompileCounter() as counter:
-        bayesian.signrank(a, b, rope=0.02, n_samples=N_SAMPLES, key=1)
-        # one program for every n_samples (issue 37: one per n_samples bucket before)
-        for n_samples in (1, 999, 3 * 4096 + 5):
-            bayesian.signrank(a, b, rope=0.02, n_samples=n_samples, key=1)
-    assert counter.compiles == 0
+        for n, n_samples in ((9, 1), (10, N_SAMPLES), (10, 3 * 4096 + 5), (800, 7)):
+            bayesian.signrank(a[:n], b[:n], rope=0.02, n_samples=n_samples, key=1)
+        bayesian.signrank(a[:12], b[:12], rope=0.0, n_samples=99, prior_strength=2.0, key=2)
+        bayesian.signrank(a[:12], b[:12], rope=0.01, n_samples=99, key=jax.random.key(2))
+    assert (counter.traces, counter.compiles) == (0, 0)
+
+
+@pytest.mark.parametrize("partitionable", [True, False])
+def test_host_key_words_are_jax_threefry_bits(partitionable):
+    # The host's threefry-2x32 (numpy) against jax.random's: bits(fold_in(key, b), n) for
+    # several keys, blocks and widths, in both of jax's layouts of the bits.
+    blocks = np.array([0, 1, 2, 7, 4095, 2**20 + 3, 2**31 - 1], np.int64)
+    with jax.enable_x64(True), jax.threefry_partitionable(partitionable):
+        for seed in (0, 1, 12345, 2**32 + 7, 2**63 - 1):
+            key = jax.random.key(seed)
+            for n_keys in (1, 2, 3, 4, 5):
+                want = np.asarray(krandom.block_keys(key, blocks, n_keys))
+                got = _random.block_key_words(key, blocks, n_keys)
+                assert got.dtype == np.uint32
+                np.testing.assert_array_equal(got, want)
+    # The counter hash, numpy and jnp: the same words.
+    x = np.arange(0, 2**32 - 1, 2**32 // 5000, dtype=np.uint32)
+    k0, k1 = np.uint32(0x9E3779B9), np.uint32(0x5BD1E995)
+    np.testing.assert_array_equal(
+        krandom.keyed_words(k0, k1, x, xp=np), np.asarray(jax.jit(krandom.keyed_words)(k0, k1, x))
+    )
+
+
+def test_signrank_weights_read_the_library_stream():
+    # Sample g's data-set weights are normalised -log U of the stream's words (key words of
+    # fold_in(key, g // 4096), counters 2 j 4096 + g % 4096 and 4096 further on), computed
+    # here with jax's own threefry and the jnp hash; samples from 4094 to 4101 straddle two
+    # key blocks. The pseudo-observation's weight is absent (prior_strength=0).
+    key, m, first, count = jax.random.key(6), 5, 4094, 8
+    w = draws.dirichlet_weights(key, m, 0.0, first, count)
+    with jax.enable_x64(True):
+        keys, local = krandom.draw_keys(key, jnp.int64(first), count, n_keys=4)
+        j = np.arange(1, m, dtype=np.uint32)[:, None]
+        hi, lo = (
+            np.asarray(krandom.keyed_words(keys[None, :, 0], keys[None, :, 1], c + local[None]))
+            for c in (2 * j * 4096, (2 * j + 1) * 4096)
+        )
+    e = -np.log(((hi >> 5) * 2.0**26 + (lo >> 6) + 0.5) * 2.0**-53).T
+    assert np.all(w[:, 0] == 0)
+    np.testing.assert_allclose(w[:, 1:], e / e.sum(axis=1, keepdims=True), rtol=1e-14)
 
 
 @pytest.mark.parametrize(
@@ -439,7 +477,7 @@ def test_winner_shares_split_ties_evenly():
     )
     # Benavoli et al.'s tutorial code (BayesianSignedRank.R): each winner gets 1 / winners.
     want = [[3, 0, 3], [0, 6, 0], [2, 2, 2], [3, 3, 0], [0, 0, 6]]
-    np.testing.assert_array_equal(np.asarray(_bayesian.winner_shares(samples)), want)
+    np.testing.assert_array_equal(draws.winner_shares(np.asarray(samples)), want)
 
 
 @pytest.mark.parametrize("key", [0, 1])
@@ -464,19 +502,22 @@ def test_signrank_identical_learners_are_symmetric(key):
 
 def test_signrank_memory_does_not_grow_with_n_samples():
     # Issue 29: every sample was kept (3.4 GB at 2^26). Now the blocks' winners are summed
-    # on the device; numpy holds no (n_samples, 3) array (tracemalloc sees numpy's memory).
+    # as they come; numpy holds one block's arrays (tracemalloc sees numpy's memory), the
+    # same for 2^14 samples as for 2^18, and no (n_samples, 3) array.
     import tracemalloc
 
     a, b = RNG.normal(0.8, 0.05, N_SETS), RNG.normal(0.8, 0.05, N_SETS)
     kw = dict(rope=0.01, key=0)
-    bayesian.signrank(a, b, n_samples=N_SAMPLES, **kw)  # compiled before measuring
-    tracemalloc.start()
-    try:
-        r = bayesian.signrank(a, b, n_samples=2**18, **kw)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < 2**20, peak  # the samples alone: 2^18 * 3 * 8 bytes = 6 MiB
+    peaks = []
+    for n_samples in (2**14, 2**18):
+        tracemalloc.start()
+        try:
+            r = bayesian.signrank(a, b, n_samples=n_samples, **kw)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+    # the samples alone: 2^18 * 3 * 8 bytes = 6 MiB; a block: a few (1024, 11) arrays
+    assert peaks[1] < 2**22 and peaks[1] <= peaks[0] + 2**16, peaks
     assert r.samples is None and r.p_left + r.p_rope + r.p_right == pytest.approx(1.0)
     # The same probabilities as from the kept samples (argmax counts; no ties here).
     k = bayesian.signrank(a, b, n_samples=2**12, return_samples=True, **kw)
@@ -486,16 +527,14 @@ def test_signrank_memory_does_not_grow_with_n_samples():
 
 
 def test_signrank_many_data_sets_sum_the_sorted_pairs():
-    # From 768 data sets the sums run over the sorted differences (the pair indicators
-    # would take 3 m^2 doubles: 412 GB at 100,000 data sets); against baycomp's pair sums
-    # on the same weights. Differences in hundredths: many pairs exactly on the rope.
+    # The sums run over the sorted differences (the pair indicators would take 3 m^2
+    # doubles: 412 GB at 100,000 data sets); against baycomp's pair sums on the same
+    # weights. Differences in hundredths: many pairs exactly on the rope.
     n = 800
     a, b = np.round(RNG.normal(0.8, 0.05, n), 2), np.round(RNG.normal(0.8, 0.05, n), 2)
     r = bayesian.signrank(a, b, rope=0.01, n_samples=6, key=3, return_samples=True)
-    full, mask = _bayesian._pseudo_data(b - a, "rope")
-    assert full.shape[0] >= _bayesian._SORTED_FROM
-    w = _dirichlet_draws(jax.random.key(3), mask, 0.5, count=6)
-    ref = _baycomp_samples(a, b, 0.01, np.asarray(w)[:, : n + 1])
+    w = _dirichlet_draws(jax.random.key(3), n + 1, 0.5, count=6)
+    ref = _baycomp_samples(a, b, 0.01, w)
     np.testing.assert_allclose(r.samples, ref, rtol=0, atol=1e-12)
 
 
@@ -508,8 +547,7 @@ def test_gamma_draws_follow_scipys_gamma(shape):
     n = 20_000
     local = np.arange(n, dtype=np.uint32) % 4096
     k0 = np.repeat(np.arange(1, 6, dtype=np.uint32) * 0x9E3779B9, 4096)[:n]
-    with jax.enable_x64(True):
-        g = np.asarray(jax.jit(_bayesian._gamma)(k0, k0 ^ 0x5BD1E995, local, shape))
+    g = draws.gamma(k0, k0 ^ np.uint32(0x5BD1E995), local, shape)
     assert np.all(g > 0) and np.all(np.isfinite(g))
     assert stats.kstest(g, stats.gamma(shape).cdf).pvalue > 1e-4
     mean, var = g.mean(), g.var()
@@ -525,8 +563,11 @@ def test_signrank_progress_reports_samples_and_the_result_does_not_change(monkey
     kw = dict(rope=0.01, n_samples=3 * 4096 + 5, key=2, return_samples=True)
     one = bayesian.signrank(a, b, **kw)
     seen = []
-    monkeypatch.setattr(_engine, "_CHUNK_SECONDS", 1e-9)  # a block per chunk: four chunks
-    r = bayesian.signrank(a, b, **kw, progress=lambda done, total: seen.append((done, total)))
+    # a block per chunk: four chunks of 4096 (the default blocks: 1024, the same samples)
+    monkeypatch.setattr(_engine, "_CHUNK_SECONDS", 1e-9)
+    r = bayesian.signrank(
+        a, b, **kw, batch_size=4096, progress=lambda done, total: seen.append((done, total))
+    )
     assert seen == [
         (0, kw["n_samples"]),
         (4096, kw["n_samples"]),
@@ -552,5 +593,7 @@ def test_signrank_an_interrupt_between_chunks_stops_it(monkeypatch):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        bayesian.signrank(a, b, rope=0.01, n_samples=5 * 4096, key=0, progress=interrupt)
+        bayesian.signrank(
+            a, b, rope=0.01, n_samples=5 * 4096, key=0, batch_size=4096, progress=interrupt
+        )
     assert reports == [0, 4096]

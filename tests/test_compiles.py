@@ -376,8 +376,9 @@ def test_permutation_paths_called_again_compile_nothing_and_keep_no_memory(path)
     assert _resident_mb() - before < 16
 
 
-# Issue 37: the rank tests and MANOVA compute on the host in numpy for concrete data, so a
-# first call at a size (and bucket) seen nowhere else in the suite compiles and traces nothing.
+# Issue 37: the rank tests, MANOVA and the Bayesian signed-rank sampler compute on the host in
+# numpy for concrete data, so a first call at a size (and bucket) seen nowhere else in the
+# suite compiles and traces nothing.
 FIRST_CALLS = {
     "delong_test": lambda: jaxtests.delong_test(_labels(777), *RNG.normal(size=(2, 777))),
     "delong_interval": lambda: jaxtests.delong_interval(_labels(777), RNG.normal(size=777)),
@@ -392,6 +393,9 @@ FIRST_CALLS = {
     ),
     "adjust_pvalues hommel": lambda: jaxtests.adjust_pvalues(RNG.random((3, 37)), "hommel"),
     "manova": lambda: jaxtests.manova(RNG.normal(size=(2, 3, 37, 2))),
+    "bayesian.signrank": lambda: jaxtests.bayesian.signrank(
+        *RNG.normal(size=(2, 37)), rope=0.01, n_samples=5000, key=0
+    ),
 }
 
 

@@ -66,7 +66,9 @@ class Options:
 class Plan:
     """What :func:`drive` runs: ``n_total`` draws of ``evaluator`` in blocks of ``draws``.
 
-    ``t_cmp : (H,)`` observed statistics on the scale the evaluator returns,
+    ``data`` the evaluator's arrays (its own NamedTuple of
+    :mod:`jaxtests.kernels.evaluators`); ``observed : (H,)`` the observed
+    statistics on the scale the evaluator returns,
     ``tol`` their tie tolerances, ``scale`` the null standard deviations used
     by max-T (ones when unused); ``exact`` when the draws enumerate every
     rearrangement (no key, ``p = count / n``). ``tail`` overrides the counted
@@ -74,8 +76,8 @@ class Plan:
     """
 
     evaluator: object
-    data: dict
-    t_cmp: jax.Array
+    data: tuple
+    observed: jax.Array
     tol: jax.Array
     scale: jax.Array
     n_total: int
@@ -526,9 +528,9 @@ def drive(plan, opts):
     typed_key, seed = (None, None) if plan.exact else resolve_key(opts.key)
     if typed_key is None:
         typed_key = jax.random.key(0)
-    n_total, draws, t_cmp = plan.n_total, plan.draws, plan.t_cmp
+    n_total, draws, observed = plan.n_total, plan.draws, plan.observed
     tail = plan.tail or opts.alternative
-    n_h = t_cmp.shape[0]
+    n_h = observed.shape[0]
     n_blocks = -(-n_total // draws)
     block_bytes = draws * _draw_bytes(plan.evaluator, plan.data, n_h)
     per_step = _per_step(opts.batch_size, draws, n_blocks, block_bytes)
@@ -539,13 +541,13 @@ def drive(plan, opts):
     # Every process must run the same call: counts of different data would add up silently.
     _distributed.same_call(
         plan.data,
-        t_cmp,
+        observed,
         (type(plan.evaluator).__name__, n_total, draws, tail, plan.exact, opts.correction),
         (opts.sequential, opts.return_null, seed),
         None if plan.exact else jax.random.key_data(typed_key),
     )
     # No draw reaches a NaN observed statistic's thresholds; wrap reports p = NaN.
-    undefined = np.isnan(np.asarray(t_cmp))
+    undefined = np.isnan(np.asarray(observed))
     if opts.sequential is not None:
         run = _drive_sequential_sharded if _distributed.active() else _drive_sequential
         res = run(plan, typed_key, per_step, n_steps, tail, opts, progress, what)
@@ -569,7 +571,7 @@ def drive(plan, opts):
             (
                 typed_key,
                 plan.data,
-                t_cmp,
+                observed,
                 plan.tol,
                 plan.scale,
                 np.int32(first),
@@ -619,7 +621,7 @@ def drive(plan, opts):
 def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
     """Besag-Clifford stopping, in time-sized chunks of steps on one device."""
     h, n_total = opts.sequential, plan.n_total
-    zero = np.zeros((plan.t_cmp.shape[0],), np.int64)
+    zero = np.zeros((plan.observed.shape[0],), np.int64)
     state = (np.int32(0), zero, zero, zero)
     what = what.replace("(", "(up to ", 1)
 
@@ -628,7 +630,7 @@ def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
         state = _aot.call(
             _run_sequential,
             "engine._run_sequential",
-            (key, plan.data, plan.t_cmp, plan.tol, state, np.int32(n_run), np.int64(n_total)),
+            (key, plan.data, plan.observed, plan.tol, state, np.int32(n_run), np.int64(n_total)),
             dict(
                 evaluator=plan.evaluator,
                 draws=plan.draws,
@@ -739,7 +741,7 @@ def _drive_sequential_sharded(plan, key, per_step, n_steps, tail, opts, progress
     so the stopping draw, the counts and the p-value are those of the
     one-process run.
     """
-    h, n_total, n_h = opts.sequential, plan.n_total, plan.t_cmp.shape[0]
+    h, n_total, n_h = opts.sequential, plan.n_total, plan.observed.shape[0]
     n_dev = jax.device_count()
     ge_c, le_c = np.zeros(n_h, np.int64), np.zeros(n_h, np.int64)
     stop = np.zeros(n_h, np.int64)
@@ -751,7 +753,7 @@ def _drive_sequential_sharded(plan, key, per_step, n_steps, tail, opts, progress
         rows, drawn = _run_step_counts(
             key,
             plan.data,
-            plan.t_cmp,
+            plan.observed,
             plan.tol,
             np.int32(first),
             np.int32(n_run),
@@ -774,7 +776,7 @@ def _drive_sequential_sharded(plan, key, per_step, n_steps, tail, opts, progress
             state = _run_sequential(
                 key,
                 plan.data,
-                plan.t_cmp,
+                plan.observed,
                 plan.tol,
                 state,
                 np.int32(1),

@@ -17,6 +17,7 @@ Pure jnp; no validation.
 import dataclasses
 import math
 from collections.abc import Callable
+from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -29,12 +30,23 @@ from jaxtests.kernels import resampling as kresampling
 
 __all__ = [
     "EPS",
+    "BlockData",
+    "Counts",
+    "CountsData",
     "CountsEval",
+    "FlipData",
+    "FusedCountsData",
     "FusedEval",
     "GenericEval",
+    "LinearData",
     "LinearEval",
+    "Selected",
     "SelectedSums",
+    "SplitData",
+    "SplitItems",
+    "SplitSizes",
     "SubsetEval",
+    "SwapData",
     "WithinBlockEval",
     "Words",
     "block_draws_dense",
@@ -49,6 +61,99 @@ __all__ = [
 ]
 
 EPS = float(np.finfo(np.float64).eps)
+
+
+# -- the arrays of each evaluator (its ``data``): pytrees of named fields, as optax's states
+
+
+class Selected(NamedTuple):
+    """Terms of exact selected-instance sums: byte tables ``(H, 4 W, 256)`` of the padded data
+    (:func:`~kresampling.byte_tables`) or, beyond their memory budget, the padded data itself,
+    ``planes : (H, 32 W)``; the other field None (:func:`exact_terms`)."""
+
+    tables: jax.Array | None
+    planes: jax.Array | None
+
+
+class LinearData(NamedTuple):
+    """:class:`LinearEval`'s arrays: ``T = slope P + offset``, ``slope, offset : (H,)``."""
+
+    selected: Selected
+    slope: jax.Array
+    offset: jax.Array
+
+
+class Counts(NamedTuple):
+    """Two models' confusion counts ``(3 C,)``: rows (tp, fp, fn) per class, ``n`` instances."""
+
+    counts_a: jax.Array
+    counts_b: jax.Array
+    n: jax.Array
+
+
+class CountsData(NamedTuple):
+    """:class:`CountsEval`'s arrays: the count changes' tables and the unswapped counts."""
+
+    selected: Selected
+    counts: Counts
+
+
+class FusedCountsData(NamedTuple):
+    """Fused swap counts' arrays: the count changes ``(3 C, W, 32)`` (integers, exact in
+    float32: both fields of ``terms`` hold them) and the unswapped counts."""
+
+    terms: kfamilies.Terms
+    counts: Counts
+
+
+class SplitSizes(NamedTuple):
+    """Traced sizes of a two-sample split: ``word_mask : (W,)`` uint32 the live bits of each
+    word, ``n_live`` (uint32) the live items, ``n1`` (int32) the group-1 size."""
+
+    word_mask: np.ndarray
+    n_live: np.ndarray
+    n1: np.ndarray
+
+
+class SplitData(NamedTuple):
+    """:class:`SubsetEval`'s arrays: ``T = slope S1 + offset`` of the items ``z : (H, >= n)``.
+
+    ``terms`` and ``err_bound`` (:class:`jaxtests.kernels.families.Sums`'
+    fields) only for fair-bit starts, the family's sums; None otherwise.
+    """
+
+    z: jax.Array
+    slope: jax.Array
+    offset: jax.Array
+    sizes: SplitSizes
+    terms: kfamilies.Terms | None = None
+    err_bound: jax.Array | None = None
+
+
+class FlipData(NamedTuple):
+    """Sign-flipped instances ``d : (H, m, ...)``, instances on axis 1."""
+
+    d: jax.Array
+
+
+class SplitItems(NamedTuple):
+    """Items ``z : (H, n, ...)`` split into the first ``n1`` and the rest."""
+
+    z: jax.Array
+
+
+class SwapData(NamedTuple):
+    """Labels ``y`` and two models' outputs ``pred_a``, ``pred_b`` (instances first)."""
+
+    y: jax.Array
+    pred_a: jax.Array
+    pred_b: jax.Array
+
+
+class BlockData(NamedTuple):
+    """``x : (n_blocks, k, ...)``, permuted within each block."""
+
+    x: jax.Array
 
 
 def block_draws_linear(n_words):
@@ -107,11 +212,11 @@ def use_tables(n_words):
 
 
 def exact_terms(d, n_words):
-    """``(tables?, data)``: ``d : (H, m)`` padded to ``32 n_words``, as byte tables or planes."""
+    """``(tables?, Selected)``: ``d : (H, m)`` padded to ``32 n_words``, as tables or planes."""
     dpad = jnp.pad(d, ((0, 0), (0, 32 * n_words - d.shape[1])))
     if use_tables(n_words):
-        return True, {"tables": kresampling.byte_tables(dpad)}
-    return False, {"d": dpad}
+        return True, Selected(kresampling.byte_tables(dpad), None)
+    return False, Selected(None, dpad)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,8 +270,8 @@ class Words:
 class SelectedSums:
     """Base of the evaluators linear in the words: sums of the instances a word selects.
 
-    ``data["tables"]`` (byte tables) or ``data["d"]`` (bit planes), ``(H, 32 n_words)``;
-    both sums are exact.
+    ``data.selected`` (:class:`Selected`) holds byte tables (``tables``) or
+    bit planes; both sums are exact.
     """
 
     words: Words
@@ -176,21 +281,23 @@ class SelectedSums:
         """``(H, k R)`` sums of the selected instances of every draw of the blocks."""
         w = self.words(key, block_ids)
         if self.tables:
-            return kresampling.lut_sums(w, data["tables"])
-        return kresampling.bitplane_sums(w, data["d"])
+            return kresampling.lut_sums(w, data.selected.tables)
+        return kresampling.bitplane_sums(w, data.selected.planes)
 
 
 @dataclasses.dataclass(frozen=True)
 class LinearEval(SelectedSums):
-    """Affine statistics ``a P + c`` of selected-instance sums ``P`` from byte tables (exact)."""
+    """Affine statistics ``slope P + offset`` of selected-instance sums ``P`` (exact);
+    :class:`LinearData`."""
 
     def __call__(self, key, block_ids, data):
-        return data["a"][:, None] * self.sums(key, block_ids, data) + data["c"][:, None]
+        return data.slope[:, None] * self.sums(key, block_ids, data) + data.offset[:, None]
 
 
 @dataclasses.dataclass(frozen=True)
 class CountsEval(SelectedSums):
-    """Swap test of confusion-count measures: counts are linear in the swap bits."""
+    """Swap test of confusion-count measures: counts are linear in the swap bits;
+    :class:`CountsData`."""
 
     measure: str
     n_classes: int
@@ -198,14 +305,16 @@ class CountsEval(SelectedSums):
 
     def __call__(self, key, block_ids, data):
         delta = self.sums(key, block_ids, data)
-        return counts_statistic(delta, data, self.measure, self.n_classes, self.beta)
+        return counts_statistic(delta, data.counts, self.measure, self.n_classes, self.beta)
 
 
-def counts_statistic(delta, data, measure, n_classes, beta):
-    ca = data["counts_a"][:, None] + delta
-    cb = data["counts_b"][:, None] - delta
-    fa = count_measure(ca, data["n"], measure, n_classes, beta)
-    fb = count_measure(cb, data["n"], measure, n_classes, beta)
+def counts_statistic(delta, counts, measure, n_classes, beta):
+    """``(1, L)`` measure differences of :class:`Counts` with count changes ``delta : (3 C, L)``
+    moved from model B to model A."""
+    ca = counts.counts_a[:, None] + delta
+    cb = counts.counts_b[:, None] - delta
+    fa = count_measure(ca, counts.n, measure, n_classes, beta)
+    fb = count_measure(cb, counts.n, measure, n_classes, beta)
     return (fa - fb)[None, :]
 
 
@@ -213,8 +322,10 @@ def counts_statistic(delta, data, measure, n_classes, beta):
 class FusedEval:
     """Monte Carlo statistics of ``P = sum_i bit_i d_i``, bits generated and consumed in place.
 
-    ``kind="affine"``: ``a P + c`` (sign-flip mean, its t). ``kind="counts"``:
-    swap-test confusion counts ``counts_a + P`` (integers, exact in float32).
+    ``kind="affine"``: ``slope P + offset`` (sign-flip mean, its t; data
+    :class:`jaxtests.kernels.families.Sums`). ``kind="counts"``: swap-test
+    confusion counts ``counts_a + P`` (integers, exact in float32;
+    :class:`FusedCountsData`).
     ``family`` names the sums (:data:`jaxtests.kernels.families.FAMILIES`):
     "words" loops over the live words in float32 (fast on a CPU), "dense" sums
     every word of the padded data in one fused float64 reduction (accelerators),
@@ -243,18 +354,19 @@ class FusedEval:
         first = block_ids[0].astype(jnp.int64) * self.draws
         keys, local = krandom.draw_keys(key, first, block_ids.shape[0] * self.draws)
         family = kfamilies.FAMILIES[self.family]
-        p = family.sums(keys, local, data, self.stride or None, integers=self.kind == "counts")
+        p = family.sums(keys, local, data.terms, self.stride or None)
         if self.kind == "affine":
-            return data["a"][:, None] * p + data["c"][:, None], (keys, local)
-        return counts_statistic(p, data, self.measure, self.n_classes, self.beta), None
+            return data.slope[:, None] * p + data.offset[:, None], (keys, local)
+        return counts_statistic(p, data.counts, self.measure, self.n_classes, self.beta), None
 
     def exact(self, data, lanes):
         """Float64 statistics of the lanes ``(keys, local)`` (the same draws)."""
         keys, local = lanes
+        terms = data.terms
         p = kresampling.bit_sums_ordered(
-            keys[:, 0], keys[:, 1], local, data["d64"], data.get("nw"), self.stride or None
+            keys[:, 0], keys[:, 1], local, terms.exact, terms.live_words, self.stride or None
         )
-        return data["a"][:, None] * p + data["c"][:, None]
+        return data.slope[:, None] * p + data.offset[:, None]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -265,12 +377,13 @@ class SubsetEval:
     ``K``), then ``|K - n1|`` members removed or added by
     :func:`jaxtests.kernels.resampling.subset_corrections`. ``"empty"`` /
     ``"full"``: start from no item / every item and add ``n1`` / remove ``n2``
-    (cheaper when one group is small). Returns ``a S1 + c``.
+    (cheaper when one group is small). Returns ``slope S1 + offset``
+    (:class:`SplitData`).
 
     ``n`` is the static bound of the positions (``z`` is zero-padded to at
     least the live items) and ``n_words`` the counter stride of a draw's
-    words (``n / 32``, a capacity); the live item count ``data["n_live"]`` and
-    ``data["n1"]`` are traced, so every size up to ``n`` runs one program.
+    words (``n / 32``, a capacity); the live item count and ``n1``
+    (:class:`SplitSizes`) are traced, so every size up to ``n`` runs one program.
     """
 
     draws: int
@@ -292,26 +405,27 @@ class SubsetEval:
     def exact(self, data, lanes):
         """Float64 statistics of the lanes ``(keys, local, correction)`` (the same splits)."""
         keys, local, delta = lanes
+        terms = data.terms
         p = kresampling.bit_sums_ordered(
-            keys[:, 0], keys[:, 1], local, data["d64"], data.get("nw"), self.n_words
+            keys[:, 0], keys[:, 1], local, terms.exact, terms.live_words, self.n_words
         )
-        return data["a"][:, None] * (p + delta.T) + data["c"][:, None]
+        return data.slope[:, None] * (p + delta.T) + data.offset[:, None]
 
     def approx(self, key, block_ids, data):
         """Statistics from the family's fair-bit sums, and per lane what :meth:`exact` needs."""
         first = block_ids[0].astype(jnp.int64) * self.draws
         n_lanes = block_ids.shape[0] * self.draws
         keys, local = krandom.draw_keys(key, first, n_lanes, 6)
-        z = data["z"]
+        z, sizes = data.z, data.sizes
         if self.mode == "bernoulli":
             family = kfamilies.FAMILIES[self.family]
-            p, k = family.sums(keys, local, data, self.n_words, data["mask"])
+            p, k = family.sums(keys, local, data.terms, self.n_words, sizes.word_mask)
         elif self.mode == "empty":
             p, k = jnp.zeros((z.shape[0], n_lanes)), jnp.zeros((n_lanes,), jnp.int32)
         else:
             p = jnp.broadcast_to(jnp.sum(z, axis=1)[:, None], (z.shape[0], n_lanes))
-            k = jnp.broadcast_to(data["n_live"].astype(jnp.int32), (n_lanes,))
-        c = k - data["n1"].astype(jnp.int32)
+            k = jnp.broadcast_to(sizes.n_live.astype(jnp.int32), (n_lanes,))
+        c = k - sizes.n1.astype(jnp.int32)
         corr = kresampling.subset_corrections(
             keys,
             local,
@@ -323,10 +437,10 @@ class SubsetEval:
             mode=self.mode,
             tiers=self.tiers,
             chunk=self.chunk,
-            n_live=data["n_live"],
+            n_live=sizes.n_live,
         )
         delta = jnp.where((c > 0)[None, :], -corr, corr)
-        t = data["a"][:, None] * (p + delta) + data["c"][:, None]
+        t = data.slope[:, None] * (p + delta) + data.offset[:, None]
         return t, (keys, local, delta.T)
 
 
@@ -340,8 +454,7 @@ def subset_evaluator(n, n1, n_words, draws, family="words", chunk=4096):
     tiers give exact subsets), so a capacity compiles a handful of programs
     at most. ``family`` and ``chunk`` (lanes of a correction tier run
     together) are the backend's choices (:mod:`jaxtests._profile`). Returns the
-    evaluator and its traced data (the live item count, ``n1``, the live words
-    ``nw`` and their bit mask).
+    evaluator and its traced sizes (:class:`SplitSizes`).
     """
     n2 = n - n1
     n_max = 32 * n_words
@@ -363,18 +476,18 @@ def subset_evaluator(n, n1, n_words, draws, family="words", chunk=4096):
         )
     bits = np.clip(n - 32 * np.arange(n_words), 0, 32).astype(np.uint64)
     mask = ((np.uint64(1) << bits) - np.uint64(1)).astype(np.uint32)
-    extra = {
-        "mask": mask,
-        "n_live": np.uint32(n),
-        "n1": np.int32(n1),
-        "nw": np.int32(live),
-    }
-    return SubsetEval(draws, n_max, n_words, mode, tiers, family, chunk), extra
+    sizes = SplitSizes(mask, np.uint32(n), np.int32(n1))
+    return SubsetEval(draws, n_max, n_words, mode, tiers, family, chunk), sizes
 
 
 @dataclasses.dataclass(frozen=True)
 class GenericEval:
-    """Any statistic, evaluated on materialised rearrangements, one block at a time."""
+    """Any statistic, evaluated on materialised rearrangements, one block at a time.
+
+    Data: :class:`FlipData` (``kind="signflip"``), :class:`SplitItems`
+    (``"twosample"``, group 1 the first ``words.n1`` items) or :class:`SwapData`
+    (``"swap"``, the first ``m`` instances swapped).
+    """
 
     words: Words
     kind: str  # "signflip", "twosample", "swap"
@@ -390,21 +503,21 @@ class GenericEval:
     def _one(self, w, data):
         bits = kresampling.words_to_bits(w, self.m)  # (R, m)
         if self.kind == "swap":
-            n = data["y"].shape[0]
+            n = data.y.shape[0]
             bits = jnp.pad(bits, ((0, 0), (0, n - self.m)))
         if self.kind == "signflip":
-            d = data["d"]  # (H, m, ...) with instances on axis 1
+            d = data.d  # (H, m, ...) with instances on axis 1
             extra = d.ndim - 2
             s = jnp.where(bits, 1.0, -1.0).astype(d.dtype)
             s = s.reshape(s.shape + (1,) * extra)
             return jax.vmap(lambda dh: jax.vmap(self.fn)(dh[None] * s))(d)
         if self.kind == "twosample":
-            z = data["z"]  # (H, n)
-            n1 = data["n1"].shape[0]
+            z = data.z  # (H, n)
+            n1 = self.words.n1
             order = jnp.argsort(~bits, axis=-1, stable=True)  # members first, in order
             zp = jnp.take(z, order, axis=1)  # (H, R, n)
             return jax.vmap(jax.vmap(lambda q: self.fn(q[:n1], q[n1:])))(zp)
-        y, a, b = data["y"], data["a"], data["b"]
+        y, a, b = data.y, data.pred_a, data.pred_b
         pa = jnp.where(bits, b[None, :], a[None, :])
         pb = jnp.where(bits, a[None, :], b[None, :])
         out = jax.vmap(lambda u, t: self.fn(y, u) - self.fn(y, t))(pa, pb)
@@ -413,7 +526,8 @@ class GenericEval:
 
 @dataclasses.dataclass(frozen=True)
 class WithinBlockEval:
-    """Labels permuted independently within each block (fold) of ``x : (n_blocks, k, ...)``."""
+    """Labels permuted independently within each block (fold) of ``x : (n_blocks, k, ...)``
+    (:class:`BlockData`)."""
 
     fn: Callable
     n_blocks: int
@@ -421,7 +535,7 @@ class WithinBlockEval:
     draws: int
 
     def __call__(self, key, block_ids, data):
-        x = data["x"]
+        x = data.x
         n_u = self.n_blocks * (self.k - 1)  # uniforms per draw
         outs = []
         for b in block_ids:

@@ -111,7 +111,7 @@ def unsure_lanes(t, err, t_obs, tol, scale, alternative, maxt):
 def evaluate(evaluator, key, block_ids, data, t_obs, tol, scale, alternative, maxt):
     """Statistics of a step's draws; those too close to a decision are recomputed in float64.
 
-    Float32 sums (``banded`` evaluators) are within ``data["err"]`` of the
+    Float32 sums (``banded`` evaluators) are within ``data.err_bound`` of the
     float64 ones, so only lanes with a threshold inside ``t +- err`` can count
     differently: those lanes (usually a handful per block) get their float64
     value from :meth:`exact`, and counts equal those of float64 arithmetic.
@@ -123,7 +123,7 @@ def evaluate(evaluator, key, block_ids, data, t_obs, tol, scale, alternative, ma
     if not getattr(evaluator, "banded", False):
         return evaluator(key, block_ids, data)
     t, lanes = evaluator.approx(key, block_ids, data)
-    unsure = unsure_lanes(t, data["err"], t_obs, tol, scale, alternative, maxt)
+    unsure = unsure_lanes(t, data.err_bound, t_obs, tol, scale, alternative, maxt)
     n_lanes = unsure.shape[0]
     family = kfamilies.FAMILIES.get(getattr(evaluator, "family", None))
     group = getattr(family, "recheck_group", None)
@@ -135,7 +135,7 @@ def evaluate(evaluator, key, block_ids, data, t_obs, tol, scale, alternative, ma
         # (a pass costs its lanes times the live instances; a capacity holds up to 16,384
         # instances in 16 groups, enough for data with many ties at a threshold).
         per = 1024 // group
-        while per > 1 and per * group * data["d64"].shape[1] * 32 > 2**22:
+        while per > 1 and per * group * data.terms.exact.shape[1] * 32 > 2**22:
             per //= 2
     else:
         # A family that gathers many blocks' lanes (:class:`kfamilies.Dense32`) rechecks

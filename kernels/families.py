@@ -8,12 +8,13 @@ the ordered float64 ones of :func:`~jaxtests.kernels.resampling.bit_sums_ordered
 which recheck every draw whose decision that bound could change. So any
 family gives the same counts for the same words.
 
-A family is two traced functions: ``layout`` (the arrays its sums read and
-their error bound, computed once per call inside a test's preparation
-program) and ``sums``. :data:`FAMILIES` names them; the host-side choices of a
-family (padding, block sizes) are its entry in :mod:`jaxtests._profile`. A new
-family (a Pallas kernel, say) is one module like this one's classes plus those
-two entries.
+A family is its traced ``sums`` of :class:`Terms`, whether they read the
+float32 copy (``float32``), and ``err_bound``, the bound on their distance
+from the ordered sums (:func:`layout` lays the terms out once per call
+inside a test's preparation program). :data:`FAMILIES` names them; the
+host-side choices of a family (padding, block sizes) are its entry in
+:mod:`jaxtests._profile`. A new family (a Pallas kernel, say) is one class
+like this module's plus those two entries.
 
 Pure jnp; no validation.
 """
@@ -32,6 +33,7 @@ __all__ = [
     "Dense",
     "Dense32",
     "Sums",
+    "Terms",
     "WordLoop",
     "dense32_err",
     "float32_err",
@@ -43,25 +45,34 @@ __all__ = [
 EPS = float(np.finfo(np.float64).eps)
 
 
-class Sums(NamedTuple):
-    """The arrays of the banded statistics ``T = a P + c`` of one call, laid out for a family.
+class Terms(NamedTuple):
+    """The terms ``d_i`` of ``P = sum_i bit_i d_i``, as a family's sums read them.
 
-    ``a, c, err : (H,)`` (``err`` bounds ``|T - T_ordered|`` for the family's
-    sums); ``d64 : (H, W, 32)`` the zero-padded data in float64 (the ordered
-    recheck reads it); ``nw`` the live words the loops run over (int32);
-    ``d32`` the float32 copy, for families that sum in float32 (else None).
+    ``exact : (H, W, 32)`` zero-padded, in a dtype that holds them exactly
+    (float64 data, or integer count changes in float32): what the dense
+    family and the ordered recheck sum; ``f32`` their float32 copy, for the
+    families that sum in float32 (None for the others); ``live_words`` (int32)
+    the words the loops run over (None: all ``W``).
     """
 
-    a: jax.Array
-    c: jax.Array
-    d64: jax.Array
-    nw: jax.Array
-    err: jax.Array
-    d32: jax.Array | None = None
+    exact: jax.Array
+    f32: jax.Array | None = None
+    live_words: jax.Array | None = None
 
-    def arrays(self):
-        """The evaluators' data: the fields that are set."""
-        return {k: v for k, v in self._asdict().items() if v is not None}
+
+class Sums(NamedTuple):
+    """The arrays of the banded statistics ``T = slope P + offset`` of one call.
+
+    ``terms`` laid out for the call's family; ``slope, offset, err_bound : (H,)``,
+    ``err_bound`` bounding ``|T - T_ordered|`` for the family's sums (the
+    half-width of the band that :func:`jaxtests.kernels.exceedance.evaluate`
+    rechecks).
+    """
+
+    terms: Terms
+    slope: jax.Array
+    offset: jax.Array
+    err_bound: jax.Array
 
 
 def pad_words(d, n_words, dtype=jnp.float32):
@@ -129,16 +140,13 @@ class WordLoop:
     """
 
     name: str = "words"
+    float32: bool = True  # sums :attr:`Terms.f32`
+    err_bound = staticmethod(float32_err)
 
-    def layout(self, d, a, c, live):
-        n_words = d.shape[-1] // 32
-        return {"d32": pad_words(d, n_words), "err": float32_err(d, n_words, a, c, live)}
-
-    def sums(self, keys, local, data, stride=None, count_mask=None, integers=False):
+    def sums(self, keys, local, terms, stride=None, count_mask=None):
         """``P : (H, L)`` (and with ``count_mask`` the set bits under it, ``(L,)``)."""
-        del integers  # the float32 copy is what this family always sums
         return kresampling.bit_sums(
-            keys[:, 0], keys[:, 1], local, data["d32"], count_mask, data.get("nw"), stride
+            keys[:, 0], keys[:, 1], local, terms.f32, count_mask, terms.live_words, stride
         )
 
 
@@ -152,13 +160,12 @@ class Dense:
     """
 
     name: str = "dense"
+    float32: bool = False
+    err_bound = staticmethod(float64_err)
 
-    def layout(self, d, a, c, live):
-        return {"err": float64_err(d, d.shape[-1] // 32, a, c, live)}
-
-    def sums(self, keys, local, data, stride=None, count_mask=None, integers=False):
-        """``integers``: ``data["d32"]`` holds integers (exact in float32 in any order)."""
-        d = data["d32"] if integers else data["d64"]
+    def sums(self, keys, local, terms, stride=None, count_mask=None):
+        """``P : (H, L)`` of :attr:`Terms.exact` (integers stay exact in any order)."""
+        d = terms.exact
         mask = None if count_mask is None else count_mask[: d.shape[1]]
         return kresampling.dense_sums(keys[:, 0], keys[:, 1], local, d, stride or d.shape[1], mask)
 
@@ -182,15 +189,12 @@ class Dense32:
     chunks: int = 16
     recheck_group: int = 1
     recheck_lanes: int = 8192
+    float32: bool = True
+    err_bound = staticmethod(dense32_err)
 
-    def layout(self, d, a, c, live):
-        n_words = d.shape[-1] // 32
-        return {"d32": pad_words(d, n_words), "err": dense32_err(d, n_words, a, c, live)}
-
-    def sums(self, keys, local, data, stride=None, count_mask=None, integers=False):
-        """``P : (H, L)`` float64 (integers in ``d32`` come out exact: every partial sum is)."""
-        del integers  # the float32 copy is what this family always sums
-        d = data["d32"]
+    def sums(self, keys, local, terms, stride=None, count_mask=None):
+        """``P : (H, L)`` float64 (integers in ``f32`` come out exact: every partial sum is)."""
+        d = terms.f32
         mask = None if count_mask is None else count_mask[: d.shape[1]]
         stride = stride or d.shape[1]
         n = local.shape[0]
@@ -213,8 +217,13 @@ class Dense32:
 FAMILIES = {f.name: f for f in (WordLoop(), Dense(), Dense32())}
 
 
-def layout(family, d, a, c, live):
-    """:class:`Sums` of ``a P + c`` over ``d : (H, 32 W)`` (zero-padded) for ``family`` (traced)."""
+def layout(family, d, slope, offset, live):
+    """:class:`Sums` of ``slope P + offset`` over ``d : (H, 32 W)`` (zero-padded) for ``family``.
+
+    ``live`` (traced) the words the loops run over.
+    """
+    fam = FAMILIES[family]
     n_words = d.shape[-1] // 32
-    extra = FAMILIES[family].layout(d, a, c, live)
-    return Sums(a, c, pad_words(d, n_words, jnp.float64), live, extra["err"], extra.get("d32"))
+    f32 = pad_words(d, n_words) if fam.float32 else None
+    terms = Terms(pad_words(d, n_words, jnp.float64), f32, live)
+    return Sums(terms, slope, offset, fam.err_bound(d, n_words, slope, offset, live))

@@ -243,7 +243,7 @@ def _counts_program(m, platform="cuda", family="dense"):
     with jax.enable_x64(True):
         out = _signflip._signflip_linear_prep(dp, where, statistic="mean", family=family)
         _, mean_obs, tol, sd, _, _, sums = out
-        data = sums.arrays()
+        data = sums
         draws = prof.schedule.fused_draws(m, 1, 10**8, False, prof.platform)
         ev = kevaluators.FusedEval(draws, stride=krandom.stride_words(m), family=family)
         key = jax.random.key(0)
@@ -322,8 +322,8 @@ def test_float32_dense_sums_are_within_their_bound_on_adversarial_data():
         a, c = np.array([2.0 / m]), np.array([-np.sum(d) / m])
         sums = kfamilies.layout("dense32", jnp.asarray(dp), a, c, n_words)
         fam = kfamilies.FAMILIES["dense32"]
-        p32 = jax.jit(lambda k, l, s: fam.sums(k, l, s))(keys, local, sums.arrays())
-        p64 = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, sums.d64)
+        p32 = jax.jit(lambda k, l, s: fam.sums(k, l, s))(keys, local, sums.terms)
+        p64 = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, sums.terms.exact)
         w = np.asarray(krandom.word_grid(keys[:, 0], keys[:, 1], local, n_words, None))
         bound_p = float(kresampling.dense_sums32_error_bound(np.sum(np.abs(d)), n_words))
     shifts = np.arange(32, dtype=np.uint32)[None, :, None]
@@ -333,7 +333,7 @@ def test_float32_dense_sums_are_within_their_bound_on_adversarial_data():
     assert np.all(err <= bound_p) and np.mean(err > 0) > 0.9
     t32 = a * np.asarray(p32)[0] + c
     t64 = a * np.asarray(p64)[0] + c
-    assert np.all(np.abs(t32 - t64) <= float(sums.err[0]))
+    assert np.all(np.abs(t32 - t64) <= float(sums.err_bound[0]))
 
 
 DOT_SCRIPT = textwrap.dedent(
@@ -373,13 +373,12 @@ class _Ordered:
     """Test family: the recheck's own ordered float64 sums (slow, exact to the bit)."""
 
     name = "ordered"
+    float32 = False
+    err_bound = staticmethod(kfamilies.float64_err)
 
-    def layout(self, d, a, c, live):
-        return {"err": kfamilies.float64_err(d, d.shape[-1] // 32, a, c, live)}
-
-    def sums(self, keys, local, data, stride=None, count_mask=None, integers=False):
-        d = (data["d32"] if integers else data["d64"]).astype(jnp.float64)
-        p = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, d, data.get("nw"), stride)
+    def sums(self, keys, local, terms, stride=None, count_mask=None):
+        d = terms.exact.astype(jnp.float64)
+        p = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, d, terms.live_words, stride)
         if count_mask is None:
             return p
         w = krandom.word_grid(keys[:, 0], keys[:, 1], local, d.shape[1], stride)  # (W, L)

@@ -38,7 +38,6 @@ from jax.sharding import Mesh, PartitionSpec
 from jaxtests import _aot, _distributed, _pvalues
 from jaxtests._progress import as_progress, warn_long_run
 from jaxtests._random import resolve_key
-from jaxtests.kernels import evaluators as kevaluators
 from jaxtests.kernels import exceedance as kexceedance
 from jaxtests.kernels import resampling as kresampling
 
@@ -386,7 +385,7 @@ def _draw_bytes(evaluator, data, n_h):
     data per draw (signs or indices, the copy, products); the fused and table
     sums a few values per hypothesis.
     """
-    if isinstance(evaluator, kevaluators.GenericEval | kevaluators.WithinBlockEval):
+    if evaluator.materialised:
         sizes = [int(np.prod(np.shape(a))) for a in jax.tree_util.tree_leaves(data)]
         return 32 * max(sizes, default=1)
     return 32 * n_h + 64

@@ -158,7 +158,8 @@ class Planner:
 
     @property
     def family(self):
-        """The evaluator family of the call's fused sums (a static argument of their layout)."""
+        """The call's :class:`jaxtests.kernels.families.Family`: the fused sums' (a static
+        argument of their layout and of the evaluators that read it)."""
         return self.profile.family
 
     @property
@@ -250,7 +251,7 @@ class Planner:
         if exact:
             draws = min(kevaluators.block_draws_linear(n_words), n_total)
             tables, selected = kevaluators.exact_terms(dk, n_words)
-            words = kevaluators.Words("enumerate", n_words, draws)
+            words = kevaluators.EnumeratedWords(n_words, draws)
             evaluator = kevaluators.CountsEval(
                 words, tables, stat.measure, stat.n_classes, stat.beta
             )
@@ -264,22 +265,24 @@ class Planner:
         padded = pad_axis(dk, 32 * n_words).reshape(-1, n_words, 32)
         changes = jnp.asarray(padded.astype(np.float32), dtype=jnp.float32)
         terms = kfamilies.Terms(exact=changes, f32=changes)
-        evaluator = kevaluators.FusedEval(
-            draws, "counts", stat.measure, stat.n_classes, stat.beta, n_words, self.family
+        evaluator = kevaluators.FusedCountsEval(
+            draws, stat.measure, stat.n_classes, stat.beta, n_words, self.family
         )
         return evaluator, kevaluators.FusedCountsData(terms, counts), draws
 
     # -- materialised statistics
 
-    def _words(self, m, n_elements, n_total, exact, **random):
+    def _words(self, m, n_elements, n_total, exact, n1=0, stride=0):
+        """Words of ``m`` instances (``n1``: subsets of that size), and draws per block."""
         n_words = -(-m // 32)
         draws = self.profile.generic_draws(n_elements)
-        if exact:
-            draws = min(draws, n_total)
-            source = "combinations" if "n1" in random else "enumerate"
-            extra = {k: random[k] for k in ("n", "n1") if k in random}
-            return kevaluators.Words(source, n_words, draws, **extra), draws
-        return kevaluators.Words("random", n_words, draws, **random), draws
+        if not exact:
+            n = m if n1 else 0
+            return kevaluators.RandomWords(n_words, draws, n, n1, stride), draws
+        draws = min(draws, n_total)
+        if n1:
+            return kevaluators.CombinationWords(n_words, draws, m, n1), draws
+        return kevaluators.EnumeratedWords(n_words, draws), draws
 
     def _sign_flipped(self, stat, n_total, exact, sequential):
         d = stat.d
@@ -288,20 +291,20 @@ class Planner:
         # built-in one (instances with several entries keep the plain layout).
         stride = krandom.stride_words(m) if d.ndim == 2 else 0
         words, draws = self._words(m, int(np.prod(d.shape[1:])), n_total, exact, stride=stride)
-        data = kevaluators.FlipData(d)
-        return kevaluators.GenericEval(words, "signflip", stat.fn, m), data, draws
+        evaluator = kevaluators.SignFlippedEval(words, stat.fn, m)
+        return evaluator, kevaluators.FlipData(d), draws
 
     def _split(self, stat, n_total, exact, sequential):
         n = stat.z.shape[1]
-        words, draws = self._words(n, n, n_total, exact, n=n, n1=stat.n1)
+        words, draws = self._words(n, n, n_total, exact, n1=stat.n1)
         # ``fn`` is a static argument of the compiled engine (hashed by identity): a
         # function made anew per call, such as a closure over the data, compiles anew.
-        evaluator = kevaluators.GenericEval(words, "twosample", stat.fn, n)
+        evaluator = kevaluators.SplitEval(words, stat.fn, n, stat.n1)
         return evaluator, kevaluators.SplitItems(stat.z), draws
 
     def _swapped(self, stat, n_total, exact, sequential):
         words, draws = self._words(stat.m, stat.y.shape[0], n_total, exact)
-        evaluator = kevaluators.GenericEval(words, "swap", stat.fn, stat.m)
+        evaluator = kevaluators.SwappedEval(words, stat.fn, stat.m)
         return evaluator, kevaluators.SwapData(stat.y, stat.pred_a, stat.pred_b), draws
 
     def _within_block(self, stat, n_total, exact, sequential):
@@ -317,9 +320,9 @@ def _enumerated(d, slope, offset, n_total, n1=None):
     n_words = -(-n // 32)
     draws = min(kevaluators.block_draws_linear(n_words), n_total)
     if n1 is None:
-        words = kevaluators.Words("enumerate", n_words, draws)
+        words = kevaluators.EnumeratedWords(n_words, draws)
     else:
-        words = kevaluators.Words("combinations", n_words, draws, n, n1)
+        words = kevaluators.CombinationWords(n_words, draws, n, n1)
     tables, selected = kevaluators.exact_terms(d, n_words)
     data = kevaluators.LinearData(selected, slope, offset)
     return kevaluators.LinearEval(words, tables), data, draws

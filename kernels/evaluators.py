@@ -3,11 +3,13 @@
 Each evaluator maps ``(key, block_ids (k,), data)`` to ``(H, k R)`` statistics,
 where draw ``r`` of block ``b`` is global draw ``b R + r``; the values of one
 draw never depend on ``k`` (nor on batches or devices). Evaluators are frozen
-dataclasses, so they are static arguments of the engine's compiled programs;
-``data`` holds the arrays. Sources of rearrangements (:class:`Words`):
-random words of :mod:`jaxtests.kernels.random`, enumeration of sign patterns,
-or ranked combinations. "Banded" evaluators (:class:`FusedEval`,
-:class:`SubsetEval`) take approximate sums from an evaluator family
+dataclasses, so they are static arguments of the engine's compiled programs,
+and declare what the engine asks of them (:class:`Evaluator`); ``data`` holds
+the arrays, a NamedTuple per evaluator. Sources of rearrangements
+(:class:`Words`): random words of :mod:`jaxtests.kernels.random`
+(:class:`RandomWords`), enumeration of sign patterns (:class:`EnumeratedWords`),
+or ranked combinations (:class:`CombinationWords`). "Banded" evaluators
+(:class:`FusedEval`, :class:`SubsetEval`) take approximate sums from an evaluator family
 (:mod:`jaxtests.kernels.families`) and recompute in float64 the draws whose
 decision the rounding could change (:func:`jaxtests.kernels.exceedance.evaluate`).
 
@@ -17,7 +19,7 @@ Pure jnp; no validation.
 import dataclasses
 import math
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -31,22 +33,30 @@ from jaxtests.kernels import resampling as kresampling
 __all__ = [
     "EPS",
     "BlockData",
+    "CombinationWords",
     "Counts",
     "CountsData",
     "CountsEval",
+    "EnumeratedWords",
+    "Evaluator",
     "FlipData",
     "FusedCountsData",
+    "FusedCountsEval",
     "FusedEval",
     "GenericEval",
     "LinearData",
     "LinearEval",
+    "RandomWords",
     "Selected",
     "SelectedSums",
+    "SignFlippedEval",
     "SplitData",
+    "SplitEval",
     "SplitItems",
     "SplitSizes",
     "SubsetEval",
     "SwapData",
+    "SwappedEval",
     "WithinBlockEval",
     "Words",
     "block_draws_dense",
@@ -219,55 +229,89 @@ def exact_terms(d, n_words):
     return False, Selected(None, dpad)
 
 
+class Evaluator:
+    """What the engine asks of a block evaluator (every evaluator here is one).
+
+    ``__call__(key, block_ids, data)``: the ``(H, k R)`` statistics of the
+    blocks' draws, ``data`` the evaluator's own NamedTuple of arrays.
+    ``banded``: the statistics come from ``approx(key, block_ids, data) ->
+    (t, lanes)``, fast sums of the evaluator's ``family``
+    (:class:`jaxtests.kernels.families.Family`) within ``data.err_bound`` of
+    the float64 ones of ``exact(data, lanes)``, and ``data.terms`` are the
+    terms summed (:func:`jaxtests.kernels.exceedance.evaluate` rechecks the
+    unsure lanes). ``materialised``: a draw holds a rearranged copy of the data
+    (the engine bounds a step's memory by it).
+    """
+
+    banded: ClassVar[bool] = False
+    materialised: ClassVar[bool] = False
+
+    def __call__(self, key, block_ids, data):
+        raise NotImplementedError
+
+
 @dataclasses.dataclass(frozen=True)
 class Words:
-    """Where a block's words come from: "random", "enumerate" or "combinations"."""
+    """Where a block's words come from: ``(n_words, k R)`` uint32 for ``draws`` (R) a block."""
 
-    source: str
     n_words: int
     draws: int
-    n: int = 0  # items (combinations / subset-size correction)
-    n1: int = 0  # subset size for label permutations (0: plain fair bits)
-    stride: int = 0  # counter stride of a draw's random words (0: n_words)
 
     def __call__(self, key, block_ids):
-        r = self.draws
-        if self.source == "enumerate":
-            parts = [
-                kresampling.enumeration_words(b.astype(jnp.int64) * r, r, self.n_words)
-                for b in block_ids
-            ]
-        elif self.source == "combinations":
-            parts = [
-                kresampling.combination_words(
-                    b.astype(jnp.int64) * r + jnp.arange(r, dtype=jnp.int64),
-                    self.n,
-                    self.n1,
-                    self.n_words,
-                )
-                for b in block_ids
-            ]
-        else:
-            # The same words as the fused sums (``bit_sums``) of these draws.
-            parts = []
-            for b in block_ids:
-                keys, local = krandom.draw_keys(key, b.astype(jnp.int64) * r, r, 4)
-                w = krandom.word_grid(
-                    keys[:, 0], keys[:, 1], local, self.n_words, self.stride or None
-                )
-                if self.n1:
-                    # Keyed by the draw's global index (its key block and its place in
-                    # it), never by its place in this evaluation block: evaluation blocks
-                    # that share a key block must not share correction streams.
-                    w = kresampling.fix_subset_size(
-                        w, self.n, self.n1, keys[:, 2], keys[:, 3], local
-                    )
-                parts.append(w)
+        parts = [self.block(key, b.astype(jnp.int64) * self.draws) for b in block_ids]
         return jnp.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+
+    def block(self, key, first):
+        """The words of draws ``first, ..., first + draws - 1``."""
+        raise NotImplementedError
 
 
 @dataclasses.dataclass(frozen=True)
-class SelectedSums:
+class EnumeratedWords(Words):
+    """Every sign pattern: draw ``g`` is pattern ``g`` (its bits the pattern's)."""
+
+    def block(self, key, first):
+        return kresampling.enumeration_words(first, self.draws, self.n_words)
+
+
+@dataclasses.dataclass(frozen=True)
+class CombinationWords(Words):
+    """Every ``n1``-subset of ``n`` items: draw ``g`` is the subset of colex rank ``g``."""
+
+    n: int
+    n1: int
+
+    def block(self, key, first):
+        ranks = first + jnp.arange(self.draws, dtype=jnp.int64)
+        return kresampling.combination_words(ranks, self.n, self.n1, self.n_words)
+
+
+@dataclasses.dataclass(frozen=True)
+class RandomWords(Words):
+    """Random words of :mod:`jaxtests.kernels.random`: the fused sums' (``bit_sums``) words.
+
+    With ``n1``, uniform ``n1``-subsets of ``n`` items (fair bits corrected,
+    :func:`~kresampling.fix_subset_size`); ``stride`` the counter stride of a
+    draw's words (0: ``n_words``).
+    """
+
+    n: int = 0
+    n1: int = 0
+    stride: int = 0
+
+    def block(self, key, first):
+        keys, local = krandom.draw_keys(key, first, self.draws, 4)
+        w = krandom.word_grid(keys[:, 0], keys[:, 1], local, self.n_words, self.stride or None)
+        if self.n1:
+            # Keyed by the draw's global index (its key block and its place in it), never
+            # by its place in this evaluation block: evaluation blocks that share a key
+            # block must not share correction streams.
+            w = kresampling.fix_subset_size(w, self.n, self.n1, keys[:, 2], keys[:, 3], local)
+        return w
+
+
+@dataclasses.dataclass(frozen=True)
+class SelectedSums(Evaluator):
     """Base of the evaluators linear in the words: sums of the instances a word selects.
 
     ``data.selected`` (:class:`Selected`) holds byte tables (``tables``) or
@@ -318,46 +362,38 @@ def counts_statistic(delta, counts, measure, n_classes, beta):
     return (fa - fb)[None, :]
 
 
-@dataclasses.dataclass(frozen=True)
-class FusedEval:
-    """Monte Carlo statistics of ``P = sum_i bit_i d_i``, bits generated and consumed in place.
+def _lanes(key, block_ids, draws, n_keys=2):
+    """Keys and counters ``(L, n_keys), (L,)`` of the lanes of consecutive blocks."""
+    # Block ids of one step are consecutive: their draws are one contiguous range.
+    first = block_ids[0].astype(jnp.int64) * draws
+    return krandom.draw_keys(key, first, block_ids.shape[0] * draws, n_keys)
 
-    ``kind="affine"``: ``slope P + offset`` (sign-flip mean, its t; data
-    :class:`jaxtests.kernels.families.Sums`). ``kind="counts"``: swap-test
-    confusion counts ``counts_a + P`` (integers, exact in float32;
-    :class:`FusedCountsData`).
-    ``family`` names the sums (:data:`jaxtests.kernels.families.FAMILIES`):
+
+@dataclasses.dataclass(frozen=True)
+class FusedEval(Evaluator):
+    """Monte Carlo ``slope P + offset``, ``P = sum_i bit_i d_i``, bits generated and consumed
+    in place (sign-flip mean, its t); data :class:`jaxtests.kernels.families.Sums`.
+
+    ``family`` (:class:`jaxtests.kernels.families.Family`) computes the sums:
     "words" loops over the live words in float32 (fast on a CPU), "dense" sums
     every word of the padded data in one fused float64 reduction (accelerators),
     "dense32" the same from the float32 copy. Same draws, same counts.
     """
 
-    draws: int
-    kind: str = "affine"
-    measure: str = "f1"
-    n_classes: int = 1
-    beta: float = 1.0
-    stride: int = 0  # counter stride of a draw's words (0: the padded word count)
-    family: str = "words"
+    banded: ClassVar[bool] = True  # the family's sums are rounded
 
-    @property
-    def banded(self):
-        # Count changes are integers, exact in float32; affine sums are rounded.
-        return self.kind == "affine"
+    draws: int
+    stride: int = 0  # counter stride of a draw's words (0: the padded word count)
+    family: kfamilies.Family = kfamilies.WORDS
 
     def __call__(self, key, block_ids, data):
         return self.approx(key, block_ids, data)[0]
 
     def approx(self, key, block_ids, data):
         """Statistics from the family's sums, and per lane what :meth:`exact` needs."""
-        # Block ids of one step are consecutive: their draws are one contiguous range.
-        first = block_ids[0].astype(jnp.int64) * self.draws
-        keys, local = krandom.draw_keys(key, first, block_ids.shape[0] * self.draws)
-        family = kfamilies.FAMILIES[self.family]
-        p = family.sums(keys, local, data.terms, self.stride or None)
-        if self.kind == "affine":
-            return data.slope[:, None] * p + data.offset[:, None], (keys, local)
-        return counts_statistic(p, data.counts, self.measure, self.n_classes, self.beta), None
+        keys, local = _lanes(key, block_ids, self.draws)
+        p = self.family.sums(keys, local, data.terms, self.stride or None)
+        return data.slope[:, None] * p + data.offset[:, None], (keys, local)
 
     def exact(self, data, lanes):
         """Float64 statistics of the lanes ``(keys, local)`` (the same draws)."""
@@ -370,7 +406,29 @@ class FusedEval:
 
 
 @dataclasses.dataclass(frozen=True)
-class SubsetEval:
+class FusedCountsEval(Evaluator):
+    """Monte Carlo swap test of confusion-count measures, counts ``counts_a + P`` summed by
+    ``family`` as :class:`FusedEval`'s; data :class:`FusedCountsData`.
+
+    Count changes are integers, exact in float32 in any order: every family's
+    sums are the counts themselves (not banded).
+    """
+
+    draws: int
+    measure: str
+    n_classes: int
+    beta: float
+    stride: int  # counter stride of a draw's words: the padded word count
+    family: kfamilies.Family = kfamilies.WORDS
+
+    def __call__(self, key, block_ids, data):
+        keys, local = _lanes(key, block_ids, self.draws)
+        p = self.family.sums(keys, local, data.terms, self.stride)
+        return counts_statistic(p, data.counts, self.measure, self.n_classes, self.beta)
+
+
+@dataclasses.dataclass(frozen=True)
+class SubsetEval(Evaluator):
     """Monte Carlo two-sample splits: group-1 sums ``S1`` of uniform ``n1``-subsets.
 
     ``mode="bernoulli"``: fair membership bits (fused sums ``P`` and counts
@@ -391,7 +449,7 @@ class SubsetEval:
     n_words: int
     mode: str
     tiers: tuple
-    family: str = "words"  # the fair-bit sums' family, as in FusedEval
+    family: kfamilies.Family = kfamilies.WORDS  # the fair-bit sums' family, as in FusedEval
     chunk: int = 4096  # lanes of a correction tier run in lockstep (never changes a split)
 
     @property
@@ -418,8 +476,7 @@ class SubsetEval:
         keys, local = krandom.draw_keys(key, first, n_lanes, 6)
         z, sizes = data.z, data.sizes
         if self.mode == "bernoulli":
-            family = kfamilies.FAMILIES[self.family]
-            p, k = family.sums(keys, local, data.terms, self.n_words, sizes.word_mask)
+            p, k = self.family.sums(keys, local, data.terms, self.n_words, sizes.word_mask)
         elif self.mode == "empty":
             p, k = jnp.zeros((z.shape[0], n_lanes)), jnp.zeros((n_lanes,), jnp.int32)
         else:
@@ -444,7 +501,7 @@ class SubsetEval:
         return t, (keys, local, delta.T)
 
 
-def subset_evaluator(n, n1, n_words, draws, family="words", chunk=4096):
+def subset_evaluator(n, n1, n_words, draws, family=kfamilies.WORDS, chunk=4096):
     """Pick the cheaper start (fair bits, or no/every item) and its correction tiers.
 
     ``n`` items of ``z``; ``n_words`` is the capacity (``32 n_words >= n``
@@ -481,16 +538,16 @@ def subset_evaluator(n, n1, n_words, draws, family="words", chunk=4096):
 
 
 @dataclasses.dataclass(frozen=True)
-class GenericEval:
-    """Any statistic, evaluated on materialised rearrangements, one block at a time.
+class GenericEval(Evaluator):
+    """Base of the statistics evaluated on materialised rearrangements, one block at a time.
 
-    Data: :class:`FlipData` (``kind="signflip"``), :class:`SplitItems`
-    (``"twosample"``, group 1 the first ``words.n1`` items) or :class:`SwapData`
-    (``"swap"``, the first ``m`` instances swapped).
+    ``fn`` the statistic, ``m`` the instances a draw's ``words`` rearrange;
+    a subclass's ``_one(bits (R, m), data)`` gives one block's ``(H, R)`` values.
     """
 
+    materialised: ClassVar[bool] = True
+
     words: Words
-    kind: str  # "signflip", "twosample", "swap"
     fn: Callable
     m: int
 
@@ -498,26 +555,46 @@ class GenericEval:
         w = self.words(key, block_ids)
         r = self.words.draws
         w = w.reshape(w.shape[0], block_ids.shape[0], r).transpose(1, 0, 2)
-        return jnp.concatenate(list(lax.map(lambda wb: self._one(wb, data), w)), axis=1)
+        one = lambda wb: self._one(kresampling.words_to_bits(wb, self.m), data)  # noqa: E731
+        return jnp.concatenate(list(lax.map(one, w)), axis=1)
 
-    def _one(self, w, data):
-        bits = kresampling.words_to_bits(w, self.m)  # (R, m)
-        if self.kind == "swap":
-            n = data.y.shape[0]
-            bits = jnp.pad(bits, ((0, 0), (0, n - self.m)))
-        if self.kind == "signflip":
-            d = data.d  # (H, m, ...) with instances on axis 1
-            extra = d.ndim - 2
-            s = jnp.where(bits, 1.0, -1.0).astype(d.dtype)
-            s = s.reshape(s.shape + (1,) * extra)
-            return jax.vmap(lambda dh: jax.vmap(self.fn)(dh[None] * s))(d)
-        if self.kind == "twosample":
-            z = data.z  # (H, n)
-            n1 = self.words.n1
-            order = jnp.argsort(~bits, axis=-1, stable=True)  # members first, in order
-            zp = jnp.take(z, order, axis=1)  # (H, R, n)
-            return jax.vmap(jax.vmap(lambda q: self.fn(q[:n1], q[n1:])))(zp)
+    def _one(self, bits, data):
+        raise NotImplementedError
+
+
+@dataclasses.dataclass(frozen=True)
+class SignFlippedEval(GenericEval):
+    """``fn`` of sign-flipped instances (a set bit keeps the sign); :class:`FlipData`."""
+
+    def _one(self, bits, data):
+        d = data.d  # (H, m, ...) with instances on axis 1
+        s = jnp.where(bits, 1.0, -1.0).astype(d.dtype)
+        s = s.reshape(s.shape + (1,) * (d.ndim - 2))
+        return jax.vmap(lambda dh: jax.vmap(self.fn)(dh[None] * s))(d)
+
+
+@dataclasses.dataclass(frozen=True)
+class SplitEval(GenericEval):
+    """``fn(x, y)`` of splits: the ``n1`` items a draw selects, in order, and the rest;
+    :class:`SplitItems`."""
+
+    n1: int
+
+    def _one(self, bits, data):
+        order = jnp.argsort(~bits, axis=-1, stable=True)  # members first, in order
+        zp = jnp.take(data.z, order, axis=1)  # (H, R, n)
+        n1 = self.n1
+        return jax.vmap(jax.vmap(lambda q: self.fn(q[:n1], q[n1:])))(zp)
+
+
+@dataclasses.dataclass(frozen=True)
+class SwappedEval(GenericEval):
+    """``fn(y, a) - fn(y, b)`` with the two models' outputs of the first ``m`` instances
+    swapped where a bit is set; :class:`SwapData`."""
+
+    def _one(self, bits, data):
         y, a, b = data.y, data.pred_a, data.pred_b
+        bits = jnp.pad(bits, ((0, 0), (0, y.shape[0] - self.m)))
         pa = jnp.where(bits, b[None, :], a[None, :])
         pb = jnp.where(bits, a[None, :], b[None, :])
         out = jax.vmap(lambda u, t: self.fn(y, u) - self.fn(y, t))(pa, pb)
@@ -525,9 +602,11 @@ class GenericEval:
 
 
 @dataclasses.dataclass(frozen=True)
-class WithinBlockEval:
+class WithinBlockEval(Evaluator):
     """Labels permuted independently within each block (fold) of ``x : (n_blocks, k, ...)``
     (:class:`BlockData`)."""
+
+    materialised: ClassVar[bool] = True
 
     fn: Callable
     n_blocks: int

@@ -208,6 +208,7 @@ def _sharded(local, n_dev, n_in, out_specs):
         "n_dev",
         "alternative",
         "maxt",
+        "step_rows",
     ),
 )
 def _run_counts(
@@ -227,6 +228,7 @@ def _run_counts(
     n_dev,
     alternative,
     maxt,
+    step_rows=0,
 ):
     """Exceedance counts (and optionally the null) of ``n_run`` steps per device.
 
@@ -241,6 +243,12 @@ def _run_counts(
     ``(H, n_dev null_steps per_step draws)``; otherwise the null is None.
     ``drawn : (n_dev,)`` counts the draws each device evaluated (each process
     reads its own devices': :data:`jaxtests._distributed.WORK`).
+
+    With ``step_rows > 0`` (a static capacity, ``n_run <= step_rows``; no
+    max-T, no null) each device keeps one ``(ge, le)`` row per step instead of
+    their sum, and the counts are those rows, ``(n_dev step_rows, 2, H)``
+    stacked over the devices (rows ``i step_rows + j``), so the host can find
+    the step where a stopping rule fires.
     """
     lanes = per_step * draws
 
@@ -264,6 +272,9 @@ def _run_counts(
                 alternative,
                 maxt,
             )
+            if step_rows:
+                counts = counts.at[j].set(jnp.stack([ge, le]))
+                return counts, null, drawn + jnp.sum(valid, dtype=jnp.int64)
             mx = kexceedance.maxt_counts(t, t_obs, tol, scale, valid, alternative) if maxt else ge
             if null_steps:
                 null = lax.dynamic_update_slice(null, t.astype(null.dtype), (j * 0, j * lanes))
@@ -271,16 +282,18 @@ def _run_counts(
             return (counts[0] + ge, counts[1] + le, counts[2] + mx), null, drawn
 
         zero = jnp.zeros((h,), jnp.int64)
+        counts = jnp.zeros((step_rows, 2, h), jnp.int64) if step_rows else (zero, zero, zero)
         null = jnp.zeros((h, null_steps * lanes), t_obs.dtype) if null_steps else None
-        carry = ((zero, zero, zero), null, jnp.zeros((1,), jnp.int64))
+        carry = (counts, null, jnp.zeros((1,), jnp.int64))
         counts, null, drawn = lax.fori_loop(0, n_run, step, carry)
-        if n_dev > 1:
+        if n_dev > 1 and not step_rows:
             counts = lax.psum(counts, "d")
         return counts, null, drawn
 
     if n_dev == 1:
         return local(key, data, t_obs, tol, scale, first_step, n_run, n_total)
-    f = _sharded(local, n_dev, 8, (PartitionSpec(), PartitionSpec(None, "d"), PartitionSpec("d")))
+    counted = PartitionSpec("d") if step_rows else PartitionSpec()
+    f = _sharded(local, n_dev, 8, (counted, PartitionSpec(None, "d"), PartitionSpec("d")))
     return f(key, data, t_obs, tol, scale, first_step, n_run, n_total)
 
 
@@ -670,63 +683,6 @@ def _sequential_result(ge, le, stop, h, n_total, tail):
     )
 
 
-@functools.partial(
-    jax.jit,
-    compiler_options=_COMPILER_OPTIONS,
-    static_argnames=("evaluator", "draws", "per_step", "n_dev", "alternative"),
-)
-def _run_step_counts(
-    key,
-    data,
-    t_obs,
-    tol,
-    first_step,
-    n_run,
-    n_total,
-    *,
-    evaluator,
-    draws,
-    per_step,
-    n_dev,
-    alternative,
-):
-    """Tail counts ``(n_dev cap, 2, H)`` of each step, over every device of every process.
-
-    Device ``i`` runs steps ``first_step + i n_run + j`` (``j < n_run``), as in
-    :func:`_run_counts`, and keeps one ``(ge, le)`` row per step instead of
-    their sum (rows ``i cap + j``, ``cap = _SHARDED_STEPS``), so the host can
-    find the step where a stopping rule fires; and the draws each device
-    evaluated, ``(n_dev,)``.
-    """
-
-    def local(key, data, t_obs, tol, first_step, n_run, n_total):
-        base = first_step + lax.axis_index("d") * n_run
-
-        def step(j, out, drawn):
-            _, valid, ge, le = _block_tails(
-                evaluator,
-                key,
-                base + j,
-                data,
-                t_obs,
-                tol,
-                None,
-                n_total,
-                draws,
-                per_step,
-                alternative,
-                False,
-            )
-            return out.at[j].set(jnp.stack([ge, le])), drawn + jnp.sum(valid, dtype=jnp.int64)
-
-        out = jnp.zeros((_SHARDED_STEPS, 2, t_obs.shape[0]), jnp.int64)
-        return lax.fori_loop(0, n_run, lambda j, c: step(j, *c), (out, jnp.zeros((1,), jnp.int64)))
-
-    # both outputs stacked over devices: (n_dev _SHARDED_STEPS, 2, H) and (n_dev,)
-    f = _sharded(local, n_dev, 7, PartitionSpec("d"))
-    return f(key, data, t_obs, tol, first_step, n_run, n_total)
-
-
 _SHARDED_STEPS = 64  # steps per device per call of the sharded sequential counts
 
 
@@ -749,16 +705,20 @@ def _drive_sequential_sharded(plan, key, per_step, n_steps, tail, opts, progress
 
     def run(first, n_run):
         nonlocal ge_c, le_c, stop
-        rows, drawn = _run_step_counts(
+        rows, _, drawn = _run_counts(
             key,
             plan.data,
             plan.observed,
             plan.tol,
+            plan.scale,
             np.int32(first),
             np.int32(n_run),
             np.int64(n_total),
+            null_steps=0,
             n_dev=n_dev,
             alternative="two-sided",  # both tails' rows, whatever the alternative (no max-T)
+            maxt=False,
+            step_rows=_SHARDED_STEPS,
             **static,
         )
         _distributed.WORK["draws"] += _distributed.local_sum(drawn)

@@ -314,7 +314,7 @@ def main():
         "device": device.device_kind,
         "platform": device.platform,
         "jax": jax.__version__,
-        "family": _profile.current().family,
+        "family": _profile.current().family.name,
     }
     print(json.dumps(meta), flush=True)
     rows = run_jaxtests(args.smoke, args.only, args.budget, args.log)

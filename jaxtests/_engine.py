@@ -38,7 +38,6 @@ from jax.sharding import Mesh, PartitionSpec
 from jaxtests import _aot, _distributed, _pvalues
 from jaxtests._progress import as_progress, warn_long_run
 from jaxtests._random import resolve_key
-from jaxtests.kernels import evaluators as kevaluators
 from jaxtests.kernels import exceedance as kexceedance
 from jaxtests.kernels import resampling as kresampling
 
@@ -66,7 +65,9 @@ class Options:
 class Plan:
     """What :func:`drive` runs: ``n_total`` draws of ``evaluator`` in blocks of ``draws``.
 
-    ``t_cmp : (H,)`` observed statistics on the scale the evaluator returns,
+    ``data`` the evaluator's arrays (its own NamedTuple of
+    :mod:`jaxtests.kernels.evaluators`); ``observed : (H,)`` the observed
+    statistics on the scale the evaluator returns,
     ``tol`` their tie tolerances, ``scale`` the null standard deviations used
     by max-T (ones when unused); ``exact`` when the draws enumerate every
     rearrangement (no key, ``p = count / n``). ``tail`` overrides the counted
@@ -74,8 +75,8 @@ class Plan:
     """
 
     evaluator: object
-    data: dict
-    t_cmp: jax.Array
+    data: tuple
+    observed: jax.Array
     tol: jax.Array
     scale: jax.Array
     n_total: int
@@ -207,6 +208,7 @@ def _sharded(local, n_dev, n_in, out_specs):
         "n_dev",
         "alternative",
         "maxt",
+        "step_rows",
     ),
 )
 def _run_counts(
@@ -226,6 +228,7 @@ def _run_counts(
     n_dev,
     alternative,
     maxt,
+    step_rows=0,
 ):
     """Exceedance counts (and optionally the null) of ``n_run`` steps per device.
 
@@ -240,6 +243,12 @@ def _run_counts(
     ``(H, n_dev null_steps per_step draws)``; otherwise the null is None.
     ``drawn : (n_dev,)`` counts the draws each device evaluated (each process
     reads its own devices': :data:`jaxtests._distributed.WORK`).
+
+    With ``step_rows > 0`` (a static capacity, ``n_run <= step_rows``; no
+    max-T, no null) each device keeps one ``(ge, le)`` row per step instead of
+    their sum, and the counts are those rows, ``(n_dev step_rows, 2, H)``
+    stacked over the devices (rows ``i step_rows + j``), so the host can find
+    the step where a stopping rule fires.
     """
     lanes = per_step * draws
 
@@ -263,6 +272,9 @@ def _run_counts(
                 alternative,
                 maxt,
             )
+            if step_rows:
+                counts = counts.at[j].set(jnp.stack([ge, le]))
+                return counts, null, drawn + jnp.sum(valid, dtype=jnp.int64)
             mx = kexceedance.maxt_counts(t, t_obs, tol, scale, valid, alternative) if maxt else ge
             if null_steps:
                 null = lax.dynamic_update_slice(null, t.astype(null.dtype), (j * 0, j * lanes))
@@ -270,16 +282,18 @@ def _run_counts(
             return (counts[0] + ge, counts[1] + le, counts[2] + mx), null, drawn
 
         zero = jnp.zeros((h,), jnp.int64)
+        counts = jnp.zeros((step_rows, 2, h), jnp.int64) if step_rows else (zero, zero, zero)
         null = jnp.zeros((h, null_steps * lanes), t_obs.dtype) if null_steps else None
-        carry = ((zero, zero, zero), null, jnp.zeros((1,), jnp.int64))
+        carry = (counts, null, jnp.zeros((1,), jnp.int64))
         counts, null, drawn = lax.fori_loop(0, n_run, step, carry)
-        if n_dev > 1:
+        if n_dev > 1 and not step_rows:
             counts = lax.psum(counts, "d")
         return counts, null, drawn
 
     if n_dev == 1:
         return local(key, data, t_obs, tol, scale, first_step, n_run, n_total)
-    f = _sharded(local, n_dev, 8, (PartitionSpec(), PartitionSpec(None, "d"), PartitionSpec("d")))
+    counted = PartitionSpec("d") if step_rows else PartitionSpec()
+    f = _sharded(local, n_dev, 8, (counted, PartitionSpec(None, "d"), PartitionSpec("d")))
     return f(key, data, t_obs, tol, scale, first_step, n_run, n_total)
 
 
@@ -384,7 +398,7 @@ def _draw_bytes(evaluator, data, n_h):
     data per draw (signs or indices, the copy, products); the fused and table
     sums a few values per hypothesis.
     """
-    if isinstance(evaluator, kevaluators.GenericEval | kevaluators.WithinBlockEval):
+    if evaluator.materialised:
         sizes = [int(np.prod(np.shape(a))) for a in jax.tree_util.tree_leaves(data)]
         return 32 * max(sizes, default=1)
     return 32 * n_h + 64
@@ -526,9 +540,9 @@ def drive(plan, opts):
     typed_key, seed = (None, None) if plan.exact else resolve_key(opts.key)
     if typed_key is None:
         typed_key = jax.random.key(0)
-    n_total, draws, t_cmp = plan.n_total, plan.draws, plan.t_cmp
+    n_total, draws, observed = plan.n_total, plan.draws, plan.observed
     tail = plan.tail or opts.alternative
-    n_h = t_cmp.shape[0]
+    n_h = observed.shape[0]
     n_blocks = -(-n_total // draws)
     block_bytes = draws * _draw_bytes(plan.evaluator, plan.data, n_h)
     per_step = _per_step(opts.batch_size, draws, n_blocks, block_bytes)
@@ -539,13 +553,13 @@ def drive(plan, opts):
     # Every process must run the same call: counts of different data would add up silently.
     _distributed.same_call(
         plan.data,
-        t_cmp,
+        observed,
         (type(plan.evaluator).__name__, n_total, draws, tail, plan.exact, opts.correction),
         (opts.sequential, opts.return_null, seed),
         None if plan.exact else jax.random.key_data(typed_key),
     )
     # No draw reaches a NaN observed statistic's thresholds; wrap reports p = NaN.
-    undefined = np.isnan(np.asarray(t_cmp))
+    undefined = np.isnan(np.asarray(observed))
     if opts.sequential is not None:
         run = _drive_sequential_sharded if _distributed.active() else _drive_sequential
         res = run(plan, typed_key, per_step, n_steps, tail, opts, progress, what)
@@ -569,7 +583,7 @@ def drive(plan, opts):
             (
                 typed_key,
                 plan.data,
-                t_cmp,
+                observed,
                 plan.tol,
                 plan.scale,
                 np.int32(first),
@@ -619,7 +633,7 @@ def drive(plan, opts):
 def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
     """Besag-Clifford stopping, in time-sized chunks of steps on one device."""
     h, n_total = opts.sequential, plan.n_total
-    zero = np.zeros((plan.t_cmp.shape[0],), np.int64)
+    zero = np.zeros((plan.observed.shape[0],), np.int64)
     state = (np.int32(0), zero, zero, zero)
     what = what.replace("(", "(up to ", 1)
 
@@ -628,7 +642,7 @@ def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
         state = _aot.call(
             _run_sequential,
             "engine._run_sequential",
-            (key, plan.data, plan.t_cmp, plan.tol, state, np.int32(n_run), np.int64(n_total)),
+            (key, plan.data, plan.observed, plan.tol, state, np.int32(n_run), np.int64(n_total)),
             dict(
                 evaluator=plan.evaluator,
                 draws=plan.draws,
@@ -669,63 +683,6 @@ def _sequential_result(ge, le, stop, h, n_total, tail):
     )
 
 
-@functools.partial(
-    jax.jit,
-    compiler_options=_COMPILER_OPTIONS,
-    static_argnames=("evaluator", "draws", "per_step", "n_dev", "alternative"),
-)
-def _run_step_counts(
-    key,
-    data,
-    t_obs,
-    tol,
-    first_step,
-    n_run,
-    n_total,
-    *,
-    evaluator,
-    draws,
-    per_step,
-    n_dev,
-    alternative,
-):
-    """Tail counts ``(n_dev cap, 2, H)`` of each step, over every device of every process.
-
-    Device ``i`` runs steps ``first_step + i n_run + j`` (``j < n_run``), as in
-    :func:`_run_counts`, and keeps one ``(ge, le)`` row per step instead of
-    their sum (rows ``i cap + j``, ``cap = _SHARDED_STEPS``), so the host can
-    find the step where a stopping rule fires; and the draws each device
-    evaluated, ``(n_dev,)``.
-    """
-
-    def local(key, data, t_obs, tol, first_step, n_run, n_total):
-        base = first_step + lax.axis_index("d") * n_run
-
-        def step(j, out, drawn):
-            _, valid, ge, le = _block_tails(
-                evaluator,
-                key,
-                base + j,
-                data,
-                t_obs,
-                tol,
-                None,
-                n_total,
-                draws,
-                per_step,
-                alternative,
-                False,
-            )
-            return out.at[j].set(jnp.stack([ge, le])), drawn + jnp.sum(valid, dtype=jnp.int64)
-
-        out = jnp.zeros((_SHARDED_STEPS, 2, t_obs.shape[0]), jnp.int64)
-        return lax.fori_loop(0, n_run, lambda j, c: step(j, *c), (out, jnp.zeros((1,), jnp.int64)))
-
-    # both outputs stacked over devices: (n_dev _SHARDED_STEPS, 2, H) and (n_dev,)
-    f = _sharded(local, n_dev, 7, PartitionSpec("d"))
-    return f(key, data, t_obs, tol, first_step, n_run, n_total)
-
-
 _SHARDED_STEPS = 64  # steps per device per call of the sharded sequential counts
 
 
@@ -739,7 +696,7 @@ def _drive_sequential_sharded(plan, key, per_step, n_steps, tail, opts, progress
     so the stopping draw, the counts and the p-value are those of the
     one-process run.
     """
-    h, n_total, n_h = opts.sequential, plan.n_total, plan.t_cmp.shape[0]
+    h, n_total, n_h = opts.sequential, plan.n_total, plan.observed.shape[0]
     n_dev = jax.device_count()
     ge_c, le_c = np.zeros(n_h, np.int64), np.zeros(n_h, np.int64)
     stop = np.zeros(n_h, np.int64)
@@ -748,16 +705,20 @@ def _drive_sequential_sharded(plan, key, per_step, n_steps, tail, opts, progress
 
     def run(first, n_run):
         nonlocal ge_c, le_c, stop
-        rows, drawn = _run_step_counts(
+        rows, _, drawn = _run_counts(
             key,
             plan.data,
-            plan.t_cmp,
+            plan.observed,
             plan.tol,
+            plan.scale,
             np.int32(first),
             np.int32(n_run),
             np.int64(n_total),
+            null_steps=0,
             n_dev=n_dev,
             alternative="two-sided",  # both tails' rows, whatever the alternative (no max-T)
+            maxt=False,
+            step_rows=_SHARDED_STEPS,
             **static,
         )
         _distributed.WORK["draws"] += _distributed.local_sum(drawn)
@@ -774,7 +735,7 @@ def _drive_sequential_sharded(plan, key, per_step, n_steps, tail, opts, progress
             state = _run_sequential(
                 key,
                 plan.data,
-                plan.t_cmp,
+                plan.observed,
                 plan.tol,
                 state,
                 np.int32(1),

@@ -54,11 +54,11 @@ __all__ = [
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class SignSums:
-    """Sign flips of a linear statistic ``T = a P + c``, ``P`` the sum of the kept-sign ``d_i``.
+    """Sign flips of ``T = slope P + offset``, ``P`` the sum of the kept-sign ``d_i``.
 
     Monte Carlo: ``sums`` from :func:`jaxtests.kernels.families.layout` over
     ``m`` instances (padded as :meth:`Planner.pad` pads). Exact (every sign
-    pattern): ``d : (H, m)`` and ``sums.a``, ``sums.c``.
+    pattern): ``d : (H, m)`` and ``sums.slope``, ``sums.offset``.
     """
 
     sums: kfamilies.Sums
@@ -68,7 +68,8 @@ class SignSums:
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class SplitSums:
-    """Splits of ``n`` items into ``n1`` and ``n - n1``: ``T = a S1 + c``, ``S1`` the group-1 sum.
+    """Splits of ``n`` items into ``n1`` and ``n - n1``: ``T = slope S1 + offset``, ``S1`` the
+    group-1 sum.
 
     ``z : (H, >= n)`` the items, zero-padded as :meth:`Planner.pad` pads;
     ``sums`` their layout (:func:`jaxtests.kernels.families.layout`).
@@ -117,12 +118,12 @@ class Split:
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Swapped:
-    """Any ``fn(y, a) - fn(y, b)`` with the outputs of the first ``m`` instances swapped."""
+    """Any ``fn(y, pred_a) - fn(y, pred_b)``, the outputs of the first ``m`` instances swapped."""
 
     fn: Callable
     y: object
-    a: object
-    b: object
+    pred_a: object
+    pred_b: object
     m: int
 
 
@@ -157,7 +158,8 @@ class Planner:
 
     @property
     def family(self):
-        """The evaluator family of the call's fused sums (a static argument of their layout)."""
+        """The call's :class:`jaxtests.kernels.families.Family`: the fused sums' (a static
+        argument of their layout and of the evaluators that read it)."""
         return self.profile.family
 
     @property
@@ -219,65 +221,68 @@ class Planner:
 
     def _sign_sums(self, stat, n_total, exact, sequential):
         if exact:
-            return _enumerated(stat.d, stat.sums.a, stat.sums.c, n_total)
-        n_h = stat.sums.a.shape[0]
+            return _enumerated(stat.d, stat.sums.slope, stat.sums.offset, n_total)
+        n_h = stat.sums.slope.shape[0]
         draws = self._fused_draws(stat.m, n_h, n_total, sequential)
         # Counter stride frozen per m: a batch of hypotheses (however padded) sees the sign
         # patterns each of them would see alone, on every backend.
         evaluator = kevaluators.FusedEval(
             draws, stride=krandom.stride_words(stat.m), family=self.family
         )
-        return evaluator, stat.sums.arrays(), draws
+        return evaluator, stat.sums, draws
 
     def _split_sums(self, stat, n_total, exact, sequential):
         s, n, n1 = stat.sums, stat.n, stat.n1
         if exact:
-            return _enumerated(np.asarray(stat.z)[:, :n], s.a, s.c, n_total, n1)
+            return _enumerated(np.asarray(stat.z)[:, :n], s.slope, s.offset, n_total, n1)
         n_words = krandom.stride_words(n)  # the draws' layout, however far z is padded
-        draws = self._fused_draws(n, s.a.shape[0], n_total, sequential)
+        draws = self._fused_draws(n, s.slope.shape[0], n_total, sequential)
         chunk = self.schedule.chunk(draws)
-        evaluator, extra = kevaluators.subset_evaluator(n, n1, n_words, draws, self.family, chunk)
-        data = {"a": s.a, "c": s.c, "z": stat.z, **extra}
-        if evaluator.mode == "bernoulli":  # only fair-bit starts use the family's sums
-            data.update(d64=s.d64, err=s.err, **({} if s.d32 is None else {"d32": s.d32}))
+        evaluator, sizes = kevaluators.subset_evaluator(n, n1, n_words, draws, self.family, chunk)
+        data = kevaluators.SplitData(stat.z, s.slope, s.offset, sizes)
+        if evaluator.banded:  # only fair-bit starts use the family's sums
+            data = data._replace(terms=s.terms, err_bound=s.err_bound)
         return evaluator, data, draws
 
     def _count_changes(self, stat, n_total, exact, sequential):
         dk = stat.delta
         n_words = -(-dk.shape[1] // 32)
-        data = {"counts_a": stat.counts_a, "counts_b": stat.counts_b, "n": stat.n}
+        counts = kevaluators.Counts(stat.counts_a, stat.counts_b, stat.n)
         if exact:
             draws = min(kevaluators.block_draws_linear(n_words), n_total)
-            tables, terms = kevaluators.exact_terms(dk, n_words)
-            words = kevaluators.Words("enumerate", n_words, draws)
+            tables, selected = kevaluators.exact_terms(dk, n_words)
+            words = kevaluators.EnumeratedWords(n_words, draws)
             evaluator = kevaluators.CountsEval(
                 words, tables, stat.measure, stat.n_classes, stat.beta
             )
-            return evaluator, {**data, **terms}, draws
+            return evaluator, kevaluators.CountsData(selected, counts), draws
         # A shape bucket of words (the number of swappable instances is data-dependent; zero
         # count changes add nothing), also the draws' counter stride for every family.
         n_words = bucket(n_words)
         draws = self._fused_draws(32 * n_words, dk.shape[0], n_total, sequential)
         # Count changes are integers: their float32 sums are exact (|sum| <= m < 2^24) in any
         # order, so every family's sums are the counts themselves (no band, no recheck).
-        d32 = pad_axis(dk, 32 * n_words).reshape(-1, n_words, 32)
-        data["d32"] = jnp.asarray(d32.astype(np.float32), dtype=jnp.float32)
-        evaluator = kevaluators.FusedEval(
-            draws, "counts", stat.measure, stat.n_classes, stat.beta, n_words, self.family
+        padded = pad_axis(dk, 32 * n_words).reshape(-1, n_words, 32)
+        changes = jnp.asarray(padded.astype(np.float32), dtype=jnp.float32)
+        terms = kfamilies.Terms(exact=changes, f32=changes)
+        evaluator = kevaluators.FusedCountsEval(
+            draws, stat.measure, stat.n_classes, stat.beta, n_words, self.family
         )
-        return evaluator, data, draws
+        return evaluator, kevaluators.FusedCountsData(terms, counts), draws
 
     # -- materialised statistics
 
-    def _words(self, m, n_elements, n_total, exact, **random):
+    def _words(self, m, n_elements, n_total, exact, n1=0, stride=0):
+        """Words of ``m`` instances (``n1``: subsets of that size), and draws per block."""
         n_words = -(-m // 32)
         draws = self.profile.generic_draws(n_elements)
-        if exact:
-            draws = min(draws, n_total)
-            source = "combinations" if "n1" in random else "enumerate"
-            extra = {k: random[k] for k in ("n", "n1") if k in random}
-            return kevaluators.Words(source, n_words, draws, **extra), draws
-        return kevaluators.Words("random", n_words, draws, **random), draws
+        if not exact:
+            n = m if n1 else 0
+            return kevaluators.RandomWords(n_words, draws, n, n1, stride), draws
+        draws = min(draws, n_total)
+        if n1:
+            return kevaluators.CombinationWords(n_words, draws, m, n1), draws
+        return kevaluators.EnumeratedWords(n_words, draws), draws
 
     def _sign_flipped(self, stat, n_total, exact, sequential):
         d = stat.d
@@ -286,40 +291,40 @@ class Planner:
         # built-in one (instances with several entries keep the plain layout).
         stride = krandom.stride_words(m) if d.ndim == 2 else 0
         words, draws = self._words(m, int(np.prod(d.shape[1:])), n_total, exact, stride=stride)
-        return kevaluators.GenericEval(words, "signflip", stat.fn, m), {"d": d}, draws
+        evaluator = kevaluators.SignFlippedEval(words, stat.fn, m)
+        return evaluator, kevaluators.FlipData(d), draws
 
     def _split(self, stat, n_total, exact, sequential):
         n = stat.z.shape[1]
-        words, draws = self._words(n, n, n_total, exact, n=n, n1=stat.n1)
+        words, draws = self._words(n, n, n_total, exact, n1=stat.n1)
         # ``fn`` is a static argument of the compiled engine (hashed by identity): a
         # function made anew per call, such as a closure over the data, compiles anew.
-        evaluator = kevaluators.GenericEval(words, "twosample", stat.fn, n)
-        return evaluator, {"z": stat.z, "n1": jnp.zeros((stat.n1,))}, draws
+        evaluator = kevaluators.SplitEval(words, stat.fn, n, stat.n1)
+        return evaluator, kevaluators.SplitItems(stat.z), draws
 
     def _swapped(self, stat, n_total, exact, sequential):
         words, draws = self._words(stat.m, stat.y.shape[0], n_total, exact)
-        evaluator = kevaluators.GenericEval(words, "swap", stat.fn, stat.m)
-        data = {"y": stat.y, "a": stat.a, "b": stat.b, "m": jnp.zeros((stat.m,))}
-        return evaluator, data, draws
+        evaluator = kevaluators.SwappedEval(words, stat.fn, stat.m)
+        return evaluator, kevaluators.SwapData(stat.y, stat.pred_a, stat.pred_b), draws
 
     def _within_block(self, stat, n_total, exact, sequential):
         x = stat.x
         draws = self.profile.generic_draws(int(np.prod(x.shape)))
         evaluator = kevaluators.WithinBlockEval(stat.fn, x.shape[0], x.shape[1], draws)
-        return evaluator, {"x": x}, draws
+        return evaluator, kevaluators.BlockData(x), draws
 
 
-def _enumerated(d, a, c, n_total, n1=None):
+def _enumerated(d, slope, offset, n_total, n1=None):
     """Every sign pattern (``n1`` None) or ``n1``-subset of ``d``'s columns, from byte tables."""
     n = d.shape[1]
     n_words = -(-n // 32)
     draws = min(kevaluators.block_draws_linear(n_words), n_total)
     if n1 is None:
-        words = kevaluators.Words("enumerate", n_words, draws)
+        words = kevaluators.EnumeratedWords(n_words, draws)
     else:
-        words = kevaluators.Words("combinations", n_words, draws, n, n1)
-    tables, data = kevaluators.exact_terms(d, n_words)
-    data.update(a=a, c=c)
+        words = kevaluators.CombinationWords(n_words, draws, n, n1)
+    tables, selected = kevaluators.exact_terms(d, n_words)
+    data = kevaluators.LinearData(selected, slope, offset)
     return kevaluators.LinearEval(words, tables), data, draws
 
 

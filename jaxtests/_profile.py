@@ -14,8 +14,10 @@ given key gives bit-identical counts and p-values with any of them, on any
 device.
 
 The family is chosen once per call from the platform of the devices
-:func:`jaxtests._engine.drive` uses: "words" on the CPU, "dense" elsewhere
-("dense32" becomes a GPU's default only once a GPU has measured it faster).
+:func:`jaxtests._engine.drive` uses (the registry of
+:mod:`jaxtests.kernels.families`: "words" on the CPU, "dense" elsewhere;
+"dense32" becomes a GPU's default only once a GPU has measured it faster),
+and travels down as an object, a static argument of the programs.
 ``JAXTESTS_EVALUATORS=dense``, ``=dense32`` or ``=words`` overrides it (so every
 family runs, and is tested, on any backend). A family's host-side choices are its entry in
 :data:`SCHEDULES`; its traced sums are in :mod:`jaxtests.kernels.families`;
@@ -82,7 +84,7 @@ def _dense_draws(n, n_h, n_total, sequential, platform, chunks=1):
 def _dense32_draws(n, n_h, n_total, sequential, platform):
     # A block of ``chunks`` dense blocks (summed one chunk at a time, so memory is a dense
     # block's): one recheck pass serves them all.
-    chunks = kfamilies.FAMILIES["dense32"].chunks
+    chunks = kfamilies.DENSE32.chunks
     return _dense_draws(n, n_h, n_total, sequential, platform, chunks)
 
 
@@ -115,22 +117,23 @@ SCHEDULES = {
 SCHEDULES["dense32"] = dataclasses.replace(
     SCHEDULES["dense"],
     fused_draws=_dense32_draws,
-    chunk=lambda draws: max(4096, draws // kfamilies.FAMILIES["dense32"].chunks),
+    chunk=lambda draws: max(4096, draws // kfamilies.DENSE32.chunks),
 )
 FAMILIES = tuple(sorted(SCHEDULES))
 
 
 @dataclasses.dataclass(frozen=True)
 class Profile:
-    """A call's backend: its evaluator family (whose :attr:`schedule` sizes the fused sums)."""
+    """A call's backend: its evaluator family (a :class:`jaxtests.kernels.families.Family`,
+    whose :attr:`schedule` sizes the fused sums) and the platform of its devices."""
 
-    family: str
+    family: kfamilies.Family
     platform: str
 
     @property
     def schedule(self):
         """The family's host-side choices (:class:`Schedule`), which the planner reads."""
-        return SCHEDULES[self.family]
+        return SCHEDULES[self.family.name]
 
     def generic_draws(self, n_elements):
         """Draws per block of a statistic materialised per draw (callables, Hotelling, ANOVA).
@@ -146,12 +149,12 @@ class Profile:
 def current():
     """The profile of a call starting now (``JAXTESTS_EVALUATORS`` read at each call)."""
     platform = jax.devices()[0].platform
-    family = os.environ.get(ENV, "").strip().lower()
-    if not family:
-        family = "words" if platform == "cpu" else "dense"
-    elif family not in SCHEDULES:
-        names = ", ".join(repr(f) for f in sorted(SCHEDULES))
+    name = os.environ.get(ENV, "").strip().lower()
+    if not name:
+        return Profile(kfamilies.for_platform(platform), platform)
+    if name not in kfamilies.FAMILIES:
+        names = ", ".join(repr(f) for f in sorted(kfamilies.FAMILIES))
         raise ValueError(
             f"the environment variable {ENV} must be {names} or unset, got {os.environ[ENV]!r}."
         )
-    return Profile(family, platform)
+    return Profile(kfamilies.FAMILIES[name], platform)

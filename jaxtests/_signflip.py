@@ -104,7 +104,7 @@ def _ternary(d2):
 
 
 @functools.partial(jax.jit, static_argnames=("statistic", "family"))
-def _signflip_linear_prep(dp, where, statistic, family="words"):
+def _signflip_linear_prep(dp, where, statistic, family=kfamilies.WORDS):
     """Everything "mean"/"t" needs from ``dp : (H, 32 W)``, zero-padded (:mod:`jaxtests._profile`).
 
     One program per padding: the observed statistic (the shared kernel, padding

@@ -42,7 +42,7 @@ def _comb_at_most(n, k, cap):
 
 
 @functools.partial(jax.jit, static_argnames=("statistic", "family"))
-def _twosample_prep(zp, n1, n, statistic, family="words"):
+def _twosample_prep(zp, n1, n, statistic, family=kfamilies.WORDS):
     """What the linear statistics need from ``zp : (H, 32 W)``: ``[x, y]`` zero-padded.
 
     One program per padding (``n1``, ``n`` traced): the observed statistic

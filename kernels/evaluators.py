@@ -3,11 +3,13 @@
 Each evaluator maps ``(key, block_ids (k,), data)`` to ``(H, k R)`` statistics,
 where draw ``r`` of block ``b`` is global draw ``b R + r``; the values of one
 draw never depend on ``k`` (nor on batches or devices). Evaluators are frozen
-dataclasses, so they are static arguments of the engine's compiled programs;
-``data`` holds the arrays. Sources of rearrangements (:class:`Words`):
-random words of :mod:`jaxtests.kernels.random`, enumeration of sign patterns,
-or ranked combinations. "Banded" evaluators (:class:`FusedEval`,
-:class:`SubsetEval`) take approximate sums from an evaluator family
+dataclasses, so they are static arguments of the engine's compiled programs,
+and declare what the engine asks of them (:class:`Evaluator`); ``data`` holds
+the arrays, a NamedTuple per evaluator. Sources of rearrangements
+(:class:`Words`): random words of :mod:`jaxtests.kernels.random`
+(:class:`RandomWords`), enumeration of sign patterns (:class:`EnumeratedWords`),
+or ranked combinations (:class:`CombinationWords`). "Banded" evaluators
+(:class:`FusedEval`, :class:`SubsetEval`) take approximate sums from an evaluator family
 (:mod:`jaxtests.kernels.families`) and recompute in float64 the draws whose
 decision the rounding could change (:func:`jaxtests.kernels.exceedance.evaluate`).
 
@@ -17,6 +19,7 @@ Pure jnp; no validation.
 import dataclasses
 import math
 from collections.abc import Callable
+from typing import ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -29,12 +32,31 @@ from jaxtests.kernels import resampling as kresampling
 
 __all__ = [
     "EPS",
+    "BlockData",
+    "CombinationWords",
+    "Counts",
+    "CountsData",
     "CountsEval",
+    "EnumeratedWords",
+    "Evaluator",
+    "FlipData",
+    "FusedCountsData",
+    "FusedCountsEval",
     "FusedEval",
     "GenericEval",
+    "LinearData",
     "LinearEval",
+    "RandomWords",
+    "Selected",
     "SelectedSums",
+    "SignFlippedEval",
+    "SplitData",
+    "SplitEval",
+    "SplitItems",
+    "SplitSizes",
     "SubsetEval",
+    "SwapData",
+    "SwappedEval",
     "WithinBlockEval",
     "Words",
     "block_draws_dense",
@@ -49,6 +71,99 @@ __all__ = [
 ]
 
 EPS = float(np.finfo(np.float64).eps)
+
+
+# -- the arrays of each evaluator (its ``data``): pytrees of named fields, as optax's states
+
+
+class Selected(NamedTuple):
+    """Terms of exact selected-instance sums: byte tables ``(H, 4 W, 256)`` of the padded data
+    (:func:`~kresampling.byte_tables`) or, beyond their memory budget, the padded data itself,
+    ``planes : (H, 32 W)``; the other field None (:func:`exact_terms`)."""
+
+    tables: jax.Array | None
+    planes: jax.Array | None
+
+
+class LinearData(NamedTuple):
+    """:class:`LinearEval`'s arrays: ``T = slope P + offset``, ``slope, offset : (H,)``."""
+
+    selected: Selected
+    slope: jax.Array
+    offset: jax.Array
+
+
+class Counts(NamedTuple):
+    """Two models' confusion counts ``(3 C,)``: rows (tp, fp, fn) per class, ``n`` instances."""
+
+    counts_a: jax.Array
+    counts_b: jax.Array
+    n: jax.Array
+
+
+class CountsData(NamedTuple):
+    """:class:`CountsEval`'s arrays: the count changes' tables and the unswapped counts."""
+
+    selected: Selected
+    counts: Counts
+
+
+class FusedCountsData(NamedTuple):
+    """Fused swap counts' arrays: the count changes ``(3 C, W, 32)`` (integers, exact in
+    float32: both fields of ``terms`` hold them) and the unswapped counts."""
+
+    terms: kfamilies.Terms
+    counts: Counts
+
+
+class SplitSizes(NamedTuple):
+    """Traced sizes of a two-sample split: ``word_mask : (W,)`` uint32 the live bits of each
+    word, ``n_live`` (uint32) the live items, ``n1`` (int32) the group-1 size."""
+
+    word_mask: np.ndarray
+    n_live: np.ndarray
+    n1: np.ndarray
+
+
+class SplitData(NamedTuple):
+    """:class:`SubsetEval`'s arrays: ``T = slope S1 + offset`` of the items ``z : (H, >= n)``.
+
+    ``terms`` and ``err_bound`` (:class:`jaxtests.kernels.families.Sums`'
+    fields) only for fair-bit starts, the family's sums; None otherwise.
+    """
+
+    z: jax.Array
+    slope: jax.Array
+    offset: jax.Array
+    sizes: SplitSizes
+    terms: kfamilies.Terms | None = None
+    err_bound: jax.Array | None = None
+
+
+class FlipData(NamedTuple):
+    """Sign-flipped instances ``d : (H, m, ...)``, instances on axis 1."""
+
+    d: jax.Array
+
+
+class SplitItems(NamedTuple):
+    """Items ``z : (H, n, ...)`` split into the first ``n1`` and the rest."""
+
+    z: jax.Array
+
+
+class SwapData(NamedTuple):
+    """Labels ``y`` and two models' outputs ``pred_a``, ``pred_b`` (instances first)."""
+
+    y: jax.Array
+    pred_a: jax.Array
+    pred_b: jax.Array
+
+
+class BlockData(NamedTuple):
+    """``x : (n_blocks, k, ...)``, permuted within each block."""
+
+    x: jax.Array
 
 
 def block_draws_linear(n_words):
@@ -107,66 +222,100 @@ def use_tables(n_words):
 
 
 def exact_terms(d, n_words):
-    """``(tables?, data)``: ``d : (H, m)`` padded to ``32 n_words``, as byte tables or planes."""
+    """``(tables?, Selected)``: ``d : (H, m)`` padded to ``32 n_words``, as tables or planes."""
     dpad = jnp.pad(d, ((0, 0), (0, 32 * n_words - d.shape[1])))
     if use_tables(n_words):
-        return True, {"tables": kresampling.byte_tables(dpad)}
-    return False, {"d": dpad}
+        return True, Selected(kresampling.byte_tables(dpad), None)
+    return False, Selected(None, dpad)
+
+
+class Evaluator:
+    """What the engine asks of a block evaluator (every evaluator here is one).
+
+    ``__call__(key, block_ids, data)``: the ``(H, k R)`` statistics of the
+    blocks' draws, ``data`` the evaluator's own NamedTuple of arrays.
+    ``banded``: the statistics come from ``approx(key, block_ids, data) ->
+    (t, lanes)``, fast sums of the evaluator's ``family``
+    (:class:`jaxtests.kernels.families.Family`) within ``data.err_bound`` of
+    the float64 ones of ``exact(data, lanes)``, and ``data.terms`` are the
+    terms summed (:func:`jaxtests.kernels.exceedance.evaluate` rechecks the
+    unsure lanes). ``materialised``: a draw holds a rearranged copy of the data
+    (the engine bounds a step's memory by it).
+    """
+
+    banded: ClassVar[bool] = False
+    materialised: ClassVar[bool] = False
+
+    def __call__(self, key, block_ids, data):
+        raise NotImplementedError
 
 
 @dataclasses.dataclass(frozen=True)
 class Words:
-    """Where a block's words come from: "random", "enumerate" or "combinations"."""
+    """Where a block's words come from: ``(n_words, k R)`` uint32 for ``draws`` (R) a block."""
 
-    source: str
     n_words: int
     draws: int
-    n: int = 0  # items (combinations / subset-size correction)
-    n1: int = 0  # subset size for label permutations (0: plain fair bits)
-    stride: int = 0  # counter stride of a draw's random words (0: n_words)
 
     def __call__(self, key, block_ids):
-        r = self.draws
-        if self.source == "enumerate":
-            parts = [
-                kresampling.enumeration_words(b.astype(jnp.int64) * r, r, self.n_words)
-                for b in block_ids
-            ]
-        elif self.source == "combinations":
-            parts = [
-                kresampling.combination_words(
-                    b.astype(jnp.int64) * r + jnp.arange(r, dtype=jnp.int64),
-                    self.n,
-                    self.n1,
-                    self.n_words,
-                )
-                for b in block_ids
-            ]
-        else:
-            # The same words as the fused sums (``bit_sums``) of these draws.
-            parts = []
-            for b in block_ids:
-                keys, local = krandom.draw_keys(key, b.astype(jnp.int64) * r, r, 4)
-                w = krandom.word_grid(
-                    keys[:, 0], keys[:, 1], local, self.n_words, self.stride or None
-                )
-                if self.n1:
-                    # Keyed by the draw's global index (its key block and its place in
-                    # it), never by its place in this evaluation block: evaluation blocks
-                    # that share a key block must not share correction streams.
-                    w = kresampling.fix_subset_size(
-                        w, self.n, self.n1, keys[:, 2], keys[:, 3], local
-                    )
-                parts.append(w)
+        parts = [self.block(key, b.astype(jnp.int64) * self.draws) for b in block_ids]
         return jnp.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+
+    def block(self, key, first):
+        """The words of draws ``first, ..., first + draws - 1``."""
+        raise NotImplementedError
 
 
 @dataclasses.dataclass(frozen=True)
-class SelectedSums:
+class EnumeratedWords(Words):
+    """Every sign pattern: draw ``g`` is pattern ``g`` (its bits the pattern's)."""
+
+    def block(self, key, first):
+        return kresampling.enumeration_words(first, self.draws, self.n_words)
+
+
+@dataclasses.dataclass(frozen=True)
+class CombinationWords(Words):
+    """Every ``n1``-subset of ``n`` items: draw ``g`` is the subset of colex rank ``g``."""
+
+    n: int
+    n1: int
+
+    def block(self, key, first):
+        ranks = first + jnp.arange(self.draws, dtype=jnp.int64)
+        return kresampling.combination_words(ranks, self.n, self.n1, self.n_words)
+
+
+@dataclasses.dataclass(frozen=True)
+class RandomWords(Words):
+    """Random words of :mod:`jaxtests.kernels.random`: the fused sums' (``bit_sums``) words.
+
+    With ``n1``, uniform ``n1``-subsets of ``n`` items (fair bits corrected,
+    :func:`~kresampling.fix_subset_size`); ``stride`` the counter stride of a
+    draw's words (0: ``n_words``).
+    """
+
+    n: int = 0
+    n1: int = 0
+    stride: int = 0
+
+    def block(self, key, first):
+        keys, local = krandom.draw_keys(key, first, self.draws, 4)
+        w = krandom.word_grid(keys[:, 0], keys[:, 1], local, self.n_words, self.stride or None)
+        if self.n1:
+            # Keyed by the draw's global index (its key block and its place in it), never
+            # by its place in this evaluation block: evaluation blocks that share a key
+            # block must not share correction streams.
+            w = kresampling.fix_subset_size(w, self.n, self.n1, keys[:, 2], keys[:, 3], local)
+        return w
+
+
+@dataclasses.dataclass(frozen=True)
+class SelectedSums(Evaluator):
     """Base of the evaluators linear in the words: sums of the instances a word selects.
 
-    ``data["tables"]`` (byte tables) or ``data["d"]`` (bit planes), ``(H, 32 n_words)``;
-    both sums are exact.
+    ``data.selected`` (:class:`Selected`) holds byte tables (``tables``) or
+    bit planes; both sums are exact.
     """
 
     words: Words
@@ -176,21 +325,23 @@ class SelectedSums:
         """``(H, k R)`` sums of the selected instances of every draw of the blocks."""
         w = self.words(key, block_ids)
         if self.tables:
-            return kresampling.lut_sums(w, data["tables"])
-        return kresampling.bitplane_sums(w, data["d"])
+            return kresampling.lut_sums(w, data.selected.tables)
+        return kresampling.bitplane_sums(w, data.selected.planes)
 
 
 @dataclasses.dataclass(frozen=True)
 class LinearEval(SelectedSums):
-    """Affine statistics ``a P + c`` of selected-instance sums ``P`` from byte tables (exact)."""
+    """Affine statistics ``slope P + offset`` of selected-instance sums ``P`` (exact);
+    :class:`LinearData`."""
 
     def __call__(self, key, block_ids, data):
-        return data["a"][:, None] * self.sums(key, block_ids, data) + data["c"][:, None]
+        return data.slope[:, None] * self.sums(key, block_ids, data) + data.offset[:, None]
 
 
 @dataclasses.dataclass(frozen=True)
 class CountsEval(SelectedSums):
-    """Swap test of confusion-count measures: counts are linear in the swap bits."""
+    """Swap test of confusion-count measures: counts are linear in the swap bits;
+    :class:`CountsData`."""
 
     measure: str
     n_classes: int
@@ -198,79 +349,99 @@ class CountsEval(SelectedSums):
 
     def __call__(self, key, block_ids, data):
         delta = self.sums(key, block_ids, data)
-        return counts_statistic(delta, data, self.measure, self.n_classes, self.beta)
+        return counts_statistic(delta, data.counts, self.measure, self.n_classes, self.beta)
 
 
-def counts_statistic(delta, data, measure, n_classes, beta):
-    ca = data["counts_a"][:, None] + delta
-    cb = data["counts_b"][:, None] - delta
-    fa = count_measure(ca, data["n"], measure, n_classes, beta)
-    fb = count_measure(cb, data["n"], measure, n_classes, beta)
+def counts_statistic(delta, counts, measure, n_classes, beta):
+    """``(1, L)`` measure differences of :class:`Counts` with count changes ``delta : (3 C, L)``
+    moved from model B to model A."""
+    ca = counts.counts_a[:, None] + delta
+    cb = counts.counts_b[:, None] - delta
+    fa = count_measure(ca, counts.n, measure, n_classes, beta)
+    fb = count_measure(cb, counts.n, measure, n_classes, beta)
     return (fa - fb)[None, :]
 
 
-@dataclasses.dataclass(frozen=True)
-class FusedEval:
-    """Monte Carlo statistics of ``P = sum_i bit_i d_i``, bits generated and consumed in place.
+def _lanes(key, block_ids, draws, n_keys=2):
+    """Keys and counters ``(L, n_keys), (L,)`` of the lanes of consecutive blocks."""
+    # Block ids of one step are consecutive: their draws are one contiguous range.
+    first = block_ids[0].astype(jnp.int64) * draws
+    return krandom.draw_keys(key, first, block_ids.shape[0] * draws, n_keys)
 
-    ``kind="affine"``: ``a P + c`` (sign-flip mean, its t). ``kind="counts"``:
-    swap-test confusion counts ``counts_a + P`` (integers, exact in float32).
-    ``family`` names the sums (:data:`jaxtests.kernels.families.FAMILIES`):
+
+@dataclasses.dataclass(frozen=True)
+class FusedEval(Evaluator):
+    """Monte Carlo ``slope P + offset``, ``P = sum_i bit_i d_i``, bits generated and consumed
+    in place (sign-flip mean, its t); data :class:`jaxtests.kernels.families.Sums`.
+
+    ``family`` (:class:`jaxtests.kernels.families.Family`) computes the sums:
     "words" loops over the live words in float32 (fast on a CPU), "dense" sums
     every word of the padded data in one fused float64 reduction (accelerators),
     "dense32" the same from the float32 copy. Same draws, same counts.
     """
 
-    draws: int
-    kind: str = "affine"
-    measure: str = "f1"
-    n_classes: int = 1
-    beta: float = 1.0
-    stride: int = 0  # counter stride of a draw's words (0: the padded word count)
-    family: str = "words"
+    banded: ClassVar[bool] = True  # the family's sums are rounded
 
-    @property
-    def banded(self):
-        # Count changes are integers, exact in float32; affine sums are rounded.
-        return self.kind == "affine"
+    draws: int
+    stride: int = 0  # counter stride of a draw's words (0: the padded word count)
+    family: kfamilies.Family = kfamilies.WORDS
 
     def __call__(self, key, block_ids, data):
         return self.approx(key, block_ids, data)[0]
 
     def approx(self, key, block_ids, data):
         """Statistics from the family's sums, and per lane what :meth:`exact` needs."""
-        # Block ids of one step are consecutive: their draws are one contiguous range.
-        first = block_ids[0].astype(jnp.int64) * self.draws
-        keys, local = krandom.draw_keys(key, first, block_ids.shape[0] * self.draws)
-        family = kfamilies.FAMILIES[self.family]
-        p = family.sums(keys, local, data, self.stride or None, integers=self.kind == "counts")
-        if self.kind == "affine":
-            return data["a"][:, None] * p + data["c"][:, None], (keys, local)
-        return counts_statistic(p, data, self.measure, self.n_classes, self.beta), None
+        keys, local = _lanes(key, block_ids, self.draws)
+        p = self.family.sums(keys, local, data.terms, self.stride or None)
+        return data.slope[:, None] * p + data.offset[:, None], (keys, local)
 
     def exact(self, data, lanes):
         """Float64 statistics of the lanes ``(keys, local)`` (the same draws)."""
         keys, local = lanes
+        terms = data.terms
         p = kresampling.bit_sums_ordered(
-            keys[:, 0], keys[:, 1], local, data["d64"], data.get("nw"), self.stride or None
+            keys[:, 0], keys[:, 1], local, terms.exact, terms.live_words, self.stride or None
         )
-        return data["a"][:, None] * p + data["c"][:, None]
+        return data.slope[:, None] * p + data.offset[:, None]
 
 
 @dataclasses.dataclass(frozen=True)
-class SubsetEval:
+class FusedCountsEval(Evaluator):
+    """Monte Carlo swap test of confusion-count measures, counts ``counts_a + P`` summed by
+    ``family`` as :class:`FusedEval`'s; data :class:`FusedCountsData`.
+
+    Count changes are integers, exact in float32 in any order: every family's
+    sums are the counts themselves (not banded).
+    """
+
+    draws: int
+    measure: str
+    n_classes: int
+    beta: float
+    stride: int  # counter stride of a draw's words: the padded word count
+    family: kfamilies.Family = kfamilies.WORDS
+
+    def __call__(self, key, block_ids, data):
+        keys, local = _lanes(key, block_ids, self.draws)
+        p = self.family.sums(keys, local, data.terms, self.stride)
+        return counts_statistic(p, data.counts, self.measure, self.n_classes, self.beta)
+
+
+@dataclasses.dataclass(frozen=True)
+class SubsetEval(Evaluator):
     """Monte Carlo two-sample splits: group-1 sums ``S1`` of uniform ``n1``-subsets.
 
     ``mode="bernoulli"``: fair membership bits (fused sums ``P`` and counts
     ``K``), then ``|K - n1|`` members removed or added by
     :func:`jaxtests.kernels.resampling.subset_corrections`. ``"empty"`` /
     ``"full"``: start from no item / every item and add ``n1`` / remove ``n2``
-    (cheaper when one group is small). Returns ``a S1 + c``.
+    (cheaper when one group is small). Returns ``slope S1 + offset``
+    (:class:`SplitData`).
 
     ``n`` is the static bound of the positions (``z`` is zero-padded to at
     least the live items) and ``n_words`` the counter stride of a draw's
-    words (``n / 32``, a capacity); the live item count ``data["n_live"]`` and
-    ``data["n1"]`` are traced, so every size up to ``n`` runs one program.
+    words (``n / 32``, a capacity); the live item count and ``n1``
+    (:class:`SplitSizes`) are traced, so every size up to ``n`` runs one program.
     """
 
     draws: int
@@ -278,7 +449,7 @@ class SubsetEval:
     n_words: int
     mode: str
     tiers: tuple
-    family: str = "words"  # the fair-bit sums' family, as in FusedEval
+    family: kfamilies.Family = kfamilies.WORDS  # the fair-bit sums' family, as in FusedEval
     chunk: int = 4096  # lanes of a correction tier run in lockstep (never changes a split)
 
     @property
@@ -292,26 +463,26 @@ class SubsetEval:
     def exact(self, data, lanes):
         """Float64 statistics of the lanes ``(keys, local, correction)`` (the same splits)."""
         keys, local, delta = lanes
+        terms = data.terms
         p = kresampling.bit_sums_ordered(
-            keys[:, 0], keys[:, 1], local, data["d64"], data.get("nw"), self.n_words
+            keys[:, 0], keys[:, 1], local, terms.exact, terms.live_words, self.n_words
         )
-        return data["a"][:, None] * (p + delta.T) + data["c"][:, None]
+        return data.slope[:, None] * (p + delta.T) + data.offset[:, None]
 
     def approx(self, key, block_ids, data):
         """Statistics from the family's fair-bit sums, and per lane what :meth:`exact` needs."""
         first = block_ids[0].astype(jnp.int64) * self.draws
         n_lanes = block_ids.shape[0] * self.draws
         keys, local = krandom.draw_keys(key, first, n_lanes, 6)
-        z = data["z"]
+        z, sizes = data.z, data.sizes
         if self.mode == "bernoulli":
-            family = kfamilies.FAMILIES[self.family]
-            p, k = family.sums(keys, local, data, self.n_words, data["mask"])
+            p, k = self.family.sums(keys, local, data.terms, self.n_words, sizes.word_mask)
         elif self.mode == "empty":
             p, k = jnp.zeros((z.shape[0], n_lanes)), jnp.zeros((n_lanes,), jnp.int32)
         else:
             p = jnp.broadcast_to(jnp.sum(z, axis=1)[:, None], (z.shape[0], n_lanes))
-            k = jnp.broadcast_to(data["n_live"].astype(jnp.int32), (n_lanes,))
-        c = k - data["n1"].astype(jnp.int32)
+            k = jnp.broadcast_to(sizes.n_live.astype(jnp.int32), (n_lanes,))
+        c = k - sizes.n1.astype(jnp.int32)
         corr = kresampling.subset_corrections(
             keys,
             local,
@@ -323,14 +494,14 @@ class SubsetEval:
             mode=self.mode,
             tiers=self.tiers,
             chunk=self.chunk,
-            n_live=data["n_live"],
+            n_live=sizes.n_live,
         )
         delta = jnp.where((c > 0)[None, :], -corr, corr)
-        t = data["a"][:, None] * (p + delta) + data["c"][:, None]
+        t = data.slope[:, None] * (p + delta) + data.offset[:, None]
         return t, (keys, local, delta.T)
 
 
-def subset_evaluator(n, n1, n_words, draws, family="words", chunk=4096):
+def subset_evaluator(n, n1, n_words, draws, family=kfamilies.WORDS, chunk=4096):
     """Pick the cheaper start (fair bits, or no/every item) and its correction tiers.
 
     ``n`` items of ``z``; ``n_words`` is the capacity (``32 n_words >= n``
@@ -340,8 +511,7 @@ def subset_evaluator(n, n1, n_words, draws, family="words", chunk=4096):
     tiers give exact subsets), so a capacity compiles a handful of programs
     at most. ``family`` and ``chunk`` (lanes of a correction tier run
     together) are the backend's choices (:mod:`jaxtests._profile`). Returns the
-    evaluator and its traced data (the live item count, ``n1``, the live words
-    ``nw`` and their bit mask).
+    evaluator and its traced sizes (:class:`SplitSizes`).
     """
     n2 = n - n1
     n_max = 32 * n_words
@@ -363,21 +533,21 @@ def subset_evaluator(n, n1, n_words, draws, family="words", chunk=4096):
         )
     bits = np.clip(n - 32 * np.arange(n_words), 0, 32).astype(np.uint64)
     mask = ((np.uint64(1) << bits) - np.uint64(1)).astype(np.uint32)
-    extra = {
-        "mask": mask,
-        "n_live": np.uint32(n),
-        "n1": np.int32(n1),
-        "nw": np.int32(live),
-    }
-    return SubsetEval(draws, n_max, n_words, mode, tiers, family, chunk), extra
+    sizes = SplitSizes(mask, np.uint32(n), np.int32(n1))
+    return SubsetEval(draws, n_max, n_words, mode, tiers, family, chunk), sizes
 
 
 @dataclasses.dataclass(frozen=True)
-class GenericEval:
-    """Any statistic, evaluated on materialised rearrangements, one block at a time."""
+class GenericEval(Evaluator):
+    """Base of the statistics evaluated on materialised rearrangements, one block at a time.
+
+    ``fn`` the statistic, ``m`` the instances a draw's ``words`` rearrange;
+    a subclass's ``_one(bits (R, m), data)`` gives one block's ``(H, R)`` values.
+    """
+
+    materialised: ClassVar[bool] = True
 
     words: Words
-    kind: str  # "signflip", "twosample", "swap"
     fn: Callable
     m: int
 
@@ -385,26 +555,46 @@ class GenericEval:
         w = self.words(key, block_ids)
         r = self.words.draws
         w = w.reshape(w.shape[0], block_ids.shape[0], r).transpose(1, 0, 2)
-        return jnp.concatenate(list(lax.map(lambda wb: self._one(wb, data), w)), axis=1)
+        one = lambda wb: self._one(kresampling.words_to_bits(wb, self.m), data)  # noqa: E731
+        return jnp.concatenate(list(lax.map(one, w)), axis=1)
 
-    def _one(self, w, data):
-        bits = kresampling.words_to_bits(w, self.m)  # (R, m)
-        if self.kind == "swap":
-            n = data["y"].shape[0]
-            bits = jnp.pad(bits, ((0, 0), (0, n - self.m)))
-        if self.kind == "signflip":
-            d = data["d"]  # (H, m, ...) with instances on axis 1
-            extra = d.ndim - 2
-            s = jnp.where(bits, 1.0, -1.0).astype(d.dtype)
-            s = s.reshape(s.shape + (1,) * extra)
-            return jax.vmap(lambda dh: jax.vmap(self.fn)(dh[None] * s))(d)
-        if self.kind == "twosample":
-            z = data["z"]  # (H, n)
-            n1 = data["n1"].shape[0]
-            order = jnp.argsort(~bits, axis=-1, stable=True)  # members first, in order
-            zp = jnp.take(z, order, axis=1)  # (H, R, n)
-            return jax.vmap(jax.vmap(lambda q: self.fn(q[:n1], q[n1:])))(zp)
-        y, a, b = data["y"], data["a"], data["b"]
+    def _one(self, bits, data):
+        raise NotImplementedError
+
+
+@dataclasses.dataclass(frozen=True)
+class SignFlippedEval(GenericEval):
+    """``fn`` of sign-flipped instances (a set bit keeps the sign); :class:`FlipData`."""
+
+    def _one(self, bits, data):
+        d = data.d  # (H, m, ...) with instances on axis 1
+        s = jnp.where(bits, 1.0, -1.0).astype(d.dtype)
+        s = s.reshape(s.shape + (1,) * (d.ndim - 2))
+        return jax.vmap(lambda dh: jax.vmap(self.fn)(dh[None] * s))(d)
+
+
+@dataclasses.dataclass(frozen=True)
+class SplitEval(GenericEval):
+    """``fn(x, y)`` of splits: the ``n1`` items a draw selects, in order, and the rest;
+    :class:`SplitItems`."""
+
+    n1: int
+
+    def _one(self, bits, data):
+        order = jnp.argsort(~bits, axis=-1, stable=True)  # members first, in order
+        zp = jnp.take(data.z, order, axis=1)  # (H, R, n)
+        n1 = self.n1
+        return jax.vmap(jax.vmap(lambda q: self.fn(q[:n1], q[n1:])))(zp)
+
+
+@dataclasses.dataclass(frozen=True)
+class SwappedEval(GenericEval):
+    """``fn(y, a) - fn(y, b)`` with the two models' outputs of the first ``m`` instances
+    swapped where a bit is set; :class:`SwapData`."""
+
+    def _one(self, bits, data):
+        y, a, b = data.y, data.pred_a, data.pred_b
+        bits = jnp.pad(bits, ((0, 0), (0, y.shape[0] - self.m)))
         pa = jnp.where(bits, b[None, :], a[None, :])
         pb = jnp.where(bits, a[None, :], b[None, :])
         out = jax.vmap(lambda u, t: self.fn(y, u) - self.fn(y, t))(pa, pb)
@@ -412,8 +602,11 @@ class GenericEval:
 
 
 @dataclasses.dataclass(frozen=True)
-class WithinBlockEval:
-    """Labels permuted independently within each block (fold) of ``x : (n_blocks, k, ...)``."""
+class WithinBlockEval(Evaluator):
+    """Labels permuted independently within each block (fold) of ``x : (n_blocks, k, ...)``
+    (:class:`BlockData`)."""
+
+    materialised: ClassVar[bool] = True
 
     fn: Callable
     n_blocks: int
@@ -421,7 +614,7 @@ class WithinBlockEval:
     draws: int
 
     def __call__(self, key, block_ids, data):
-        x = data["x"]
+        x = data.x
         n_u = self.n_blocks * (self.k - 1)  # uniforms per draw
         outs = []
         for b in block_ids:

@@ -13,7 +13,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jaxtests.kernels import families as kfamilies
 
 __all__ = [
     "EPS",
@@ -111,36 +110,21 @@ def unsure_lanes(t, err, t_obs, tol, scale, alternative, maxt):
 def evaluate(evaluator, key, block_ids, data, t_obs, tol, scale, alternative, maxt):
     """Statistics of a step's draws; those too close to a decision are recomputed in float64.
 
-    Float32 sums (``banded`` evaluators) are within ``data["err"]`` of the
+    Float32 sums (``banded`` evaluators) are within ``data.err_bound`` of the
     float64 ones, so only lanes with a threshold inside ``t +- err`` can count
     differently: those lanes (usually a handful per block) get their float64
     value from :meth:`exact`, and counts equal those of float64 arithmetic.
     Whether a lane is recomputed depends on its own values only (batch sizes
     never change a draw), and its float64 sum adds in a fixed order. Lanes are
-    gathered by groups of 16 draws, or singly, up to the family's
-    ``recheck_lanes`` per pass, for a family that names a ``recheck_group``.
+    gathered as the evaluator's family says (:meth:`Family.recheck_pass
+    <jaxtests.kernels.families.Family.recheck_pass>`).
     """
-    if not getattr(evaluator, "banded", False):
+    if not evaluator.banded:
         return evaluator(key, block_ids, data)
     t, lanes = evaluator.approx(key, block_ids, data)
-    unsure = unsure_lanes(t, data["err"], t_obs, tol, scale, alternative, maxt)
+    unsure = unsure_lanes(t, data.err_bound, t_obs, tol, scale, alternative, maxt)
     n_lanes = unsure.shape[0]
-    family = kfamilies.FAMILIES.get(getattr(evaluator, "family", None))
-    group = getattr(family, "recheck_group", None)
-    if group is None:
-        # Lanes are found by groups of 16 consecutive draws: a cumulative sum over
-        # 2^17 lanes costs about 1 ms on XLA:CPU, as much as the sums of m = 100.
-        group = 16
-        # Groups per recheck pass: at most 1024 lanes and 2^22 float64 adds at the padded size
-        # (a pass costs its lanes times the live instances; a capacity holds up to 16,384
-        # instances in 16 groups, enough for data with many ties at a threshold).
-        per = 1024 // group
-        while per > 1 and per * group * data["d64"].shape[1] * 32 > 2**22:
-            per //= 2
-    else:
-        # A family that gathers many blocks' lanes (:class:`kfamilies.Dense32`) rechecks
-        # single lanes, as many per pass as it names: each pass is a loop over the words.
-        per = family.recheck_lanes // group
+    group, per = evaluator.family.recheck_pass(data.terms.exact.shape[1])
     n_groups = n_lanes // group
     hit = jnp.any(unsure.reshape(n_groups, group), axis=1)
     per = min(per, n_groups)

@@ -8,18 +8,21 @@ the ordered float64 ones of :func:`~jaxtests.kernels.resampling.bit_sums_ordered
 which recheck every draw whose decision that bound could change. So any
 family gives the same counts for the same words.
 
-A family is two traced functions: ``layout`` (the arrays its sums read and
-their error bound, computed once per call inside a test's preparation
-program) and ``sums``. :data:`FAMILIES` names them; the host-side choices of a
-family (padding, block sizes) are its entry in :mod:`jaxtests._profile`. A new
-family (a Pallas kernel, say) is one module like this one's classes plus those
-two entries.
+A family (:class:`Family`) is its traced ``sums`` of :class:`Terms`, whether
+they read the float32 copy (``float32``), and ``err_bound``, the bound on
+their distance from the ordered sums (:func:`layout` lays the terms out once
+per call inside a test's preparation program). :data:`FAMILIES` names them
+and :func:`for_platform` gives a platform's default; the
+host-side choices of a family (padding, block sizes) are its entry in
+:mod:`jaxtests._profile`. A new family (a Pallas kernel, say) is one
+:class:`Family` subclass like this module's, :func:`register`-ed, plus its
+schedule.
 
 Pure jnp; no validation.
 """
 
 import dataclasses
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -28,40 +31,56 @@ from jax import lax
 from jaxtests.kernels import resampling as kresampling
 
 __all__ = [
+    "DENSE",
+    "DENSE32",
     "FAMILIES",
+    "WORDS",
     "Dense",
     "Dense32",
+    "Family",
     "Sums",
+    "Terms",
     "WordLoop",
     "dense32_err",
     "float32_err",
     "float64_err",
+    "for_platform",
     "layout",
     "pad_words",
+    "register",
 ]
 
 EPS = float(np.finfo(np.float64).eps)
 
 
-class Sums(NamedTuple):
-    """The arrays of the banded statistics ``T = a P + c`` of one call, laid out for a family.
+class Terms(NamedTuple):
+    """The terms ``d_i`` of ``P = sum_i bit_i d_i``, as a family's sums read them.
 
-    ``a, c, err : (H,)`` (``err`` bounds ``|T - T_ordered|`` for the family's
-    sums); ``d64 : (H, W, 32)`` the zero-padded data in float64 (the ordered
-    recheck reads it); ``nw`` the live words the loops run over (int32);
-    ``d32`` the float32 copy, for families that sum in float32 (else None).
+    ``exact : (H, W, 32)`` zero-padded, in a dtype that holds them exactly
+    (float64 data, or integer count changes in float32): what the dense
+    family and the ordered recheck sum; ``f32`` their float32 copy, for the
+    families that sum in float32 (None for the others); ``live_words`` (int32)
+    the words the loops run over (None: all ``W``).
     """
 
-    a: jax.Array
-    c: jax.Array
-    d64: jax.Array
-    nw: jax.Array
-    err: jax.Array
-    d32: jax.Array | None = None
+    exact: jax.Array
+    f32: jax.Array | None = None
+    live_words: jax.Array | None = None
 
-    def arrays(self):
-        """The evaluators' data: the fields that are set."""
-        return {k: v for k, v in self._asdict().items() if v is not None}
+
+class Sums(NamedTuple):
+    """The arrays of the banded statistics ``T = slope P + offset`` of one call.
+
+    ``terms`` laid out for the call's family; ``slope, offset, err_bound : (H,)``,
+    ``err_bound`` bounding ``|T - T_ordered|`` for the family's sums (the
+    half-width of the band that :func:`jaxtests.kernels.exceedance.evaluate`
+    rechecks).
+    """
+
+    terms: Terms
+    slope: jax.Array
+    offset: jax.Array
+    err_bound: jax.Array
 
 
 def pad_words(d, n_words, dtype=jnp.float32):
@@ -119,8 +138,43 @@ def _dense_err(sum_bound, d, n_words, a, c, n_live):
     return (a * bound + 8 * EPS * jnp.abs(c)) * (1 + 2.0**-20)
 
 
+class Family:
+    """What the engine asks of an evaluator family (every family here is one).
+
+    ``name`` (what ``JAXTESTS_EVALUATORS`` says), ``float32`` (whether
+    :meth:`sums` reads :attr:`Terms.f32`, which :func:`layout` then makes),
+    ``err_bound(d, n_words, slope, offset, live)`` (the bound on
+    ``|T - T_ordered|`` of its sums, traced), :meth:`sums` and
+    :meth:`recheck_pass`. Families are frozen dataclasses: static arguments
+    of the programs that read them, chosen once per call.
+    """
+
+    name: ClassVar[str]
+    float32: ClassVar[bool]
+    err_bound: ClassVar[object]
+
+    def sums(self, keys, local, terms, stride=None, count_mask=None):
+        """``P : (H, L)`` of the lanes ``(keys, local)`` (:func:`kresampling.bit_sums`' words);
+        with ``count_mask : (W,)`` also the set bits under it, ``(L,)`` int32."""
+        raise NotImplementedError
+
+    def recheck_pass(self, n_words):
+        """``(group, per)``: unsure lanes are rechecked by groups of ``group`` consecutive
+        draws, ``per`` groups a pass, for terms of ``n_words`` padded words."""
+        # A cumulative sum over 2^17 lanes costs about 1 ms on XLA:CPU, as much as the sums of
+        # m = 100: lanes are found by groups of 16. A pass holds at most 1024 lanes and 2^22
+        # float64 adds at the padded size (a pass costs its lanes times the live instances; a
+        # capacity holds up to 16,384 instances in 16 groups, enough for data with many ties
+        # at a threshold).
+        group = 16
+        per = 1024 // group
+        while per > 1 and per * group * n_words * 32 > 2**22:
+            per //= 2
+        return group, per
+
+
 @dataclasses.dataclass(frozen=True)
-class WordLoop:
+class WordLoop(Family):
     """Loops over the live words, float32 masked adds in 512-bit lanes: fast on a CPU.
 
     :func:`~kresampling.bit_sums` generates each word inside the loop and
@@ -128,22 +182,19 @@ class WordLoop:
     serves every size up to the padding.
     """
 
-    name: str = "words"
+    name: ClassVar[str] = "words"
+    float32: ClassVar[bool] = True
+    err_bound = staticmethod(float32_err)
 
-    def layout(self, d, a, c, live):
-        n_words = d.shape[-1] // 32
-        return {"d32": pad_words(d, n_words), "err": float32_err(d, n_words, a, c, live)}
-
-    def sums(self, keys, local, data, stride=None, count_mask=None, integers=False):
+    def sums(self, keys, local, terms, stride=None, count_mask=None):
         """``P : (H, L)`` (and with ``count_mask`` the set bits under it, ``(L,)``)."""
-        del integers  # the float32 copy is what this family always sums
         return kresampling.bit_sums(
-            keys[:, 0], keys[:, 1], local, data["d32"], count_mask, data.get("nw"), stride
+            keys[:, 0], keys[:, 1], local, terms.f32, count_mask, terms.live_words, stride
         )
 
 
 @dataclasses.dataclass(frozen=True)
-class Dense:
+class Dense(Family):
     """A block's words generated at once, ``where(bit, d, 0)`` summed in one fused reduction.
 
     :func:`~kresampling.dense_sums` in float64 (no loop whose trip count grows
@@ -151,20 +202,19 @@ class Dense:
     kernels is what made the word loop slow.
     """
 
-    name: str = "dense"
+    name: ClassVar[str] = "dense"
+    float32: ClassVar[bool] = False
+    err_bound = staticmethod(float64_err)
 
-    def layout(self, d, a, c, live):
-        return {"err": float64_err(d, d.shape[-1] // 32, a, c, live)}
-
-    def sums(self, keys, local, data, stride=None, count_mask=None, integers=False):
-        """``integers``: ``data["d32"]`` holds integers (exact in float32 in any order)."""
-        d = data["d32"] if integers else data["d64"]
+    def sums(self, keys, local, terms, stride=None, count_mask=None):
+        """``P : (H, L)`` of :attr:`Terms.exact` (integers stay exact in any order)."""
+        d = terms.exact
         mask = None if count_mask is None else count_mask[: d.shape[1]]
         return kresampling.dense_sums(keys[:, 0], keys[:, 1], local, d, stride or d.shape[1], mask)
 
 
 @dataclasses.dataclass(frozen=True)
-class Dense32:
+class Dense32(Family):
     """:class:`Dense`'s shape on the float32 copy: the rate of a hand-written float32 kernel.
 
     :func:`~kresampling.dense_sums32`: each word's 32 terms added in float32
@@ -175,22 +225,22 @@ class Dense32:
     a dense block's size (:mod:`jaxtests._profile`), summed one after the
     other, so the recheck (a loop over the data's words on any device) runs
     once per ``chunks`` dense blocks, on single lanes gathered from all of them
-    (``recheck_group``, up to ``recheck_lanes`` per pass).
+    (up to ``recheck_lanes`` per pass).
     """
 
-    name: str = "dense32"
+    name: ClassVar[str] = "dense32"
+    float32: ClassVar[bool] = True
+    err_bound = staticmethod(dense32_err)
     chunks: int = 16
-    recheck_group: int = 1
     recheck_lanes: int = 8192
 
-    def layout(self, d, a, c, live):
-        n_words = d.shape[-1] // 32
-        return {"d32": pad_words(d, n_words), "err": dense32_err(d, n_words, a, c, live)}
+    def recheck_pass(self, n_words):
+        """Single lanes, :attr:`recheck_lanes` a pass: each pass is a loop over the words."""
+        return 1, self.recheck_lanes
 
-    def sums(self, keys, local, data, stride=None, count_mask=None, integers=False):
-        """``P : (H, L)`` float64 (integers in ``d32`` come out exact: every partial sum is)."""
-        del integers  # the float32 copy is what this family always sums
-        d = data["d32"]
+    def sums(self, keys, local, terms, stride=None, count_mask=None):
+        """``P : (H, L)`` float64 (integers in ``f32`` come out exact: every partial sum is)."""
+        d = terms.f32
         mask = None if count_mask is None else count_mask[: d.shape[1]]
         stride = stride or d.shape[1]
         n = local.shape[0]
@@ -210,11 +260,39 @@ class Dense32:
         return jnp.moveaxis(p, 0, 1).reshape(p.shape[1], n), ones.reshape(n)
 
 
-FAMILIES = {f.name: f for f in (WordLoop(), Dense(), Dense32())}
+# The registry, as jax registers a lowering per platform: families by name (what
+# ``JAXTESTS_EVALUATORS`` may force), and the default family of each platform.
+FAMILIES = {}
+_DEFAULTS = {}
+_ANY = "*"
 
 
-def layout(family, d, a, c, live):
-    """:class:`Sums` of ``a P + c`` over ``d : (H, 32 W)`` (zero-padded) for ``family`` (traced)."""
+def register(family, platforms=()):
+    """Make ``family`` known by its name, and the default of ``platforms`` ("*": any other)."""
+    FAMILIES[family.name] = family
+    for platform in platforms:
+        _DEFAULTS[platform] = family
+    return family
+
+
+def for_platform(platform):
+    """The default family of the devices of ``platform`` ("cpu", "gpu", ...)."""
+    return _DEFAULTS.get(platform, _DEFAULTS[_ANY])
+
+
+# Words on the CPU (several times faster there than a dense kernel); dense on accelerators
+# ("dense32" becomes a GPU's default only once a GPU has measured it faster).
+WORDS = register(WordLoop(), ("cpu",))
+DENSE = register(Dense(), (_ANY,))
+DENSE32 = register(Dense32())
+
+
+def layout(family, d, slope, offset, live):
+    """:class:`Sums` of ``slope P + offset`` over ``d : (H, 32 W)`` (zero-padded) for ``family``.
+
+    ``live`` (traced) the words the loops run over.
+    """
     n_words = d.shape[-1] // 32
-    extra = FAMILIES[family].layout(d, a, c, live)
-    return Sums(a, c, pad_words(d, n_words, jnp.float64), live, extra["err"], extra.get("d32"))
+    f32 = pad_words(d, n_words) if family.float32 else None
+    terms = Terms(pad_words(d, n_words, jnp.float64), f32, live)
+    return Sums(terms, slope, offset, family.err_bound(d, n_words, slope, offset, live))

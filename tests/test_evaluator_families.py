@@ -163,7 +163,8 @@ def test_every_path_gives_the_recorded_pvalues(family, name):
 def test_the_accelerator_profile_gives_the_recorded_pvalues(monkeypatch, name, fam):
     # A GPU's block sizes (larger dense and materialised blocks, 64 matches per exact step),
     # run on this CPU: block sizes never change a draw, so the recorded p-values hold.
-    monkeypatch.setattr(_profile, "current", lambda: _profile.Profile(fam, "gpu"))
+    family = kfamilies.FAMILIES[fam]
+    monkeypatch.setattr(_profile, "current", lambda: _profile.Profile(family, "gpu"))
     call, expected = CASES[name]
     assert _pvalues(call()) == expected
 
@@ -221,11 +222,13 @@ def test_null_distributions_agree_within_the_rounding_bound(monkeypatch):
 def test_the_variable_chooses_the_family_and_is_checked(monkeypatch):
     monkeypatch.delenv("JAXTESTS_EVALUATORS", raising=False)
     default = "words" if jax.devices()[0].platform == "cpu" else "dense"
-    assert _profile.current().family == default  # the backend's default
+    assert _profile.current().family.name == default  # the backend's default
+    assert kfamilies.for_platform("cpu") is kfamilies.WORDS
+    assert kfamilies.for_platform("gpu") is kfamilies.for_platform("tpu") is kfamilies.DENSE
     monkeypatch.setenv("JAXTESTS_EVALUATORS", " Dense ")
-    assert _profile.current().family == "dense"
+    assert _profile.current().family is kfamilies.DENSE
     monkeypatch.setenv("JAXTESTS_EVALUATORS", "DENSE32")
-    assert _profile.current().family == "dense32"
+    assert _profile.current().family is kfamilies.DENSE32
     monkeypatch.setenv("JAXTESTS_EVALUATORS", "gpu")
     with pytest.raises(ValueError, match="JAXTESTS_EVALUATORS must be 'dense', 'dense32', 'words'"):
         jaxtests.signflip_test(D["d"], n_resamples=99, key=0)
@@ -236,16 +239,16 @@ def test_the_variable_chooses_the_family_and_is_checked(monkeypatch):
 
 def _counts_program(m, platform="cuda", family="dense"):
     """``_run_counts`` of a dense sign-flip mean over ``m`` instances, lowered for ``platform``."""
-    prof = _profile.Profile(family, "gpu")
+    prof = _profile.Profile(kfamilies.FAMILIES[family], "gpu")
     d2 = np.random.default_rng(0).normal(size=(1, m))
     dp = pad_axis(d2, 32 * prof.schedule.pad_words(m))
     where = np.arange(dp.shape[-1]) < m
     with jax.enable_x64(True):
-        out = _signflip._signflip_linear_prep(dp, where, statistic="mean", family=family)
+        out = _signflip._signflip_linear_prep(dp, where, statistic="mean", family=prof.family)
         _, mean_obs, tol, sd, _, _, sums = out
-        data = sums.arrays()
+        data = sums
         draws = prof.schedule.fused_draws(m, 1, 10**8, False, prof.platform)
-        ev = kevaluators.FusedEval(draws, stride=krandom.stride_words(m), family=family)
+        ev = kevaluators.FusedEval(draws, stride=krandom.stride_words(m), family=prof.family)
         key = jax.random.key(0)
         args = (key, data, mean_obs, tol, sd, np.int32(0), np.int32(1), np.int64(10**8))
         static = dict(
@@ -320,10 +323,10 @@ def test_float32_dense_sums_are_within_their_bound_on_adversarial_data():
     with jax.enable_x64(True):
         keys, local = krandom.draw_keys(jax.random.key(5), jnp.int64(0), n_lanes)
         a, c = np.array([2.0 / m]), np.array([-np.sum(d) / m])
-        sums = kfamilies.layout("dense32", jnp.asarray(dp), a, c, n_words)
-        fam = kfamilies.FAMILIES["dense32"]
-        p32 = jax.jit(lambda k, l, s: fam.sums(k, l, s))(keys, local, sums.arrays())
-        p64 = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, sums.d64)
+        fam = kfamilies.DENSE32
+        sums = kfamilies.layout(fam, jnp.asarray(dp), a, c, n_words)
+        p32 = jax.jit(lambda k, l, s: fam.sums(k, l, s))(keys, local, sums.terms)
+        p64 = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, sums.terms.exact)
         w = np.asarray(krandom.word_grid(keys[:, 0], keys[:, 1], local, n_words, None))
         bound_p = float(kresampling.dense_sums32_error_bound(np.sum(np.abs(d)), n_words))
     shifts = np.arange(32, dtype=np.uint32)[None, :, None]
@@ -333,7 +336,7 @@ def test_float32_dense_sums_are_within_their_bound_on_adversarial_data():
     assert np.all(err <= bound_p) and np.mean(err > 0) > 0.9
     t32 = a * np.asarray(p32)[0] + c
     t64 = a * np.asarray(p64)[0] + c
-    assert np.all(np.abs(t32 - t64) <= float(sums.err[0]))
+    assert np.all(np.abs(t32 - t64) <= float(sums.err_bound[0]))
 
 
 DOT_SCRIPT = textwrap.dedent(
@@ -369,17 +372,16 @@ def test_float32_products_name_their_precision(tmp_path):
 # -- a third family: one class of sums plus one schedule entry, nothing else
 
 
-class _Ordered:
+class _Ordered(kfamilies.Family):
     """Test family: the recheck's own ordered float64 sums (slow, exact to the bit)."""
 
     name = "ordered"
+    float32 = False
+    err_bound = staticmethod(kfamilies.float64_err)
 
-    def layout(self, d, a, c, live):
-        return {"err": kfamilies.float64_err(d, d.shape[-1] // 32, a, c, live)}
-
-    def sums(self, keys, local, data, stride=None, count_mask=None, integers=False):
-        d = (data["d32"] if integers else data["d64"]).astype(jnp.float64)
-        p = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, d, data.get("nw"), stride)
+    def sums(self, keys, local, terms, stride=None, count_mask=None):
+        d = terms.exact.astype(jnp.float64)
+        p = kresampling.bit_sums_ordered(keys[:, 0], keys[:, 1], local, d, terms.live_words, stride)
         if count_mask is None:
             return p
         w = krandom.word_grid(keys[:, 0], keys[:, 1], local, d.shape[1], stride)  # (W, L)
@@ -407,3 +409,21 @@ def test_a_new_family_is_one_class_and_one_schedule(monkeypatch, name):
 
 def test_every_family_has_sums_and_a_schedule():
     assert set(kfamilies.FAMILIES) == set(_profile.SCHEDULES) == set(_profile.FAMILIES)
+
+
+def test_every_evaluator_and_family_declares_what_the_engine_asks():
+    # The engine and exceedance.evaluate read declared attributes, never probe: every
+    # evaluator class is an Evaluator, the banded ones (those whose sums are rechecked) have
+    # approx, exact and a registered family's type, and every family is a Family.
+    evaluators = [
+        v for v in vars(kevaluators).values() if isinstance(v, type) and v.__name__.endswith("Eval")
+    ]
+    assert len(evaluators) >= 10
+    assert all(issubclass(v, kevaluators.Evaluator) for v in evaluators)
+    banded = [v for v in evaluators if v.banded is not False]  # True, or a property of the data
+    assert {v.__name__ for v in banded} == {"FusedEval", "SubsetEval"}
+    assert all(callable(v.approx) and callable(v.exact) for v in banded)
+    assert {v.__name__ for v in evaluators if v.materialised} == {
+        *("SignFlippedEval", "SplitEval", "SwappedEval", "WithinBlockEval", "GenericEval"),
+    }
+    assert all(isinstance(f, kfamilies.Family) for f in kfamilies.FAMILIES.values())

@@ -59,3 +59,87 @@ def resolve_key(key, name="key"):
             return key, None
         return key, tuple(int(v) for v in np.asarray(data).ravel())
     raise TypeError(f"`{name}` must be an int seed or a JAX key, got {type(key).__name__}.")
+
+
+# ---------------------------------------------------------------- threefry on the host
+# JAX's threefry2x32 (Salmon et al. 2011, 20 rounds), its key derivations and uniform draws
+# computed in numpy for concrete keys: the same words as jax.random (tests/test_random_host.py
+# checks them against it), without a program to compile for each.
+
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
+
+
+def _rotl(x, r):
+    return (x << np.uint32(r)) | (x >> np.uint32(32 - r))
+
+
+def threefry2x32(k0, k1, x0, x1):
+    """JAX's ``threefry2x32`` of ``uint32`` counters ``(x0, x1)`` under key words ``k0, k1``."""
+    k0, k1 = np.uint32(k0), np.uint32(k1)
+    ks = (k0, k1, k0 ^ k1 ^ np.uint32(0x1BD11BDA))
+    x0 = np.asarray(x0, np.uint32) + ks[0]
+    x1 = np.asarray(x1, np.uint32) + ks[1]
+    for i in range(5):
+        for r in _ROTATIONS[i % 2]:
+            x0 = x0 + x1
+            x1 = _rotl(x1, r) ^ x0
+        x0 = x0 + ks[(i + 1) % 3]
+        x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
+    return x0, x1
+
+
+def host_threefry():
+    """Whether keys' words can be derived on the host: JAX's default threefry, partitionable."""
+    return jax.config.jax_default_prng_impl == "threefry2x32" and bool(
+        jax.config.jax_threefry_partitionable
+    )
+
+
+def _counters(n):
+    i = np.arange(n, dtype=np.uint64)
+    return (i >> np.uint64(32)).astype(np.uint32), i.astype(np.uint32)
+
+
+def fold_in_words(words, data):
+    """Words of ``jax.random.fold_in(key, data)`` from the key's words ``(2,)`` uint32."""
+    with np.errstate(over="ignore"):
+        a, b = threefry2x32(words[0], words[1], np.uint32(0), np.uint32(data % 2**32))
+    return np.array([a, b], np.uint32)
+
+
+def split_words(words, n):
+    """Words ``(n, 2)`` of ``jax.random.split(key, n)`` (partitionable threefry)."""
+    with np.errstate(over="ignore"):
+        a, b = threefry2x32(words[0], words[1], *_counters(n))
+    return np.stack([a, b], axis=-1)
+
+
+def bits32_words(words, n):
+    """``jax.random.bits(key, (n,), uint32)`` (partitionable threefry)."""
+    with np.errstate(over="ignore"):
+        a, b = threefry2x32(words[0], words[1], *_counters(n))
+    return a ^ b
+
+
+def uniform64_words(words, n):
+    """``jax.random.uniform(key, (n,), float64)`` (partitionable threefry)."""
+    with np.errstate(over="ignore"):
+        a, b = threefry2x32(words[0], words[1], *_counters(n))
+    bits = (a.astype(np.uint64) << np.uint64(32)) | b.astype(np.uint64)
+    # JAX's uniform: 52 random mantissa bits under the exponent of 1.0, minus 1
+    one = np.array(1.0).view(np.uint64)
+    return ((bits >> np.uint64(12)) | one).view(np.float64) - 1.0
+
+
+def key_words(key):
+    """The ``(2,)`` uint32 words of a concrete threefry key (typed or raw)."""
+    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        key = jax.random.key_data(key)
+    return np.asarray(key, np.uint32)
+
+
+def split_key(key, n=2):
+    """``jax.random.split(key, n)`` as ``n`` typed keys, on the host where it can be."""
+    if host_threefry() and not isinstance(key, jax.core.Tracer):
+        return [jax.random.wrap_key_data(w) for w in split_words(key_words(key), n)]
+    return list(jax.random.split(key, n))

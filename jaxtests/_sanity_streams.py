@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxtests import _distributed, _learners
+from jaxtests import _distributed, _learners, _random
 from jaxtests._buckets import bucket, pad_axis
 from jaxtests._sanity_scores import count_scores, fold_scores
 from jaxtests._validation import to_device
@@ -265,29 +265,65 @@ class _RidgeStream:
         return cls(klabels.label_shape(sizes), used, rows, scoring)
 
 
-@functools.partial(jax.jit, static_argnames="stream")
+@jax.jit
+def _label_block_words(key, blocks):
+    """``(len(blocks), 4)`` key words ``label_key_words(fold_in(key, block))`` of label blocks."""
+    return jax.vmap(lambda b: klabels.label_key_words(jax.random.fold_in(key, b)))(blocks)
+
+
+def _block_words(key, start, n_blocks, max_blocks):
+    """:func:`_label_block_words` of blocks ``start ..``: ``(max_blocks, 4)``, zero past the last.
+
+    On the host for JAX's default threefry keys: the same words, no program to compile.
+    """
+    out = np.zeros((max_blocks, 4), np.uint32)
+    if _random.host_threefry():
+        words = _random.key_words(key)
+        for i in range(n_blocks):
+            kb = _random.fold_in_words(words, start + i)
+            out[i] = np.concatenate(
+                [_random.bits32_words(_random.fold_in_words(kb, j), 2) for j in (0, 1)]
+            )
+        return out
+    blocks = np.arange(start, start + n_blocks, dtype=np.int32)
+    out[:n_blocks] = np.asarray(_label_block_words(key, blocks))
+    return out
+
+
 def _ridge_binary_stream(part, key, start, n_blocks, n_pos, sizes, masks, *, stream):
     """Scores ``(max_blocks * rows, S)`` of label blocks ``start .. start + n_blocks - 1``.
 
     ``sizes : (K,)`` the fold sizes (float64), ``masks`` their
     :func:`~jaxtests.kernels.labels.slot_masks`. Rows past ``n_blocks * rows`` are
-    left zero. The block count is traced, so the loop body is the same code for any
-    number of blocks.
+    left zero. The blocks' key words are derived first (:func:`_block_words`), so
+    the compiled stream (:func:`_ridge_stream`) holds no threefry.
+    """
+    start, n_blocks = int(start), int(n_blocks)
+    words = _block_words(key, start, n_blocks, stream.max_blocks)
+    return _ridge_stream(part, words, np.int32(n_blocks), n_pos, sizes, masks, stream=stream)
+
+
+@functools.partial(jax.jit, static_argnames="stream")
+def _ridge_stream(part, words, n_blocks, n_pos, sizes, masks, *, stream):
+    """:func:`_ridge_binary_stream` of the blocks of key words ``words : (max_blocks, 4)``.
+
+    The block count is traced, so the loop body is the same code for any number
+    of blocks.
     """
     rows, used = stream.rows, stream.used
     K, m = stream.shape.groups, stream.shape.slots
     size = sizes[:, None]
 
     def body(i, out):
-        key_i = jax.random.fold_in(key, start + i)
-        words = klabels.draw_binary_labels(key_i, rows, n_pos, stream.shape, masks)
+        words_i = lax.dynamic_index_in_dim(words, i, keepdims=False)
+        packed = klabels.draw_binary_labels_from_words(words_i, rows, n_pos, stream.shape, masks)
         # a conditional on a traced (always true) predicate stores the labels
         # once: XLA would otherwise re-derive them inside each consumer
         labels = lax.cond(
             i >= 0,
             lambda w: klabels.unpack_labels(w).reshape(K, m, rows)[:, :used],
             lambda w: jnp.zeros((K, used, rows), jnp.float32),
-            words,
+            packed,
         )
         tp, pp, p = kridge_partition.ridge_partition_counts(part, labels)
         tp, pp, p = (c.astype(jnp.float64) for c in (tp, pp, p))
@@ -449,9 +485,7 @@ def _builtin_scores(plan, progress):
 
         def stream(b0):
             nb = min(per_call, n_blocks - b0)
-            out = _ridge_binary_stream(
-                part, key, np.int32(b0), np.int32(nb), n_pos, fold_sizes, masks, stream=layout
-            )
+            out = _ridge_binary_stream(part, key, b0, nb, n_pos, fold_sizes, masks, stream=layout)
             return np.asarray(out)[: min(nb * rows, B - b0 * rows)]
 
         chunks = []

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxtests import _random
 from jaxtests._buckets import bucket
 from jaxtests._validation import (
     as_int_scalar,
@@ -73,6 +74,9 @@ def _uniforms(key, r, n):
     draws are the ``n`` draws themselves, so a bucket's program gives the same folds;
     otherwise the exact size is drawn.
     """
+    if _random.host_threefry() and not isinstance(key, jax.core.Tracer):
+        # the same words on the host (tests/test_random_host.py): no program to compile
+        return _random.uniform64_words(_random.fold_in_words(_random.key_words(key), r), n)
     size = bucket(n) if jax.config.jax_threefry_partitionable else n
     return np.asarray(_uniform_draw(key, np.int32(r), size))[:n]
 

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 from jaxtests.kernels import learners as klearners
-from jaxtests.kernels.labels import label_slots
+from jaxtests.kernels.labels import label_slots, put_ranked_rows, ranked_rows, running_count
 
 __all__ = ["RidgePartition", "ridge_partition", "ridge_partition_counts"]
 
@@ -165,21 +165,21 @@ def ridge_partition_counts(part, positive, repair_rows=8):
     unsure = jnp.any(tot >= 2.0**19, axis=0)  # (R,)
     tot = tot.astype(jnp.int32)
     tp, pp = tot // 1024, tot % 1024
-    rank = jnp.cumsum(unsure, dtype=jnp.int32) - 1
+    rank = running_count(unsure) - 1
+    n_unsure = rank[-1] + 1
 
     def more(st):
-        return st[0] * repair_rows < jnp.sum(unsure, dtype=jnp.int32)
+        return st[0] * repair_rows < n_unsure
 
     def repair(st):
         i, tp, pp = st
-        (idx,) = jnp.nonzero(unsure & (rank // repair_rows == i), size=repair_rows, fill_value=R)
-        take = jnp.minimum(idx, R - 1)
+        first = i * repair_rows
+        take = jnp.minimum(ranked_rows(unsure, rank, first, repair_rows), R - 1)
         f64 = jnp.einsum("kmd,kdr->kmr", part.M, T[:, :, take]) + c[:, take][:, None, :]
         p64 = (f64 > 0) & (valid[:, :, None] > 0)
-        tp = tp.at[:, idx].set(
-            jnp.sum(p64 & (positive[:, :, take] > 0), axis=1, dtype=jnp.int32), mode="drop"
-        )
-        pp = pp.at[:, idx].set(jnp.sum(p64, axis=1, dtype=jnp.int32), mode="drop")
+        tp64 = jnp.sum(p64 & (positive[:, :, take] > 0), axis=1, dtype=jnp.int32)
+        tp = put_ranked_rows(tp, tp64, unsure, rank, first)
+        pp = put_ranked_rows(pp, jnp.sum(p64, axis=1, dtype=jnp.int32), unsure, rank, first)
         return i + 1, tp, pp
 
     _, tp, pp = lax.while_loop(more, repair, (jnp.zeros((), jnp.int32), tp, pp))

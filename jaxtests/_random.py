@@ -75,7 +75,7 @@ def _rotl(x, r):
 
 def threefry2x32(k0, k1, x0, x1):
     """JAX's ``threefry2x32`` of ``uint32`` counters ``(x0, x1)`` under key words ``k0, k1``."""
-    k0, k1 = np.uint32(k0), np.uint32(k1)
+    k0, k1 = np.asarray(k0, np.uint32), np.asarray(k1, np.uint32)  # broadcast with x0, x1
     ks = (k0, k1, k0 ^ k1 ^ np.uint32(0x1BD11BDA))
     x0 = np.asarray(x0, np.uint32) + ks[0]
     x1 = np.asarray(x1, np.uint32) + ks[1]

@@ -277,12 +277,16 @@ def _block_words(key, start, n_blocks, max_blocks):
     """
     out = np.zeros((max_blocks, 4), np.uint32)
     if _random.host_threefry():
-        words = _random.key_words(key)
-        for i in range(n_blocks):
-            kb = _random.fold_in_words(words, start + i)
-            out[i] = np.concatenate(
-                [_random.bits32_words(_random.fold_in_words(kb, j), 2) for j in (0, 1)]
-            )
+        k0, k1 = _random.key_words(key)
+        zero = np.uint32(0)
+        with np.errstate(over="ignore"):  # all blocks at once: fold_in, fold_in, bits
+            blocks = np.arange(start, start + n_blocks, dtype=np.int64).astype(np.uint32)
+            b0, b1 = _random.threefry2x32(k0, k1, zero, blocks)
+            for j in (0, 1):
+                s0, s1 = _random.threefry2x32(b0, b1, zero, np.uint32(j))
+                c = np.arange(2, dtype=np.uint32)
+                w0, w1 = _random.threefry2x32(s0[:, None], s1[:, None], zero, c)
+                out[:n_blocks, 2 * j : 2 * j + 2] = w0 ^ w1
         return out
     blocks = np.arange(start, start + n_blocks, dtype=np.int32)
     out[:n_blocks] = np.asarray(_label_block_words(key, blocks))
@@ -477,9 +481,6 @@ def _builtin_scores(plan, progress):
                 xp=np,
             )
         layout = _RidgeStream.of(sizes, rows, fit.scoring)
-        # the label slots the stream reads, cut here: a slice in the program is a kernel to compile
-        u = layout.used
-        part = part._replace(XT=part.XT[:, :, :u], M=part.M[:, :u], M32=part.M32[:, :u])
         part = jax.tree.map(to_device, part)
         fold_sizes = to_device(np.asarray(sizes, np.float64))
         masks = to_device(klabels.slot_masks(sizes))

@@ -34,9 +34,7 @@ __all__ = [
     "label_key_words",
     "label_shape",
     "label_slots",
-    "put_ranked_rows",
     "radix_select",
-    "ranked_rows",
     "running_count",
     "slot_masks",
     "unpack_labels",
@@ -279,7 +277,7 @@ def draw_binary_labels_from_words(words, n_rows, n_pos, sizes, masks=None):
 
     def resolve(st):
         i, left = st
-        idx = ranked_rows(busy, order, i * chunk, chunk)
+        (idx,) = jnp.nonzero(busy & (order // chunk == i), size=chunk, fill_value=n_rows)
         cols = jnp.minimum(idx, n_rows - 1)
         sub = (tie[:, :, cols], counts[:, :, cols], cum[:, :, cols])
         sub_todo = jnp.where(idx < n_rows, todo[:, cols], _U32(0))
@@ -288,7 +286,7 @@ def draw_binary_labels_from_words(words, n_rows, n_pos, sizes, masks=None):
             lambda s: pick(s, cols),
             (*sub, sub_todo, jnp.zeros((), jnp.int32)),
         )
-        return i + 1, put_ranked_rows(left, done, busy, order, i * chunk)
+        return i + 1, left.at[:, :, idx].set(done, mode="drop")
 
     _, left = lax.while_loop(more_chunks, resolve, (jnp.zeros((), jnp.int32), tie))
     # include: the picked members (tie minus what is left); else the members left
@@ -310,33 +308,6 @@ def running_count(flag):
     before = jnp.asarray(np.tril(np.ones((a, a), np.float32), -1))
     offset = jnp.matmul(before, within[:, -1], precision=_F32)  # counts in earlier rows
     return (within + offset[:, None]).astype(jnp.int32).reshape(-1)[:R]
-
-
-def ranked_rows(flag, rank, first, size):
-    """Rows ``(size,)`` whose ``rank`` is ``first, ..., first + size - 1`` among the flagged ones.
-
-    ``flag : (R,)`` bool, ``rank : (R,)`` int32 the running count of flagged rows
-    minus one (``cumsum(flag) - 1``); ``R`` where no row holds that rank. Equals
-    ``jnp.nonzero(flag & (rank // size == first // size), size=size,
-    fill_value=R)`` for ``first`` a multiple of ``size``, as one compare and
-    reduction (a nonzero compiles a cumsum and a scatter). Pure; no validation.
-    """
-    R = flag.shape[0]
-    slot = jnp.where(flag, rank - first, size)
-    hit = slot[None, :] == jnp.arange(size, dtype=slot.dtype)[:, None]  # (size, R)
-    return jnp.min(jnp.where(hit, jnp.arange(R, dtype=jnp.int32)[None, :], R), axis=1)
-
-
-def put_ranked_rows(x, values, flag, rank, first):
-    """``x : (..., R)`` with the :func:`ranked_rows` rows set to ``values : (..., size)``.
-
-    ``x.at[..., ranked_rows(flag, rank, first, size)].set(values, mode="drop")``
-    as a gather and a select (a scatter compiles to more). Pure; no validation.
-    """
-    size = values.shape[-1]
-    slot = jnp.where(flag, rank - first, -1)
-    inside = (slot >= 0) & (slot < size)
-    return jnp.where(inside, jnp.take(values, jnp.clip(slot, 0, size - 1), axis=-1), x)
 
 
 def unpack_labels(words, dtype=jnp.float32):

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 from jaxtests.kernels import learners as klearners
-from jaxtests.kernels.labels import label_slots, put_ranked_rows, ranked_rows, running_count
+from jaxtests.kernels.labels import label_slots, running_count
 
 __all__ = ["RidgePartition", "ridge_partition", "ridge_partition_counts"]
 
@@ -173,13 +173,14 @@ def ridge_partition_counts(part, positive, repair_rows=8):
 
     def repair(st):
         i, tp, pp = st
-        first = i * repair_rows
-        take = jnp.minimum(ranked_rows(unsure, rank, first, repair_rows), R - 1)
+        (idx,) = jnp.nonzero(unsure & (rank // repair_rows == i), size=repair_rows, fill_value=R)
+        take = jnp.minimum(idx, R - 1)
         f64 = jnp.einsum("kmd,kdr->kmr", part.M, T[:, :, take]) + c[:, take][:, None, :]
         p64 = (f64 > 0) & (valid[:, :, None] > 0)
-        tp64 = jnp.sum(p64 & (positive[:, :, take] > 0), axis=1, dtype=jnp.int32)
-        tp = put_ranked_rows(tp, tp64, unsure, rank, first)
-        pp = put_ranked_rows(pp, jnp.sum(p64, axis=1, dtype=jnp.int32), unsure, rank, first)
+        tp = tp.at[:, idx].set(
+            jnp.sum(p64 & (positive[:, :, take] > 0), axis=1, dtype=jnp.int32), mode="drop"
+        )
+        pp = pp.at[:, idx].set(jnp.sum(p64, axis=1, dtype=jnp.int32), mode="drop")
         return i + 1, tp, pp
 
     _, tp, pp = lax.while_loop(more, repair, (jnp.zeros((), jnp.int32), tp, pp))

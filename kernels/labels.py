@@ -35,6 +35,7 @@ __all__ = [
     "label_shape",
     "label_slots",
     "radix_select",
+    "ranked_rows",
     "running_count",
     "slot_masks",
     "unpack_labels",
@@ -277,7 +278,7 @@ def draw_binary_labels_from_words(words, n_rows, n_pos, sizes, masks=None):
 
     def resolve(st):
         i, left = st
-        (idx,) = jnp.nonzero(busy & (order // chunk == i), size=chunk, fill_value=n_rows)
+        idx = ranked_rows(busy, order, i * chunk, chunk)
         cols = jnp.minimum(idx, n_rows - 1)
         sub = (tie[:, :, cols], counts[:, :, cols], cum[:, :, cols])
         sub_todo = jnp.where(idx < n_rows, todo[:, cols], _U32(0))
@@ -308,6 +309,22 @@ def running_count(flag):
     before = jnp.asarray(np.tril(np.ones((a, a), np.float32), -1))
     offset = jnp.matmul(before, within[:, -1], precision=_F32)  # counts in earlier rows
     return (within + offset[:, None]).astype(jnp.int32).reshape(-1)[:R]
+
+
+def ranked_rows(flag, rank, first, size):
+    """Rows ``(size,)`` whose ``rank`` is ``first, ..., first + size - 1`` among the flagged ones.
+
+    ``flag : (R,)`` bool, ``rank : (R,)`` int32 the running count of flagged rows
+    minus one (``cumsum(flag) - 1``); ``R`` where no row holds that rank. Equals
+    ``jnp.nonzero(flag & (rank // size == first // size), size=size,
+    fill_value=R)`` for ``first`` a multiple of ``size``, as one scatter (a
+    nonzero compiles two cumsums besides). Pure; no validation.
+    """
+    R = flag.shape[0]
+    # rows outside the range go to slot `size`, dropped (a negative slot would wrap around)
+    slot = jnp.where(flag & (rank >= first), rank - first, size)
+    rows = jnp.arange(R, dtype=jnp.int32)
+    return jnp.full(size, R, jnp.int32).at[slot].set(rows, mode="drop")
 
 
 def unpack_labels(words, dtype=jnp.float32):

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 from jaxtests.kernels import learners as klearners
-from jaxtests.kernels.labels import label_slots, running_count
+from jaxtests.kernels.labels import label_slots, ranked_rows, running_count
 
 __all__ = ["RidgePartition", "ridge_partition", "ridge_partition_counts"]
 
@@ -173,7 +173,7 @@ def ridge_partition_counts(part, positive, repair_rows=8):
 
     def repair(st):
         i, tp, pp = st
-        (idx,) = jnp.nonzero(unsure & (rank // repair_rows == i), size=repair_rows, fill_value=R)
+        idx = ranked_rows(unsure, rank, i * repair_rows, repair_rows)
         take = jnp.minimum(idx, R - 1)
         f64 = jnp.einsum("kmd,kdr->kmr", part.M, T[:, :, take]) + c[:, take][:, None, :]
         p64 = (f64 > 0) & (valid[:, :, None] > 0)

@@ -197,10 +197,10 @@ def _permutation_test_score_iv(
     if batch_size is not None:
         batch_size = as_int_scalar(batch_size, "batch_size", minimum=1)
     typed_key, seed = resolve_key(key)
-    split_key_, perm_key = split_key(typed_key)
+    fold_key, perm_key = split_key(typed_key)
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
         cv = KFold(as_int_scalar(cv, "cv", minimum=2), stratified=classification)
-    splits = make_splits(cv, y, split_key_, classification, X=X)
+    splits = make_splits(cv, y, fold_key, classification, X=X)
     if classification and np.all(y == y[0]):
         raise ValueError("`y` holds a single class; permutation gives nothing to test.")
     if permute == "train" and splits.shape[0] * splits.shape[1] > 1:

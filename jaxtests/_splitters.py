@@ -72,7 +72,8 @@ def _uniforms(key, r, n):
 
     With JAX's partitionable threefry (its default) the first ``n`` of ``size >= n``
     draws are the ``n`` draws themselves, so a bucket's program gives the same folds;
-    otherwise the exact size is drawn.
+    otherwise the exact size is drawn. With JAX's default (partitionable threefry)
+    keys they are drawn on the host, the same words and no program.
     """
     if _random.host_threefry() and not isinstance(key, jax.core.Tracer):
         # the same words on the host (tests/test_random_host.py): no program to compile

@@ -62,38 +62,100 @@ def resolve_key(key, name="key"):
     raise TypeError(f"`{name}` must be an int seed or a JAX key, got {type(key).__name__}.")
 
 
-# Threefry-2x32 (Salmon et al. 2011, 20 rounds) as jax's `threefry2x32_p` computes it: the
-# rotations of its two alternating round groups and the key schedule's parity constant.
-_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))
-_PARITY = 0x1BD11BDA
+# ---------------------------------------------------------------- threefry on the host
+# Threefry-2x32 (Salmon et al. 2011, 20 rounds) as jax's `threefry2x32_p` computes it, its key
+# derivations and uniform draws in numpy for concrete keys: the same words as jax.random
+# (tests/test_random_host.py and tests/test_bayesian.py check them against it), without a
+# program to compile for each.
+_ROTATIONS = ((13, 15, 26, 6), (17, 29, 16, 24))  # the two alternating round groups
+_PARITY = 0x1BD11BDA  # the key schedule's parity constant
 
 
 def threefry2x32(k0, k1, x0, x1):
     """Threefry-2x32 of the counter pairs ``(x0, x1)`` under the key ``(k0, k1)``, in numpy.
 
-    The same words as ``jax.random``'s threefry (``jax/_src/random/threefry2x32.py``),
-    computed on the host so that key words need no compiled program. All ``uint32``,
-    broadcast together; returns the pair ``(y0, y1)``.
+    The same words as ``jax.random``'s threefry (``jax/_src/random/threefry2x32.py``).
+    All ``uint32``, broadcast together; returns the pair ``(y0, y1)``.
     """
     k0, k1, x0, x1 = np.broadcast_arrays(*(np.asarray(v, np.uint32) for v in (k0, k1, x0, x1)))
-    ks = (k0, k1, k0 ^ k1 ^ np.uint32(_PARITY))
-    x0, x1 = x0 + ks[0], x1 + ks[1]
-    for i in range(5):
-        for r in _ROTATIONS[i % 2]:
-            x0 = x0 + x1
-            x1 = (x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))
-            x1 = x0 ^ x1
-        x0 = x0 + ks[(i + 1) % 3]
-        x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
+    with np.errstate(over="ignore"):  # words wrap modulo 2^32, as the hash means them to
+        ks = (k0, k1, k0 ^ k1 ^ np.uint32(_PARITY))
+        x0, x1 = x0 + ks[0], x1 + ks[1]
+        for i in range(5):
+            for r in _ROTATIONS[i % 2]:
+                x0 = x0 + x1
+                x1 = (x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))
+                x1 = x0 ^ x1
+            x0 = x0 + ks[(i + 1) % 3]
+            x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
     return x0, x1
 
 
-def key_words(key):
-    """The ``(2,)`` ``uint32`` data of a concrete threefry key (numpy), or None for another
-    PRNG implementation (whose words only ``jax.random`` computes)."""
-    if str(jax.random.key_impl(key)) != "threefry2x32":
+def host_threefry():
+    """Whether keys' words can be derived on the host: JAX's default threefry, partitionable."""
+    return jax.config.jax_default_prng_impl == "threefry2x32" and bool(
+        jax.config.jax_threefry_partitionable
+    )
+
+
+def host_words(key):
+    """``key``'s words where :func:`split_words` and the like derive its keys on the host
+    (a concrete threefry key, partitionable layout), else None (``jax.random`` does)."""
+    if not host_threefry() or isinstance(key, jax.core.Tracer):
         return None
-    return np.asarray(jax.random.key_data(key), np.uint32)
+    return key_words(key)
+
+
+def key_words(key):
+    """The ``(2,)`` ``uint32`` words of a concrete threefry key (typed or raw, numpy), or None
+    for a key of another PRNG implementation (whose words only ``jax.random`` computes)."""
+    if jax.dtypes.issubdtype(key.dtype, jax.dtypes.prng_key):
+        if str(jax.random.key_impl(key)) != "threefry2x32":
+            return None
+        key = jax.random.key_data(key)
+    elif jax.config.jax_default_prng_impl != "threefry2x32":
+        return None
+    return np.asarray(key, np.uint32)
+
+
+def _counters(n):
+    i = np.arange(n, dtype=np.uint64)
+    return (i >> np.uint64(32)).astype(np.uint32), i.astype(np.uint32)
+
+
+def fold_in_words(words, data):
+    """Words of ``jax.random.fold_in(key, data)`` from the key's words ``(2,)`` uint32."""
+    a, b = threefry2x32(words[0], words[1], np.uint32(0), np.uint32(data % 2**32))
+    return np.array([a, b], np.uint32)
+
+
+def split_words(words, n):
+    """Words ``(n, 2)`` of ``jax.random.split(key, n)`` (partitionable threefry)."""
+    a, b = threefry2x32(words[0], words[1], *_counters(n))
+    return np.stack([a, b], axis=-1)
+
+
+def bits32_words(words, n):
+    """``jax.random.bits(key, (n,), uint32)`` (partitionable threefry)."""
+    a, b = threefry2x32(words[0], words[1], *_counters(n))
+    return a ^ b
+
+
+def uniform64_words(words, n):
+    """``jax.random.uniform(key, (n,), float64)`` (partitionable threefry)."""
+    a, b = threefry2x32(words[0], words[1], *_counters(n))
+    bits = (a.astype(np.uint64) << np.uint64(32)) | b.astype(np.uint64)
+    # JAX's uniform: 52 random mantissa bits under the exponent of 1.0, minus 1
+    one = np.array(1.0).view(np.uint64)
+    return ((bits >> np.uint64(12)) | one).view(np.float64) - 1.0
+
+
+def split_key(key, n=2):
+    """``jax.random.split(key, n)`` as ``n`` typed keys, on the host where it can be."""
+    words = host_words(key)
+    if words is not None:
+        return [jax.random.wrap_key_data(w) for w in split_words(words, n)]
+    return list(jax.random.split(key, n))
 
 
 def block_key_words(key, blocks, n_keys):

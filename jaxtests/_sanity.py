@@ -20,7 +20,7 @@ from jaxtests._estimators import _normalise_models, is_builtin, model_task
 from jaxtests._precision import x64
 from jaxtests._progress import as_progress
 from jaxtests._pvalues import CI_LEVEL, clopper_pearson, tie_tol
-from jaxtests._random import resolve_key
+from jaxtests._random import resolve_key, split_key
 from jaxtests._results import result, static_field
 from jaxtests._sanity_sklearn import _sklearn_permutation_scores
 from jaxtests._sanity_streams import _builtin_scores
@@ -197,10 +197,10 @@ def _permutation_test_score_iv(
     if batch_size is not None:
         batch_size = as_int_scalar(batch_size, "batch_size", minimum=1)
     typed_key, seed = resolve_key(key)
-    split_key, perm_key = jax.random.split(typed_key)
+    fold_key, perm_key = split_key(typed_key)
     if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
         cv = KFold(as_int_scalar(cv, "cv", minimum=2), stratified=classification)
-    splits = make_splits(cv, y, split_key, classification, X=X)
+    splits = make_splits(cv, y, fold_key, classification, X=X)
     if classification and np.all(y == y[0]):
         raise ValueError("`y` holds a single class; permutation gives nothing to test.")
     if permute == "train" and splits.shape[0] * splits.shape[1] > 1:

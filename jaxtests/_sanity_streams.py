@@ -27,8 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxtests import _distributed, _learners
-from jaxtests._buckets import bucket, pad_axis
+from jaxtests import _distributed, _learners, _random
 from jaxtests._sanity_scores import count_scores, fold_scores
 from jaxtests._validation import to_device
 from jaxtests.kernels import labels as klabels
@@ -265,29 +264,79 @@ class _RidgeStream:
         return cls(klabels.label_shape(sizes), used, rows, scoring)
 
 
-@functools.partial(jax.jit, static_argnames="stream")
-def _ridge_binary_stream(part, key, start, n_blocks, n_pos, sizes, masks, *, stream):
+@jax.jit
+def _label_block_words(key, blocks):
+    """``(len(blocks), 4)`` key words ``label_key_words(fold_in(key, block))`` of label blocks."""
+    return jax.vmap(lambda b: klabels.label_key_words(jax.random.fold_in(key, b)))(blocks)
+
+
+def _block_words(key, start, n_blocks, max_blocks):
+    """:func:`_label_block_words` of blocks ``start ..``: ``(max_blocks, 4)``, zero past the last.
+
+    On the host for JAX's default threefry keys: the same words, no program to compile.
+    """
+    out = np.zeros((max_blocks, 4), np.uint32)
+    words = _random.host_words(key)
+    if words is not None:
+        k0, k1 = words
+        zero = np.uint32(0)
+        with np.errstate(over="ignore"):  # all blocks at once: fold_in, fold_in, bits
+            blocks = np.arange(start, start + n_blocks, dtype=np.int64).astype(np.uint32)
+            b0, b1 = _random.threefry2x32(k0, k1, zero, blocks)
+            for j in (0, 1):
+                s0, s1 = _random.threefry2x32(b0, b1, zero, np.uint32(j))
+                c = np.arange(2, dtype=np.uint32)
+                w0, w1 = _random.threefry2x32(s0[:, None], s1[:, None], zero, c)
+                out[:n_blocks, 2 * j : 2 * j + 2] = w0 ^ w1
+        return out
+    blocks = np.arange(start, start + n_blocks, dtype=np.int32)
+    out[:n_blocks] = np.asarray(_label_block_words(key, blocks))
+    return out
+
+
+def _ridge_binary_stream(part, key, start, n_blocks, n_pos, sizes, masks, *, stream, observed=None):
     """Scores ``(max_blocks * rows, S)`` of label blocks ``start .. start + n_blocks - 1``.
 
     ``sizes : (K,)`` the fold sizes (float64), ``masks`` their
     :func:`~jaxtests.kernels.labels.slot_masks`. Rows past ``n_blocks * rows`` are
-    left zero. The block count is traced, so the loop body is the same code for any
-    number of blocks.
+    left zero. The blocks' key words are derived first (:func:`_block_words`), so
+    the compiled stream (:func:`_ridge_stream`) holds no threefry. ``observed``:
+    the observed labels' confusion counts ``(4, K)`` (tp, fn, fp, tn per fold);
+    given, their scores ``(S,)`` are returned too, by the same program.
+    """
+    start, n_blocks = int(start), int(n_blocks)
+    words = _block_words(key, start, n_blocks, stream.max_blocks)
+    K = stream.shape.groups
+    counts = np.zeros((4, K)) if observed is None else np.asarray(observed, np.float64)
+    out, obs = _ridge_stream(
+        part, words, np.int32(n_blocks), n_pos, sizes, masks, counts, stream=stream
+    )
+    return out if observed is None else (out, np.asarray(obs)[0])
+
+
+@functools.partial(jax.jit, static_argnames="stream")
+def _ridge_stream(part, words, n_blocks, n_pos, sizes, masks, observed, *, stream):
+    """:func:`_ridge_binary_stream` of the blocks of key words ``words : (max_blocks, 4)``.
+
+    Also the scores ``(1, S)`` of confusion counts ``observed : (4, K)``, by the
+    function of every permuted score: in this program, the observed labels'
+    scores need none of their own. The block count is traced, so the loop body is
+    the same code for any number of blocks.
     """
     rows, used = stream.rows, stream.used
     K, m = stream.shape.groups, stream.shape.slots
     size = sizes[:, None]
 
     def body(i, out):
-        key_i = jax.random.fold_in(key, start + i)
-        words = klabels.draw_binary_labels(key_i, rows, n_pos, stream.shape, masks)
+        words_i = lax.dynamic_index_in_dim(words, i, keepdims=False)
+        packed = klabels.draw_binary_labels_from_words(words_i, rows, n_pos, stream.shape, masks)
         # a conditional on a traced (always true) predicate stores the labels
         # once: XLA would otherwise re-derive them inside each consumer
         labels = lax.cond(
             i >= 0,
             lambda w: klabels.unpack_labels(w).reshape(K, m, rows)[:, :used],
             lambda w: jnp.zeros((K, used, rows), jnp.float32),
-            words,
+            packed,
         )
         tp, pp, p = kridge_partition.ridge_partition_counts(part, labels)
         tp, pp, p = (c.astype(jnp.float64) for c in (tp, pp, p))
@@ -296,19 +345,17 @@ def _ridge_binary_stream(part, key, start, n_blocks, n_pos, sizes, masks, *, str
         return lax.dynamic_update_slice_in_dim(out, s, i * rows, axis=0)
 
     out = jnp.zeros((stream.max_blocks * rows, len(stream.scoring)), jnp.float64)
-    return lax.fori_loop(0, n_blocks, body, out)
+    obs = count_scores(*(observed[j][None] for j in range(4)), stream.scoring)
+    return lax.fori_loop(0, n_blocks, body, out), obs
 
 
-_fold_scores = jax.jit(fold_scores, static_argnames=("scoring", "classification", "n_classes"))
+def _host_ridge_counts(plan):
+    """Observed confusion counts ``(4, K)`` (tp, fn, fp, tn per fold) of the ridge classifier.
 
-
-def _host_ridge_scores(plan, fit):
-    """Observed scores ``(S,)`` of the ridge classifier, its decisions in numpy on the host.
-
-    The test folds are padded to their shape bucket for the jitted
-    :func:`fold_scores` (the function of every permuted score: equal counts,
-    equal scores), so a new row count compiles nothing. None where numpy
-    refuses a singular system (the jitted fit then scores it).
+    Its decisions in numpy on the host; the scores come from the ridge stream's
+    program (:func:`count_scores`, the function of every permuted score: equal
+    counts, equal scores), so neither a fit nor a scoring program is compiled.
+    None where numpy refuses a singular system (the jitted fit then scores it).
     """
     h = plan.model.hyper
     y = np.asarray(plan.y, np.float64)
@@ -326,17 +373,8 @@ def _host_ridge_scores(plan, fit):
             )
     except np.linalg.LinAlgError:
         return None
-    m = bucket(index.shape[-1])
-    f, yt, valid = (pad_axis(a, m) for a in (f, y[index][None], np.asarray(plan.valid)))
-    out = _fold_scores(
-        to_device(f),
-        to_device(yt),
-        to_device(valid),
-        scoring=fit.scoring,
-        classification=True,
-        n_classes=0,
-    )
-    return np.asarray(out)[0]
+    v, t, p = np.asarray(plan.valid), y[index] > 0, f[0] > 0
+    return np.stack([np.sum(v & a & b, -1) for a, b in ((t, p), (t, ~p), (~t, p), (~t, ~p))])
 
 
 def _partition(train, test):
@@ -376,8 +414,9 @@ def _builtin_scores(plan, progress):
         and plan.model.kind == "ridge_classifier"
         and all(kmeasures.measure(s).source == "counts" for s in fit.scoring)
     )
-    obs = _host_ridge_scores(plan, fit) if ridge_stream else None
-    if obs is None:
+    counts = _host_ridge_counts(plan) if ridge_stream else None
+    obs = None  # the ridge stream scores the observed counts
+    if counts is None:
         obs = np.asarray(_data_scores(fit, data, to_device(np.asarray(y)[None])))[0]
     chunk = fit.chunk
     done = 0
@@ -442,22 +481,26 @@ def _builtin_scores(plan, progress):
                 standardize=h["standardize"],
                 xp=np,
             )
-        part = jax.tree.map(to_device, part)
         layout = _RidgeStream.of(sizes, rows, fit.scoring)
+        part = jax.tree.map(to_device, part)
         fold_sizes = to_device(np.asarray(sizes, np.float64))
         masks = to_device(klabels.slot_masks(sizes))
 
-        def stream(b0):
-            nb = min(per_call, n_blocks - b0)
+        def stream(b0, nb):
+            nonlocal obs
             out = _ridge_binary_stream(
-                part, key, np.int32(b0), np.int32(nb), n_pos, fold_sizes, masks, stream=layout
+                part, key, b0, nb, n_pos, fold_sizes, masks, stream=layout, observed=counts
             )
+            if counts is not None:
+                out, obs = (np.asarray(a) for a in out)
             return np.asarray(out)[: min(nb * rows, B - b0 * rows)]
 
         chunks = []
         for b0 in _mine(range(0, n_blocks, per_call)):
-            chunks.append(stream(b0))
+            chunks.append(stream(b0, min(per_call, n_blocks - b0)))
             report(chunks[-1].shape[0])
+        if obs is None:  # this process drew no blocks: the observed scores alone
+            stream(0, 0)
         return obs, _joined(chunks, obs)
 
     # instance order[offs[k] + j] sits in slot k m + j of the label draws

@@ -15,6 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jaxtests import _random
 from jaxtests._buckets import bucket
 from jaxtests._validation import (
     as_int_scalar,
@@ -71,8 +72,13 @@ def _uniforms(key, r, n):
 
     With JAX's partitionable threefry (its default) the first ``n`` of ``size >= n``
     draws are the ``n`` draws themselves, so a bucket's program gives the same folds;
-    otherwise the exact size is drawn.
+    otherwise the exact size is drawn. With JAX's default (partitionable threefry)
+    keys they are drawn on the host, the same words and no program.
     """
+    words = _random.host_words(key)
+    if words is not None:
+        # the same words on the host (tests/test_random_host.py): no program to compile
+        return _random.uniform64_words(_random.fold_in_words(words, r), n)
     size = bucket(n) if jax.config.jax_threefry_partitionable else n
     return np.asarray(_uniform_draw(key, np.int32(r), size))[:n]
 

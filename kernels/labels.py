@@ -29,10 +29,14 @@ from jaxtests.kernels import random as krandom
 __all__ = [
     "LabelShape",
     "draw_binary_labels",
+    "draw_binary_labels_from_words",
     "label_key_bits",
+    "label_key_words",
     "label_shape",
     "label_slots",
     "radix_select",
+    "ranked_rows",
+    "running_count",
     "slot_masks",
     "unpack_labels",
 ]
@@ -184,6 +188,26 @@ def draw_binary_labels(key, n_rows, n_pos, sizes, masks=None):
     (traced): one program then serves every set of sizes of that shape, with the
     same draws.
     """
+    return draw_binary_labels_from_words(label_key_words(key), n_rows, n_pos, sizes, masks)
+
+
+def label_key_words(key):
+    """``(4,)`` uint32 key words of a draw: ``bits(fold_in(key, 0))``, ``bits(fold_in(key, 1))``.
+
+    The key planes' words and the tie draws' words of :func:`draw_binary_labels`.
+    Pure; no validation.
+    """
+    return jnp.concatenate(
+        [jax.random.bits(jax.random.fold_in(key, j), (2,), _U32) for j in (0, 1)]
+    )
+
+
+def draw_binary_labels_from_words(words, n_rows, n_pos, sizes, masks=None):
+    """:func:`draw_binary_labels` under the key words ``words = label_key_words(key)``.
+
+    For key words derived outside the program (on the host, say): the same
+    draws, with no threefry in the program. Pure; no validation.
+    """
     shape = sizes if isinstance(sizes, LabelShape) else label_shape(sizes)
     valid = slot_masks(sizes) if masks is None else masks
     K, m = shape.groups, shape.slots
@@ -196,7 +220,7 @@ def draw_binary_labels(key, n_rows, n_pos, sizes, masks=None):
     w = W // S
     # label_key_bits of the largest pool: the bit length of its size, plus 6
     b = (shape.max_bits if S > 1 else shape.n_bits) + 6
-    k0, k1 = jax.random.bits(jax.random.fold_in(key, 0), (2,), _U32)
+    k0, k1, t0, t1 = (words[j] for j in range(4))
     planes = krandom.keyed_words(k0, k1, lax.iota(_U32, b * W * n_rows)).reshape(b, S, w, n_rows)
     below, n_below, tie = radix_select(planes, valid.reshape(S, w), pool)
 
@@ -214,7 +238,6 @@ def draw_binary_labels(key, n_rows, n_pos, sizes, masks=None):
     todo = jnp.where(include, s, g - s)
     L = max(1, shape.n_bits)  # rank draws of L bits cover [0, g) since g <= n
     per = 32 // L
-    t0, t1 = jax.random.bits(jax.random.fold_in(key, 1), (2,), _U32)
     pools = jnp.arange(S, dtype=_U32)[:, None]
 
     # Rows with picks to make are resolved a chunk of `chunk` rows at a time
@@ -222,7 +245,8 @@ def draw_binary_labels(key, n_rows, n_pos, sizes, masks=None):
     # grouping does not change them.
     chunk = max(1, min(n_rows, -(-n_rows // 16)))
     busy = jnp.any(todo > 0, axis=0)
-    order = jnp.cumsum(busy, dtype=jnp.int32) - 1
+    order = running_count(busy) - 1
+    n_busy = order[-1] + 1
 
     def pick(st, cols):
         tie, counts, cum, todo, t = st
@@ -250,11 +274,11 @@ def draw_binary_labels(key, n_rows, n_pos, sizes, masks=None):
         return tie, counts, cum - after.astype(_U32), todo - act.astype(_U32), t + 1
 
     def more_chunks(st):
-        return st[0] * chunk < jnp.sum(busy, dtype=jnp.int32)
+        return st[0] * chunk < n_busy
 
     def resolve(st):
         i, left = st
-        (idx,) = jnp.nonzero(busy & (order // chunk == i), size=chunk, fill_value=n_rows)
+        idx = ranked_rows(busy, order, i * chunk, chunk)
         cols = jnp.minimum(idx, n_rows - 1)
         sub = (tie[:, :, cols], counts[:, :, cols], cum[:, :, cols])
         sub_todo = jnp.where(idx < n_rows, todo[:, cols], _U32(0))
@@ -269,6 +293,38 @@ def draw_binary_labels(key, n_rows, n_pos, sizes, masks=None):
     # include: the picked members (tie minus what is left); else the members left
     out = below | jnp.where(include[:, None], tie & ~left, left)
     return out.reshape(W, n_rows)
+
+
+def running_count(flag):
+    """``jnp.cumsum(flag, dtype=int32)`` of a bool vector ``(R,)``, by two triangular products.
+
+    Exact (float32 sums of at most ``R < 2^24`` ones); a handful of kernels where
+    XLA:CPU compiles a cumsum into about seven. Pure; no validation.
+    """
+    R = flag.shape[0]
+    a = -(-R // 32)
+    x = jnp.pad(flag.astype(jnp.float32), (0, 32 * a - R)).reshape(a, 32)
+    upper = jnp.asarray(np.triu(np.ones((32, 32), np.float32)))
+    within = jnp.matmul(x, upper, precision=_F32)  # running counts within rows of 32
+    before = jnp.asarray(np.tril(np.ones((a, a), np.float32), -1))
+    offset = jnp.matmul(before, within[:, -1], precision=_F32)  # counts in earlier rows
+    return (within + offset[:, None]).astype(jnp.int32).reshape(-1)[:R]
+
+
+def ranked_rows(flag, rank, first, size):
+    """Rows ``(size,)`` whose ``rank`` is ``first, ..., first + size - 1`` among the flagged ones.
+
+    ``flag : (R,)`` bool, ``rank : (R,)`` int32 the running count of flagged rows
+    minus one (``cumsum(flag) - 1``); ``R`` where no row holds that rank. Equals
+    ``jnp.nonzero(flag & (rank // size == first // size), size=size,
+    fill_value=R)`` for ``first`` a multiple of ``size``, as one scatter (a
+    nonzero compiles two cumsums besides). Pure; no validation.
+    """
+    R = flag.shape[0]
+    # rows outside the range go to slot `size`, dropped (a negative slot would wrap around)
+    slot = jnp.where(flag & (rank >= first), rank - first, size)
+    rows = jnp.arange(R, dtype=jnp.int32)
+    return jnp.full(size, R, jnp.int32).at[slot].set(rows, mode="drop")
 
 
 def unpack_labels(words, dtype=jnp.float32):

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 from jaxtests.kernels import learners as klearners
-from jaxtests.kernels.labels import label_slots
+from jaxtests.kernels.labels import label_slots, ranked_rows, running_count
 
 __all__ = ["RidgePartition", "ridge_partition", "ridge_partition_counts"]
 
@@ -165,14 +165,15 @@ def ridge_partition_counts(part, positive, repair_rows=8):
     unsure = jnp.any(tot >= 2.0**19, axis=0)  # (R,)
     tot = tot.astype(jnp.int32)
     tp, pp = tot // 1024, tot % 1024
-    rank = jnp.cumsum(unsure, dtype=jnp.int32) - 1
+    rank = running_count(unsure) - 1
+    n_unsure = rank[-1] + 1
 
     def more(st):
-        return st[0] * repair_rows < jnp.sum(unsure, dtype=jnp.int32)
+        return st[0] * repair_rows < n_unsure
 
     def repair(st):
         i, tp, pp = st
-        (idx,) = jnp.nonzero(unsure & (rank // repair_rows == i), size=repair_rows, fill_value=R)
+        idx = ranked_rows(unsure, rank, i * repair_rows, repair_rows)
         take = jnp.minimum(idx, R - 1)
         f64 = jnp.einsum("kmd,kdr->kmr", part.M, T[:, :, take]) + c[:, take][:, None, :]
         p64 = (f64 > 0) & (valid[:, :, None] > 0)

@@ -1,0 +1,89 @@
+"""Keys on the host: numpy threefry equals jax.random word for word, and compiles nothing.
+
+The label streams and the k-fold shuffles derive their keys and uniforms on the host
+(``jaxtests._random``) so that a first call compiles no key program; these tests are
+the proof that the words are JAX's own (its partitionable threefry, the default).
+"""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jaxtests import _random, _sanity_streams
+from jaxtests._monitoring import CompileCounter
+from jaxtests._splitters import _uniform_draw, _uniforms
+
+SEEDS = st.integers(0, 2**63 - 1)
+
+
+def _words(seed):
+    return _random.key_words(_random._seed_key(seed))
+
+
+pytestmark = pytest.mark.skipif(
+    not _random.host_threefry(), reason="host keys need JAX's partitionable threefry"
+)
+
+
+@settings(max_examples=25, deadline=None)  # jax.random compiles on the first example
+@given(SEEDS, st.integers(0, 2**32 - 1))
+def test_fold_in_equals_jax(seed, data):
+    key = _random._seed_key(seed)
+    want = jax.random.key_data(jax.random.fold_in(key, data))
+    np.testing.assert_array_equal(_random.fold_in_words(_words(seed), data), want)
+
+
+@settings(max_examples=25, deadline=None)
+@given(SEEDS, st.integers(1, 9))
+def test_split_and_bits_equal_jax(seed, n):
+    key = _random._seed_key(seed)
+    want = jax.random.key_data(jax.random.split(key, n))
+    np.testing.assert_array_equal(_random.split_words(_words(seed), n), want)
+    np.testing.assert_array_equal(
+        _random.bits32_words(_words(seed), n), jax.random.bits(key, (n,), jnp.uint32)
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(SEEDS, st.integers(0, 40))
+def test_uniforms_equal_jax_bit_for_bit(seed, r):
+    # the k-fold shuffle's uniforms (float64 from 64 random bits), against the jitted draw
+    key = _random._seed_key(seed)
+    n = 37
+    want = np.asarray(_uniform_draw(key, np.int32(r), n))
+    got = _uniforms(key, r, n)
+    np.testing.assert_array_equal(got.view(np.uint64), want.view(np.uint64))
+
+
+def test_label_block_words_equal_the_program():
+    key = _random._seed_key(2**40 + 3)
+    blocks = np.arange(5, 12, dtype=np.int32)
+    want = np.asarray(_sanity_streams._label_block_words(key, blocks))
+    got = _sanity_streams._block_words(key, 5, 7, 9)
+    np.testing.assert_array_equal(got[:7], want)
+    np.testing.assert_array_equal(got[7:], 0)  # blocks past n_blocks: zero words
+
+
+def test_host_keys_compile_nothing():
+    key = _random._seed_key(11)
+    with CompileCounter() as counter:
+        a, b = _random.split_key(key)
+        _uniforms(b, 0, 100)
+        _sanity_streams._block_words(a, 0, 3, 16)
+    assert (counter.traces, counter.compiles) == (0, 0)
+    want = jax.random.split(key)
+    for got, w in zip((a, b), want, strict=True):
+        np.testing.assert_array_equal(jax.random.key_data(got), jax.random.key_data(w))
+
+
+def test_other_key_kinds_take_jax_random():
+    # Host words exist only for threefry keys: an rbg key's words are not threefry's, so the
+    # label streams and k-fold shuffles must draw its keys with jax.random (as before).
+    rbg = jax.random.key(3, impl="rbg")
+    assert _random.host_words(rbg) is None and _random.key_words(rbg) is None
+    got = [jax.random.key_data(k) for k in _random.split_key(rbg, 3)]
+    np.testing.assert_array_equal(got, jax.random.key_data(jax.random.split(rbg, 3)))
+    assert _random.host_words(_random._seed_key(3)) is not None

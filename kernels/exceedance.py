@@ -44,15 +44,16 @@ def tie_tol(observed, magnitude, xp=jnp):
     return 100 * EPS * xp.maximum(xp.abs(observed), s)
 
 
-def tie_band(t_obs, tol):
+def tie_band(t_obs, tol, xp=jnp):
     """Thresholds ``(t_obs - tol, t_obs + tol)`` of "at least as extreme"; ``(H,)`` each.
 
     An infinite ``t_obs`` is its own threshold: ``inf - inf`` is NaN, which no
     draw reaches, so a resampled +inf would not tie an observed +inf. A NaN
     ``t_obs`` gives NaN thresholds: no draw counts (the p-value is set to NaN).
+    ``xp`` as :func:`tie_tol`.
     """
-    finite = jnp.isfinite(t_obs)
-    return jnp.where(finite, t_obs - tol, t_obs), jnp.where(finite, t_obs + tol, t_obs)
+    finite = xp.isfinite(t_obs)
+    return xp.where(finite, t_obs - tol, t_obs), xp.where(finite, t_obs + tol, t_obs)
 
 
 def tail_counts(t, t_obs, tol, valid):

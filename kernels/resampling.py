@@ -261,13 +261,15 @@ def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream, n_live=None):
     ``n`` (static) bounds the positions; ``n_live <= n`` (traced, default ``n``)
     is the number drawn from, so one program serves a shape bucket.
     """
-    k0, k1, k2, k3, k4, k5 = (lane_keys[:, i] for i in range(6))
     # rows and stream may be traced (one program for every tier of subset_corrections)
     direct = rows * 32 >= n if isinstance(rows, int) else jnp.asarray(rows) * 32 >= n
-    hkey = k5 + r * jnp.uint32(0x9E3779B9)  # one random bucket function per draw
-    k3 = k3 ^ (jnp.uint32(0x68E31DA4) * jnp.asarray(stream).astype(jnp.uint32))
 
     def trial(t):
+        # Key words sliced inside the trial, where they fuse into its hashes: sliced once
+        # before the trial loop, each was a loop-carried copy and a kernel of its own.
+        k0, k1, k2, k3, k4, k5 = (lane_keys[:, i] for i in range(6))
+        hkey = k5 + r * jnp.uint32(0x9E3779B9)  # one random bucket function per draw
+        k3 = k3 ^ (jnp.uint32(0x68E31DA4) * jnp.asarray(stream).astype(jnp.uint32))
         tu = t.astype(jnp.uint32)
         lift = (lambda v: v[None, :]) if tu.ndim == 2 else (lambda v: v)
         # Trial t of draw r (r < 4096): counter (r, t mod 2^20), key word changed every 2^20.

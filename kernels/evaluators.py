@@ -252,7 +252,7 @@ class FusedEval:
         """Float64 statistics of the lanes ``(keys, local)`` (the same draws)."""
         keys, local = lanes
         p = kresampling.bit_sums_ordered(
-            keys[:, 0], keys[:, 1], local, data["d64"], data.get("nw"), self.stride or None
+            keys, None, local, data["d64"], data.get("nw"), self.stride or None
         )
         return data["a"][:, None] * p + data["c"][:, None]
 
@@ -293,7 +293,7 @@ class SubsetEval:
         """Float64 statistics of the lanes ``(keys, local, correction)`` (the same splits)."""
         keys, local, delta = lanes
         p = kresampling.bit_sums_ordered(
-            keys[:, 0], keys[:, 1], local, data["d64"], data.get("nw"), self.n_words
+            keys, None, local, data["d64"], data.get("nw"), self.n_words
         )
         return data["a"][:, None] * (p + delta.T) + data["c"][:, None]
 

@@ -138,7 +138,7 @@ class WordLoop:
         """``P : (H, L)`` (and with ``count_mask`` the set bits under it, ``(L,)``)."""
         del integers  # the float32 copy is what this family always sums
         return kresampling.bit_sums(
-            keys[:, 0], keys[:, 1], local, data["d32"], count_mask, data.get("nw"), stride
+            keys, None, local, data["d32"], count_mask, data.get("nw"), stride
         )
 
 

@@ -129,6 +129,22 @@ def _signflip_linear_prep(dp, where, statistic, family=kfamilies.WORDS):
     return observed, mean_obs, tol, sd, total, kexceedance.tie_band(mean_obs, tol), sums
 
 
+def _linear_prep_host(d2, statistic):
+    """:func:`_signflip_linear_prep`'s observed statistic, sum and the mean's tie band, in
+    numpy for concrete ``d2 : (H, m)`` (the same operations, unpadded)."""
+    m = d2.shape[-1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if statistic == "mean":
+            observed = np.mean(d2, axis=-1)
+        else:
+            observed = kstatistics.t_statistic(d2, xp=np)
+    total = np.sum(d2, axis=-1)
+    mean_obs = total / m
+    abs_sum = np.sum(np.abs(d2), axis=-1)
+    tol = kexceedance.tie_tol(mean_obs, abs_sum / m, xp=np) + 4 * (m + 32) * EPS * abs_sum / m
+    return observed, total, kexceedance.tie_band(mean_obs, tol, xp=np)
+
+
 def _t_from_mean(mean, m, q):
     """t statistic of sign-flipped data from its mean (sum of squares ``q`` is invariant)."""
     var = (q[..., None] - m * mean * mean) / (m - 1)
@@ -163,17 +179,7 @@ def _linear(d2, statistic, opts):
     statistic's. ``d2 : (H, m)`` numpy.
     """
     planner = _planner.Planner()
-    # Padded as the family's programs are (a capacity for "words": one program for every m
-    # up to it, the draw loops stopping at m's words).
-    dp = planner.pad(d2)
     m = d2.shape[1]
-    where = np.arange(dp.shape[-1]) < m
-    observed, mean_obs, tol, sd, total, (t_lo, t_hi), sums = _aot.call(
-        _signflip_linear_prep,
-        "signflip._signflip_linear_prep",
-        (dp, where),
-        {"statistic": statistic, "family": planner.family},
-    )
     nz_cols = np.flatnonzero(np.any(d2 != 0, axis=0))
     m_eff = int(nz_cols.size)
     method = opts.method
@@ -181,6 +187,23 @@ def _linear(d2, statistic, opts):
     if method == "auto":
         ternary = opts.correction is None and not opts.return_null and ok
         method = "binomial" if ternary else choose_method("auto", 2**m_eff, opts.n_resamples)
+    if method == "binomial" or (
+        method == "exact" and opts.correction is None and not opts.return_null
+    ):
+        # Closed form or counted: no draws, so the prep runs in numpy (nothing compiled:
+        # the signed-rank test's first call, scipy's way).
+        observed, total, (t_lo, t_hi) = _linear_prep_host(d2, statistic)
+    else:
+        # Padded as the family's programs are (a capacity for "words": one program for
+        # every m up to it, the draw loops stopping at m's words).
+        dp = planner.pad(d2)
+        where = np.arange(dp.shape[-1]) < m
+        observed, mean_obs, tol, sd, total, (t_lo, t_hi), sums = _aot.call(
+            _signflip_linear_prep,
+            "signflip._signflip_linear_prep",
+            (dp, where),
+            {"statistic": statistic, "family": planner.family},
+        )
     if method == "binomial":
         if not ok:
             raise ValueError(

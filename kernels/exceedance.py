@@ -25,6 +25,7 @@ __all__ = [
 ]
 
 EPS = float(np.finfo(np.float64).eps)
+_SORTED_GROUPS = 2**13  # groups of a step up to which the rechecked ones are found by a sort
 
 
 def tie_tol(observed, magnitude, xp=jnp):
@@ -43,15 +44,16 @@ def tie_tol(observed, magnitude, xp=jnp):
     return 100 * EPS * xp.maximum(xp.abs(observed), s)
 
 
-def tie_band(t_obs, tol):
+def tie_band(t_obs, tol, xp=jnp):
     """Thresholds ``(t_obs - tol, t_obs + tol)`` of "at least as extreme"; ``(H,)`` each.
 
     An infinite ``t_obs`` is its own threshold: ``inf - inf`` is NaN, which no
     draw reaches, so a resampled +inf would not tie an observed +inf. A NaN
     ``t_obs`` gives NaN thresholds: no draw counts (the p-value is set to NaN).
+    ``xp`` as :func:`tie_tol`.
     """
-    finite = jnp.isfinite(t_obs)
-    return jnp.where(finite, t_obs - tol, t_obs), jnp.where(finite, t_obs + tol, t_obs)
+    finite = xp.isfinite(t_obs)
+    return xp.where(finite, t_obs - tol, t_obs), xp.where(finite, t_obs + tol, t_obs)
 
 
 def tail_counts(t, t_obs, tol, valid):
@@ -128,22 +130,36 @@ def evaluate(evaluator, key, block_ids, data, t_obs, tol, scale, alternative, ma
     n_groups = n_lanes // group
     hit = jnp.any(unsure.reshape(n_groups, group), axis=1)
     per = min(per, n_groups)
-    pos = jnp.cumsum(hit, dtype=jnp.int32) - 1
-    n_hit = pos[-1] + 1
-    idx = (
-        jnp.zeros((n_groups + per,), jnp.int32)
-        .at[jnp.where(hit, pos, n_groups + per)]
-        .set(jnp.arange(n_groups, dtype=jnp.int32), mode="drop")
-    )
+    # idx: the hit groups in order, then anything; hit_at: whether position i holds a hit.
+    pad_false = jnp.zeros((per,), bool)
+    if n_groups <= _SORTED_GROUPS:
+        # One int64 sort of (missed << 32 | group) puts the hits first, in order: one
+        # compiled kernel where a cumulative sum and a scatter compiled seven (XLA:CPU).
+        g = jnp.arange(n_groups, dtype=jnp.int64)
+        packed = lax.sort(((~hit).astype(jnp.int64) << 32) | g, is_stable=False)
+        idx = (packed & jnp.int64(0xFFFFFFFF)).astype(jnp.int32)
+        hit_at = jnp.concatenate([(packed >> 32) == 0, pad_false])
+    else:
+        # Many groups (single lanes gathered from many blocks): a sort would cost more
+        # than the sums; a cumulative sum places each hit.
+        pos = jnp.cumsum(hit, dtype=jnp.int32) - 1
+        idx = (
+            jnp.zeros((n_groups,), jnp.int32)
+            .at[jnp.where(hit, pos, n_groups)]
+            .set(jnp.arange(n_groups, dtype=jnp.int32), mode="drop")
+        )
+        hit_at = jnp.concatenate([jnp.arange(n_groups, dtype=jnp.int32) <= pos[-1], pad_false])
+    idx = jnp.concatenate([idx, jnp.zeros((per,), jnp.int32)])
     offsets = jnp.arange(group, dtype=jnp.int32)
 
     def body(state):
         start, t = state
         g = lax.dynamic_slice_in_dim(idx, start, per)
         ln = (g[:, None] * group + offsets[None, :]).reshape(-1)
-        live = jnp.repeat(start + jnp.arange(per, dtype=jnp.int32) < n_hit, group) & unsure[ln]
+        live = jnp.repeat(lax.dynamic_slice_in_dim(hit_at, start, per), group) & unsure[ln]
         t64 = evaluator.exact(data, jax.tree.map(lambda a: a[ln], lanes))
         return start + per, t.at[:, jnp.where(live, ln, n_lanes)].set(t64, mode="drop")
 
-    _, t = lax.while_loop(lambda s: s[0] < n_hit, body, (jnp.int32(0), t))
+    # Passes of ``per`` groups while the next position holds a hit (hits come first).
+    _, t = lax.while_loop(lambda s: hit_at[s[0]], body, (jnp.int32(0), t))
     return t

@@ -384,6 +384,8 @@ FIRST_CALLS = {
     "delong_interval": lambda: jaxtests.delong_interval(_labels(777), RNG.normal(size=777)),
     "wilcoxon exact": lambda: jaxtests.wilcoxon(RNG.normal(size=(2, 37)), method="exact"),
     "wilcoxon approx": lambda: jaxtests.wilcoxon(RNG.normal(size=(2, 3, 37)), method="approx"),
+    # integer differences: counted by subset sums on the host (others meet in the middle)
+    "signflip_test exact": lambda: jaxtests.signflip_test(RNG.integers(-3, 4, (2, 13)) * 1.0),
     "friedman": lambda: jaxtests.friedman(RNG.normal(size=(37, 7))),
     "nemenyi": lambda: jaxtests.nemenyi(RNG.normal(size=(37, 7))),
     "friedman_posthoc": lambda: jaxtests.friedman_posthoc(RNG.normal(size=(37, 7))),

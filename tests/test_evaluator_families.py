@@ -427,3 +427,19 @@ def test_every_evaluator_and_family_declares_what_the_engine_asks():
         *("SignFlippedEval", "SplitEval", "SwappedEval", "WithinBlockEval", "GenericEval"),
     }
     assert all(isinstance(f, kfamilies.Family) for f in kfamilies.FAMILIES.values())
+
+
+@pytest.mark.parametrize("impl", ["threefry2x32", "rbg"])
+def test_block_keys_are_the_bits_of_jax_random_fold_in(impl):
+    # Threefry keys take the straight-line hash (krandom.threefry2x32), other kinds jax.random's
+    # own path; both must give jax.random's bits of fold_in, vmapped over the blocks (the key
+    # words of every Monte Carlo draw of the library), word for word.
+    ids = jnp.asarray([0, 1, 2, 4095, 2**20 + 3, 2**31 - 1, 2**32 - 1], jnp.int64)
+    for seed in (0, 7, 2**31 + 5):
+        key = jax.random.key(seed, impl=impl)
+        for n_keys in (2, 6):
+            got = jax.jit(krandom.block_keys, static_argnums=2)(key, ids, n_keys)
+            ref = jax.vmap(
+                lambda b: jax.random.bits(jax.random.fold_in(key, b), (n_keys,), jnp.uint32)  # noqa: B023
+            )(ids)
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(ref))

@@ -390,3 +390,19 @@ def test_holm_cannot_reject_six_folds_where_max_t_can():
     np.testing.assert_array_equal(r.pvalue, 2 / 2**6)  # exact enumeration of 64 patterns
     np.testing.assert_array_equal(adjust_pvalues(r.pvalue, "holm"), 4 / 2**6)
     np.testing.assert_array_equal(r.pvalue_adjusted, 2 / 2**6)
+
+
+@pytest.mark.parametrize("statistic", ["mean", "t"])
+def test_host_prep_of_the_counted_paths_is_the_jitted_ones(statistic):
+    # Exact counts and the binomial closed form need no draws: their prep runs in numpy
+    # (nothing compiled); the Monte Carlo paths' program computes the same from padding.
+    from jaxtests import _signflip
+
+    d = np.round(np.random.default_rng(5).normal(size=(3, 13)), 1)  # ties
+    d[1] = 0.25 * np.sign(d[1])  # {-c, 0, c}
+    d[2, :3] = 0.0
+    observed, total, (lo, hi) = _signflip._linear_prep_host(d, statistic)
+    dp = np.pad(d, ((0, 0), (0, 32 * 2 - 13)))
+    ref = _signflip._signflip_linear_prep(dp, np.arange(64) < 13, statistic=statistic)
+    for h, t in zip((observed, total, lo, hi), (ref[0], ref[4], *ref[5]), strict=True):
+        np.testing.assert_allclose(h, np.asarray(t), rtol=1e-12, atol=0)

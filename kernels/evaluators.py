@@ -400,7 +400,7 @@ class FusedEval(Evaluator):
         keys, local = lanes
         terms = data.terms
         p = kresampling.bit_sums_ordered(
-            keys, None, local, terms.exact, terms.live_words, self.stride or None
+            keys[:, 0], keys[:, 1], local, terms.exact, terms.live_words, self.stride or None
         )
         return data.slope[:, None] * p + data.offset[:, None]
 
@@ -465,7 +465,7 @@ class SubsetEval(Evaluator):
         keys, local, delta = lanes
         terms = data.terms
         p = kresampling.bit_sums_ordered(
-            keys, None, local, terms.exact, terms.live_words, self.n_words
+            keys[:, 0], keys[:, 1], local, terms.exact, terms.live_words, self.n_words
         )
         return data.slope[:, None] * (p + delta.T) + data.offset[:, None]
 

@@ -189,7 +189,7 @@ class WordLoop(Family):
     def sums(self, keys, local, terms, stride=None, count_mask=None):
         """``P : (H, L)`` (and with ``count_mask`` the set bits under it, ``(L,)``)."""
         return kresampling.bit_sums(
-            keys, None, local, terms.f32, count_mask, terms.live_words, stride
+            keys[:, 0], keys[:, 1], local, terms.f32, count_mask, terms.live_words, stride
         )
 
 

@@ -98,27 +98,11 @@ def _bits_and_terms(w, dj, shape):
     return bits, terms
 
 
-def _word_source(k0, k1, local, stride):
-    """Word ``j`` of every lane, ``keyed_words(k0, k1, local stride + j)``, for a loop body.
-
-    ``k0`` may instead be the lanes' key words ``(L, >= 2)`` with ``k1`` None: they
-    are then sliced, and the counters formed, inside the loop body, where they fuse
-    into the hash (slices made before a loop are loop-carried copies, each a kernel).
-    """
-
-    def word(j):
-        a, b = (k0[:, 0], k0[:, 1]) if k1 is None else (k0, k1)
-        return krandom.keyed_words(a, b, local * jnp.uint32(stride) + j.astype(jnp.uint32))
-
-    return word
-
-
 def bit_sums(k0, k1, local, d, count_mask=None, n_live=None, stride=None):
     """Sums ``P = sum_i bit_i d_i`` over random bits, fused with their generation.
 
     Lane ``l`` is a draw with key words ``k0[l], k1[l]`` and counter
-    ``local[l]`` (all ``(L,)`` uint32, from :func:`draw_keys`; or ``k0`` the
-    ``(L, >= 2)`` key words and ``k1`` None, sliced inside the loop); its word ``j``
+    ``local[l]`` (all ``(L,)`` uint32, from :func:`draw_keys`); its word ``j``
     is ``krandom.keyed_words(k0, k1, local n_words + j)``. ``d : (H, n_words, 32)``
     float32 (zero-padded instances) -> ``P : (H, L)`` float64. With
     ``count_mask : (n_words,)`` uint32 also returns the number of set bits
@@ -137,14 +121,14 @@ def bit_sums(k0, k1, local, d, count_mask=None, n_live=None, stride=None):
     """
     n_h, n_words, _ = d.shape
     n_lanes = local.shape[0]
-    word = _word_source(k0, k1, local, n_words if stride is None else stride)
+    base = local * jnp.uint32(n_words if stride is None else stride)
     group = min(F32_SUM_GROUP, n_words)
     live = n_words if n_live is None else n_live
     n_groups = (live + group - 1) // group
 
     def inner(j, carry):
         s, cnt = carry
-        w = word(j)
+        w = krandom.keyed_words(k0, k1, base + j.astype(jnp.uint32))
         s = s + _word_sum(w, lax.dynamic_index_in_dim(d, j, axis=1, keepdims=False))
         if count_mask is not None:
             mask = lax.dynamic_index_in_dim(count_mask, j, keepdims=False)
@@ -246,18 +230,18 @@ def dense_sums_error_bound(abs_sum, n_words):
 def bit_sums_ordered(k0, k1, local, d, n_live=None, stride=None):
     """The sums of :func:`bit_sums` (same words) in ``d``'s dtype, one instance at a time.
 
-    ``d : (H, n_words, 32)`` -> ``(H, L)``; the key words, ``n_live`` and ``stride``
-    as in :func:`bit_sums`.
+    ``d : (H, n_words, 32)`` -> ``(H, L)``; ``n_live`` and ``stride`` as in
+    :func:`bit_sums`.
     Each lane adds its selected ``d_i`` in instance order whatever the other lanes are, so a float64
     value is reproducible to the bit and within ``(32 n_words) 2^-53 sum|d|``
     of the exact sum: the recheck of the few float32 sums too close to a
     decision to settle it. Pure; no validation.
     """
     n_h, n_words, _ = d.shape
-    word = _word_source(k0, k1, local, n_words if stride is None else stride)
+    base = local * jnp.uint32(n_words if stride is None else stride)
 
     def body(j, acc):
-        w = word(j)
+        w = krandom.keyed_words(k0, k1, base + j.astype(jnp.uint32))
         dj = lax.dynamic_index_in_dim(d, j, axis=1, keepdims=False)
         bits, terms = _bits_and_terms(w, dj, acc.shape)
         zeros = lax.full(acc.shape, 0, d.dtype)

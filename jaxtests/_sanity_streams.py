@@ -20,6 +20,7 @@ learners' multiclass fits, scored from per-fold confusion matrices.
 
 import dataclasses
 import functools
+import os
 from typing import NamedTuple
 
 import jax
@@ -37,6 +38,7 @@ from jaxtests.kernels import ridge_partition as kridge_partition
 
 _BLOCK_BYTES = 2**23  # a block of permuted labels: about 8 MB as float64
 _CALL_BLOCKS = 16  # label blocks per call of the compiled ridge stream
+_TF32_ENV = "JAXTESTS_RIDGE_TF32"  # override of _tf32_decisions: "1" or "0"
 _SORTED_CHUNK = 16  # fits per chunk on the sort-based paths (groups, permute="train", regression)
 
 
@@ -277,7 +279,13 @@ def _tf32_decisions(platform):
     float32 there anyway; TPUs: DEFAULT is bfloat16, outside the bound) the
     decisions stay ``Precision.HIGHEST``, the program unchanged. Every other dot
     of the stream stays HIGHEST: see the note in ``kernels/ridge_partition.py``.
+    ``JAXTESTS_RIDGE_TF32=1`` (``=0``) forces the TF32 program (the HIGHEST one)
+    on any platform, read at each call: the recheck runs on a CPU too (where
+    DEFAULT is true float32), and a GPU can time both.
     """
+    forced = os.environ.get(_TF32_ENV, "")
+    if forced in ("0", "1"):
+        return forced == "1"
     return platform in ("cuda", "rocm")
 
 

@@ -43,10 +43,13 @@ _F32 = lax.Precision.HIGHEST
 #   v)^2 gamma_K(2^-22)) S with v = 2^-10 (each product within (2 v + v^2) |m_k t_k|, the
 #   float32 sum of K products within gamma_K(2^-22) of their sum, Higham 2002, 3.1), and a
 #   true float32 result f_h has |f_h - P| <= gamma_K(2^-24) S; so |f_t - f_h| is within
-#   their sum (:func:`tf32_decision_bound`). Lanes with |f_t| above today's bound plus that
-#   are settled (same sign as f_h, and outside today's bound as f_h is); the others are
-#   recomputed with the true float32 dot, so every lane's predicted label and its
-#   membership of today's recheck band are decided as by f_h.
+#   their sum (:func:`tf32_decision_bound`). S comes from the same fast dot of |m| and |t|
+#   (nonnegative terms: its result is at least (1 - v)^2 (1 - gamma_K(2^-22)) S). With E
+#   that bound and b today's band (a lane with |f| <= b sends its label vector to the
+#   float64 repair, which overwrites every count of that vector): a lane with |f_t| > b +
+#   E is outside the band with f_h's sign; one with |f_t| < b - E is inside, as with f_h;
+#   the others are recomputed with the true float32 dot. So every lane is in or out of
+#   the band as with f_h, every lane out of it has f_h's sign: the counts of f_h.
 # - The label sums [X_k 1]' b: exact only for inputs on the 2^(e - h) grid of
 #   `ridge_partition`, up to 24 - bit_length(m) bits; TF32 keeps 11: HIGHEST.
 # - The count dot valid . code (values up to 2^19 + 1025, 20 bits): HIGHEST.
@@ -185,11 +188,12 @@ def ridge_partition_counts(part, positive, repair_rows=8, decision_fn=None):
 
     ``decision_fn``: None, the decisions by a true float32 product; else a
     function ``(M32, Tc) -> f`` within :func:`tf32_decision_bound` of it
-    (:func:`tf32_decisions`), whose lanes within that bound of the band above
-    are recomputed with the true float32 product (:func:`_rechecked`): every
-    lane's sign and band membership are those of a true float32 product, so
-    the argument above holds unchanged (and the counts are today's wherever
-    the gathered products round as the full one). Pure; no validation.
+    (:func:`tf32_decisions`), whose lanes that could fall on the other side of
+    the bound above, or of 0, are recomputed with the true float32 product
+    (:func:`_rechecked`): every lane is within the bound or not, and outside it
+    has the sign, as with the true float32 product, so the counts are its
+    counts (and today's wherever the gathered products round as the full
+    one). Pure; no validation.
     """
     dt = part.M.dtype
     d = part.M.shape[-1]
@@ -220,11 +224,21 @@ def ridge_partition_counts(part, positive, repair_rows=8, decision_fn=None):
     bound = (bound * (1 + 2.0**-20)).astype(jnp.float32)
     bound = lax.cond(S1[0, 0] >= 0, lambda b: b, jnp.zeros_like, bound)
     if decision_fn is not None:
-        # |Tc| <= (1 + 2^-24) |T| and sum_k |m_k| |t_k| <= that times norm1 |T|_inf + |c|
-        tf32 = tf32_decision_bound(d + 1) * (1 + 2.0**-23) * 1.01
-        wide = bound.astype(dt) + tf32 * (part.norm1[:, None] * t_inf + jnp.abs(c))
-        wide = (wide * (1 + 2.0**-20)).astype(jnp.float32)
-        f = _rechecked(part.M32, Tc, decision_fn(part.M32, Tc), wide, part.XT[:, -1])
+        # per lane: norm1 |T|_inf overstates sum_k |m_k| |t_k| a thousandfold on features of
+        # unequal scales (every lane flagged on breast cancer); the same dot of |M32|, |Tc|,
+        # nonnegative terms, is at least (1 - 2^-10)^2 (1 - gamma) of that sum
+        n_terms = d + 1
+        lower = (1 - _TF32_INPUT) ** 2 * (1 - _gamma(n_terms, _TF32_ADD))
+        scale = jnp.float32(tf32_decision_bound(n_terms) / lower * 1.01)  # 1.01: float32 ops
+        near = scale * decision_fn(jnp.abs(part.M32), jnp.abs(Tc))  # >= |f_t - f_h|
+        f = decision_fn(part.M32, Tc)
+        # only the lanes near the band's edge or near 0 can decide otherwise than f_h: a lane
+        # deep inside the band is inside for f_h too (its sign is never read: its vector is
+        # repaired), one far outside has f_h's sign (1%: float32 rounding of the edges)
+        b = bound[:, None, :]
+        a = jnp.abs(f)
+        flag = (a <= b * jnp.float32(1.01) + near) & (a >= b * jnp.float32(0.99) - near)
+        f = _rechecked(part.M32, Tc, f, flag & (part.XT[:, -1][:, :, None] > 0))
     # one float32 sum per fold: predicted positives + 1024 true positives
     # + 2^19 per decision within the bound (only its presence is used)
     one, big, zero = jnp.float32(1), jnp.float32(2.0**19), jnp.float32(0)
@@ -257,19 +271,17 @@ def ridge_partition_counts(part, positive, repair_rows=8, decision_fn=None):
     return tp, pp, S1.astype(jnp.int32)
 
 
-def _rechecked(M32, Tc, f, wide, valid):
-    """``f`` with its real lanes ``|f| <= wide`` replaced by true float32 products.
+def _rechecked(M32, Tc, f, flag):
+    """``f`` with its lanes ``flag`` replaced by true float32 products ``M32 Tc``.
 
-    ``M32 : (K, m, d + 1)``, ``Tc : (K, d + 1, R)``, ``f : (K, m, R)``, ``wide :
-    (K, R)``, ``valid : (K, m)``. The lanes are gathered, up to ``1 /
-    _RECHECK_SHARE`` of them (more, and the whole product is recomputed).
-    Padding lanes are skipped: their rows of ``M32`` are zero, so any product
-    gives 0.
+    ``M32 : (K, m, d + 1)``, ``Tc : (K, d + 1, R)``, ``f, flag : (K, m, R)``. The
+    lanes are gathered, up to ``1 / _RECHECK_SHARE`` of them (more, and the
+    whole product is recomputed).
     """
     K, m, R = f.shape
     n = K * m * R
     cap = max(1, n // _RECHECK_SHARE)
-    flag = ((jnp.abs(f) <= wide[:, None, :]) & (valid[:, :, None] > 0)).reshape(-1)
+    flag = flag.reshape(-1)
 
     def gathered(f):
         (idx,) = jnp.nonzero(flag, size=cap, fill_value=n)

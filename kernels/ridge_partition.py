@@ -238,6 +238,7 @@ def ridge_partition_counts(part, positive, repair_rows=8, decision_fn=None):
         b = bound[:, None, :]
         a = jnp.abs(f)
         flag = (a <= b * jnp.float32(1.01) + near) & (a >= b * jnp.float32(0.99) - near)
+        # padding lanes: their rows of M32 are zero, so f_t = f_h = 0 there
         f = _rechecked(part.M32, Tc, f, flag & (part.XT[:, -1][:, :, None] > 0))
     # one float32 sum per fold: predicted positives + 1024 true positives
     # + 2^19 per decision within the bound (only its presence is used)

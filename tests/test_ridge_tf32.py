@@ -90,6 +90,11 @@ def test_emulated_tf32_error_within_the_bound(mode, K):
     err = np.abs(f - exact)
     bound = krp.tf32_decision_bound(K) * S
     assert np.all(err <= bound + 2.0**-52 * np.abs(exact))
+    # the kernel's S from the same fast dot of |m|, |t| is at least (1 - v)^2 (1 - gamma) S
+    mag = _emulated(jnp.abs(jnp.asarray(m))[None], jnp.abs(jnp.asarray(t))[None], mode)[0]
+    mag = np.diagonal(np.asarray(mag, np.float64))
+    lower = (1 - krp._TF32_INPUT) ** 2 * (1 - krp._gamma(K, krp._TF32_ADD))
+    assert np.all(mag >= lower * S)
     # the bound is not vacuous: rounded inputs move some dots by a fair part of it
     # (at large K its accumulation term, for truncating adders, dominates)
     assert np.max(err / bound) > (0.05 if K <= 65 else 0.005)

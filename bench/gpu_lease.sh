@@ -4,6 +4,7 @@
 #   bench   bench/bench_gpu.py on the device (no host CPU side, no cold starts)
 #   host    the same with the host CPU side and the cold starts (a longer run)
 #   tests   the test files that exercise device-dependent code, on the GPU
+#   tf32    bench/bench_ridge_tf32.py: the ridge stream's decisions in TF32 and in HIGHEST
 #   ab      a few workloads with the working tree, then with each variant .ab/NAME/ (files laid
 #           over the tree, e.g. .ab/old/kernels/resampling.py; carry .ab): A/B of changes
 # Every log lands in $OUT (the device tool brings it back).
@@ -27,8 +28,9 @@ for phase in "$@"; do
     tests) timeout "${TESTS_S:-180}" python3 -m pytest -p no:cacheprovider -n 8 -v \
       tests/test_evaluator_families.py tests/test_sanity.py \
       tests/test_long_runs.py tests/test_reproducibility.py tests/test_signflip.py \
-      tests/test_swap.py tests/test_permutation_ties.py ${TESTS_EXTRA:-} 2>&1 |
+      tests/test_swap.py tests/test_permutation_ties.py tests/test_ridge_tf32.py ${TESTS_EXTRA:-} 2>&1 |
       tee "$OUT/tests.log" | grep -E "FAILED|ERROR|passed|failed|Timeout" ;;
+    tf32) timeout "${TF32_S:-200}" python3 bench/bench_ridge_tf32.py 2>&1 | tee "$OUT/tf32.log" ;;
     ab) only=${AB_ONLY:-"=signflip m=10000 B=10000000,=signflip m=1000000 B=100000,=two-sample 5000+5000 B=1000000,=swap AUC n=5000 B=100000"}
       rm -rf /tmp/ab_orig && mkdir -p /tmp/ab_orig && cp -r jaxtests kernels /tmp/ab_orig/
       for v in new $(ls .ab 2>/dev/null); do

@@ -20,6 +20,7 @@ learners' multiclass fits, scored from per-fold confusion matrices.
 
 import dataclasses
 import functools
+import os
 from typing import NamedTuple
 
 import jax
@@ -37,6 +38,7 @@ from jaxtests.kernels import ridge_partition as kridge_partition
 
 _BLOCK_BYTES = 2**23  # a block of permuted labels: about 8 MB as float64
 _CALL_BLOCKS = 16  # label blocks per call of the compiled ridge stream
+_TF32_ENV = "JAXTESTS_RIDGE_TF32"  # override of _tf32_decisions: "1" or "0"
 _SORTED_CHUNK = 16  # fits per chunk on the sort-based paths (groups, permute="train", regression)
 
 
@@ -247,7 +249,8 @@ class _RidgeStream:
 
     ``shape``: the draws' :class:`~jaxtests.kernels.labels.LabelShape`; ``used``: the
     label slots read (the largest fold rounded up to 8); ``rows``: label vectors per
-    block; ``max_blocks``: blocks per compiled call. The fold sizes, their slot masks
+    block; ``max_blocks``: blocks per compiled call; ``tf32``: the decisions in TF32
+    with a recheck (:func:`_tf32_decisions`). The fold sizes, their slot masks
     and the positives' counts are traced: other sizes of the same layout, and other
     labels, reuse the program, with the same draws.
     """
@@ -257,11 +260,33 @@ class _RidgeStream:
     rows: int
     scoring: tuple
     max_blocks: int = _CALL_BLOCKS
+    tf32: bool = False
 
     @classmethod
-    def of(cls, sizes, rows, scoring):
+    def of(cls, sizes, rows, scoring, platform="cpu"):
         used = min(klabels.label_slots(sizes), 8 * -(-max(sizes) // 8))
-        return cls(klabels.label_shape(sizes), used, rows, scoring)
+        shape = klabels.label_shape(sizes)
+        return cls(shape, used, rows, scoring, tf32=_tf32_decisions(platform))
+
+
+def _tf32_decisions(platform):
+    """Whether the ridge stream's decision dot takes TF32 on ``platform`` (issue 41).
+
+    The one place the precision is chosen. On NVIDIA (and AMD) GPUs a float32 dot
+    of ``Precision.DEFAULT`` runs with 10-bit mantissas, 6x faster than a true
+    float32 one on an H200; its error bound is handled by the recheck of
+    ``ridge_partition_counts(decision_fn=...)``. Elsewhere (the CPU: DEFAULT is
+    float32 there anyway; TPUs: DEFAULT is bfloat16, outside the bound) the
+    decisions stay ``Precision.HIGHEST``, the program unchanged. Every other dot
+    of the stream stays HIGHEST: see the note in ``kernels/ridge_partition.py``.
+    ``JAXTESTS_RIDGE_TF32=1`` (``=0``) forces the TF32 program (the HIGHEST one)
+    on any platform, read at each call: the recheck runs on a CPU too (where
+    DEFAULT is true float32), and a GPU can time both.
+    """
+    forced = os.environ.get(_TF32_ENV, "")
+    if forced in ("0", "1"):
+        return forced == "1"
+    return platform in ("cuda", "rocm")
 
 
 @jax.jit
@@ -338,7 +363,8 @@ def _ridge_stream(part, words, n_blocks, n_pos, sizes, masks, observed, *, strea
             lambda w: jnp.zeros((K, used, rows), jnp.float32),
             packed,
         )
-        tp, pp, p = kridge_partition.ridge_partition_counts(part, labels)
+        decision_fn = kridge_partition.tf32_decisions if stream.tf32 else None
+        tp, pp, p = kridge_partition.ridge_partition_counts(part, labels, decision_fn=decision_fn)
         tp, pp, p = (c.astype(jnp.float64) for c in (tp, pp, p))
         fn, fp = p - tp, pp - tp
         s = count_scores(tp.T, fn.T, fp.T, (size - p - fp).T, stream.scoring)
@@ -481,8 +507,10 @@ def _builtin_scores(plan, progress):
                 standardize=h["standardize"],
                 xp=np,
             )
-        layout = _RidgeStream.of(sizes, rows, fit.scoring)
         part = jax.tree.map(to_device, part)
+        # the platform the stream runs on: where its data lives
+        platform = next(iter(part.XT.devices())).platform
+        layout = _RidgeStream.of(sizes, rows, fit.scoring, platform)
         fold_sizes = to_device(np.asarray(sizes, np.float64))
         masks = to_device(klabels.slot_masks(sizes))
 

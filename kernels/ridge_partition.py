@@ -18,11 +18,70 @@ from jax import lax
 from jaxtests.kernels import learners as klearners
 from jaxtests.kernels.labels import label_slots, ranked_rows, running_count
 
-__all__ = ["RidgePartition", "ridge_partition", "ridge_partition_counts"]
+__all__ = [
+    "RidgePartition",
+    "ridge_partition",
+    "ridge_partition_counts",
+    "tf32_decision_bound",
+    "tf32_decisions",
+]
 
 # True float32 products wherever a bound or an integer count assumes them: recent GPUs compute
 # float32 dots in TF32 (10-bit mantissas) unless told otherwise.
 _F32 = lax.Precision.HIGHEST
+
+# Which dots of the ridge label stream may take TF32 (issue 41). TF32 model: each input
+# rounded to 11 significant bits (round to nearest even, or truncated: relative error
+# below 2^-10 either way), the products of two such inputs exact in float32, their sum
+# accumulated in float32 in any order, each addition with a relative error below 2^-22
+# (round-to-nearest gives 2^-24, truncation 2^-23; tensor cores' multi-term adders,
+# which align to the largest exponent and truncate, lose at most (n + 1) 2^-23 of the
+# largest of n + 1 terms: at most 2^-22 per term of a sum of products in blocks n >= 1,
+# Fasi, Higham, Mikaitis & Pranesh 2021, "Numerical behavior of NVIDIA tensor cores").
+# - The decision dot f = M32 . Tc (K = d + 1 terms per lane): with S = sum_k |m_k| |t_k|
+#   and P = sum_k m_k t_k exactly, a TF32 result f_t has |f_t - P| <= (2 v + v^2 + (1 +
+#   v)^2 gamma_K(2^-22)) S with v = 2^-10 (each product within (2 v + v^2) |m_k t_k|, the
+#   float32 sum of K products within gamma_K(2^-22) of their sum, Higham 2002, 3.1), and a
+#   true float32 result f_h has |f_h - P| <= gamma_K(2^-24) S; so |f_t - f_h| is within
+#   their sum (:func:`tf32_decision_bound`). S comes from the same fast dot of |m| and |t|
+#   (nonnegative terms: its result is at least (1 - v)^2 (1 - gamma_K(2^-22)) S). With E
+#   that bound and b today's band (a lane with |f| <= b sends its label vector to the
+#   float64 repair, which overwrites every count of that vector): a lane with |f_t| > b +
+#   E is outside the band with f_h's sign; one with |f_t| < b - E is inside, as with f_h;
+#   the others are recomputed with the true float32 dot. So every lane is in or out of
+#   the band as with f_h, every lane out of it has f_h's sign: the counts of f_h.
+# - The label sums [X_k 1]' b: exact only for inputs on the 2^(e - h) grid of
+#   `ridge_partition`, up to 24 - bit_length(m) bits; TF32 keeps 11: HIGHEST.
+# - The count dot valid . code (values up to 2^19 + 1025, 20 bits): HIGHEST.
+# - Integer dots of kernels/labels.py (`cum`, `running_count`): TF32 would be exact only
+#   while every input is an integer below 2^11 and every sum below 2^24; counts up to
+#   32 w and R exceed 2^11: HIGHEST.
+_TF32_INPUT = 2.0**-10  # relative rounding of an input to 11 significant bits (RNE or truncation)
+_TF32_ADD = 2.0**-22  # relative error of one float32 addition of the accumulation
+_RECHECK_SHARE = 32  # at most 1 / this of a block's lanes gathered for the recheck
+
+
+def _gamma(k, u):
+    """Higham's ``gamma_k = k u / (1 - k u)``."""
+    return k * u / (1 - k * u)
+
+
+def tf32_decision_bound(K):
+    """``c`` with ``|f_t - f_h| <= c sum_k |m_k| |t_k|`` for a ``K``-term float32 dot.
+
+    ``f_t`` a TF32 result (the model above :func:`tf32_decisions`), ``f_h`` a true
+    float32 one (any summation order).
+    """
+    v = _TF32_INPUT
+    return 2 * v + v * v + (1 + v) ** 2 * _gamma(K, _TF32_ADD) + _gamma(K, 2.0**-24)
+
+
+def tf32_decisions(M32, Tc):
+    """``(K, m, R)`` decisions ``M32 Tc`` in the platform's fast float32 (TF32 on NVIDIA GPUs).
+
+    Within :func:`tf32_decision_bound` of the true float32 product. Pure; no validation.
+    """
+    return jnp.einsum("kmd,kdr->kmr", M32, Tc, precision=lax.Precision.DEFAULT)
 
 
 class RidgePartition(NamedTuple):
@@ -103,7 +162,7 @@ def ridge_partition(X, sizes, alpha, standardize=False, xp=jnp):
     return RidgePartition(XT, err, xbar, M, M32, norm1, n_train)
 
 
-def ridge_partition_counts(part, positive, repair_rows=8):
+def ridge_partition_counts(part, positive, repair_rows=8, decision_fn=None):
     """Per-fold confusion counts of the ridge classifier for many permuted label vectors.
 
     ``positive : (K, m, R)`` float32 0/1 labels in fold-slot order (1 = +1,
@@ -125,8 +184,16 @@ def ridge_partition_counts(part, positive, repair_rows=8):
     ``|f|`` is within that bound plus ``err_k``. A label vector with such a
     decision is recomputed with float64 decisions (``repair_rows`` vectors at
     a time): the counts are those of float64 arithmetic. Counts are summed by
-    a float32 product with ones, exact for integers below ``2^24``. Pure; no
-    validation.
+    a float32 product with ones, exact for integers below ``2^24``.
+
+    ``decision_fn``: None, the decisions by a true float32 product; else a
+    function ``(M32, Tc) -> f`` within :func:`tf32_decision_bound` of it
+    (:func:`tf32_decisions`), whose lanes that could fall on the other side of
+    the bound above, or of 0, are recomputed with the true float32 product
+    (:func:`_rechecked`): every lane is within the bound or not, and outside it
+    has the sign, as with the true float32 product, so the counts are its
+    counts (and today's wherever the gathered products round as the full
+    one). Pure; no validation.
     """
     dt = part.M.dtype
     d = part.M.shape[-1]
@@ -144,7 +211,8 @@ def ridge_partition_counts(part, positive, repair_rows=8):
     T = total[None] - S - part.xbar[:, :, None] * T1[:, None, :]
     c = 2 * T1 / part.n_train[:, None] - 1  # (K, R)
     Tc = jnp.concatenate([T, c[:, None, :]], axis=1).astype(jnp.float32)
-    f = jnp.einsum("kmd,kdr->kmr", part.M32, Tc, precision=_F32)  # M_k T + ybar, float32
+    if decision_fn is None:
+        f = jnp.einsum("kmd,kdr->kmr", part.M32, Tc, precision=_F32)  # M_k T + ybar, float32
     # |T|_inf as a chain of maxima: XLA:CPU runs small float64 reductions slowly
     t_inf = jnp.abs(T[:, 0])
     for j in range(1, d):
@@ -155,6 +223,23 @@ def ridge_partition_counts(part, positive, repair_rows=8):
     # it (a dozen float64 operations) for every decision (XLA drops barriers)
     bound = (bound * (1 + 2.0**-20)).astype(jnp.float32)
     bound = lax.cond(S1[0, 0] >= 0, lambda b: b, jnp.zeros_like, bound)
+    if decision_fn is not None:
+        # per lane: norm1 |T|_inf overstates sum_k |m_k| |t_k| a thousandfold on features of
+        # unequal scales (every lane flagged on breast cancer); the same dot of |M32|, |Tc|,
+        # nonnegative terms, is at least (1 - 2^-10)^2 (1 - gamma) of that sum
+        n_terms = d + 1
+        lower = (1 - _TF32_INPUT) ** 2 * (1 - _gamma(n_terms, _TF32_ADD))
+        scale = jnp.float32(tf32_decision_bound(n_terms) / lower * 1.01)  # 1.01: float32 ops
+        near = scale * decision_fn(jnp.abs(part.M32), jnp.abs(Tc))  # >= |f_t - f_h|
+        f = decision_fn(part.M32, Tc)
+        # only the lanes near the band's edge or near 0 can decide otherwise than f_h: a lane
+        # deep inside the band is inside for f_h too (its sign is never read: its vector is
+        # repaired), one far outside has f_h's sign (1%: float32 rounding of the edges)
+        b = bound[:, None, :]
+        a = jnp.abs(f)
+        flag = (a <= b * jnp.float32(1.01) + near) & (a >= b * jnp.float32(0.99) - near)
+        # padding lanes: their rows of M32 are zero, so f_t = f_h = 0 there
+        f = _rechecked(part.M32, Tc, f, flag & (part.XT[:, -1][:, :, None] > 0))
     # one float32 sum per fold: predicted positives + 1024 true positives
     # + 2^19 per decision within the bound (only its presence is used)
     one, big, zero = jnp.float32(1), jnp.float32(2.0**19), jnp.float32(0)
@@ -185,3 +270,30 @@ def ridge_partition_counts(part, positive, repair_rows=8):
 
     _, tp, pp = lax.while_loop(more, repair, (jnp.zeros((), jnp.int32), tp, pp))
     return tp, pp, S1.astype(jnp.int32)
+
+
+def _rechecked(M32, Tc, f, flag):
+    """``f`` with its lanes ``flag`` replaced by true float32 products ``M32 Tc``.
+
+    ``M32 : (K, m, d + 1)``, ``Tc : (K, d + 1, R)``, ``f, flag : (K, m, R)``. The
+    lanes are gathered, up to ``1 / _RECHECK_SHARE`` of them (more, and the
+    whole product is recomputed).
+    """
+    K, m, R = f.shape
+    n = K * m * R
+    cap = max(1, n // _RECHECK_SHARE)
+    flag = flag.reshape(-1)
+
+    def gathered(f):
+        (idx,) = jnp.nonzero(flag, size=cap, fill_value=n)
+        at = jnp.minimum(idx, n - 1)
+        k, i, r = at // (m * R), at // R % m, at % R
+        exact = jnp.einsum("ld,ld->l", M32[k, i], Tc[k, :, r], precision=_F32)
+        return f.reshape(-1).at[idx].set(exact, mode="drop").reshape(K, m, R)
+
+    def everything(f):
+        full = jnp.einsum("kmd,kdr->kmr", M32, Tc, precision=_F32)
+        return jnp.where(flag.reshape(K, m, R), full, f)
+
+    n_flag = jnp.sum(flag, dtype=jnp.int32)
+    return lax.cond(n_flag > cap, everything, gathered, f)

@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxtests import _distributed, _learners, _random
+from jaxtests import _aot, _distributed, _learners, _random
 from jaxtests._sanity_scores import count_scores, fold_scores
 from jaxtests._validation import to_device
 from jaxtests.kernels import labels as klabels
@@ -333,8 +333,12 @@ def _ridge_binary_stream(part, key, start, n_blocks, n_pos, sizes, masks, *, str
     words = _block_words(key, start, n_blocks, stream.max_blocks)
     K = stream.shape.groups
     counts = np.zeros((4, K)) if observed is None else np.asarray(observed, np.float64)
-    out, obs = _ridge_stream(
-        part, words, np.int32(n_blocks), n_pos, sizes, masks, counts, stream=stream
+    # through the programs kept on disk: a later process neither traces nor lowers it
+    out, obs = _aot.call(
+        _ridge_stream,
+        "sanity_streams._ridge_stream",
+        (part, words, np.int32(n_blocks), n_pos, sizes, masks, counts),
+        {"stream": stream},
     )
     return out if observed is None else (out, np.asarray(obs)[0])
 

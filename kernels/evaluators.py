@@ -16,6 +16,7 @@ decision the rounding could change (:func:`jaxtests.kernels.exceedance.evaluate`
 Pure jnp; no validation.
 """
 
+import abc
 import dataclasses
 import math
 from collections.abc import Callable
@@ -229,7 +230,7 @@ def exact_terms(d, n_words):
     return False, Selected(None, dpad)
 
 
-class Evaluator:
+class Evaluator(abc.ABC):
     """What the engine asks of a block evaluator (every evaluator here is one).
 
     ``__call__(key, block_ids, data)``: the ``(H, k R)`` statistics of the
@@ -246,12 +247,13 @@ class Evaluator:
     banded: ClassVar[bool] = False
     materialised: ClassVar[bool] = False
 
+    @abc.abstractmethod
     def __call__(self, key, block_ids, data):
-        raise NotImplementedError
+        """Statistics ``(H, L)`` of the lanes of blocks ``block_ids`` under ``key``."""
 
 
 @dataclasses.dataclass(frozen=True)
-class Words:
+class Words(abc.ABC):
     """Where a block's words come from: ``(n_words, k R)`` uint32 for ``draws`` (R) a block."""
 
     n_words: int
@@ -261,9 +263,9 @@ class Words:
         parts = [self.block(key, b.astype(jnp.int64) * self.draws) for b in block_ids]
         return jnp.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
 
+    @abc.abstractmethod
     def block(self, key, first):
         """The words of draws ``first, ..., first + draws - 1``."""
-        raise NotImplementedError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -558,8 +560,9 @@ class GenericEval(Evaluator):
         one = lambda wb: self._one(kresampling.words_to_bits(wb, self.m), data)  # noqa: E731
         return jnp.concatenate(list(lax.map(one, w)), axis=1)
 
+    @abc.abstractmethod
     def _one(self, bits, data):
-        raise NotImplementedError
+        """Statistics of one block's rearrangements ``bits`` (each subclass's own)."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -21,6 +21,7 @@ schedule.
 Pure jnp; no validation.
 """
 
+import abc
 import dataclasses
 from typing import ClassVar, NamedTuple
 
@@ -138,7 +139,7 @@ def _dense_err(sum_bound, d, n_words, a, c, n_live):
     return (a * bound + 8 * EPS * jnp.abs(c)) * (1 + 2.0**-20)
 
 
-class Family:
+class Family(abc.ABC):
     """What the engine asks of an evaluator family (every family here is one).
 
     ``name`` (what ``JAXTESTS_EVALUATORS`` says), ``float32`` (whether
@@ -153,10 +154,10 @@ class Family:
     float32: ClassVar[bool]
     err_bound: ClassVar[object]
 
+    @abc.abstractmethod
     def sums(self, keys, local, terms, stride=None, count_mask=None):
         """``P : (H, L)`` of the lanes ``(keys, local)`` (:func:`kresampling.bit_sums`' words);
         with ``count_mask : (W,)`` also the set bits under it, ``(L,)`` int32."""
-        raise NotImplementedError
 
     def recheck_pass(self, n_words):
         """``(group, per)``: unsure lanes are rechecked by groups of ``group`` consecutive

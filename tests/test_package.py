@@ -16,6 +16,7 @@ ALLOWED_KERNEL_IMPORTS = {
     "functools",
     "math",
     "dataclasses",
+    "abc",  # abstract methods of the evaluator and family protocols
     "collections",
     "jaxtests",
 }

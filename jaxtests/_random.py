@@ -125,8 +125,7 @@ def _counters(n):
 
 def fold_in_words(words, data):
     """Words of ``jax.random.fold_in(key, data)`` from the key's words ``(2,)`` uint32."""
-    a, b = threefry2x32(words[0], words[1], np.uint32(0), np.uint32(data % 2**32))
-    return np.array([a, b], np.uint32)
+    return np.array(fold_in_pair(words[0], words[1], data % 2**32), np.uint32)
 
 
 def split_words(words, n):
@@ -171,17 +170,28 @@ def block_key_words(key, blocks, n_keys):
     if data is None:
         with jax.enable_x64(True):
             return np.asarray(krandom.block_keys(key, np.asarray(blocks, np.int64), n_keys))
-    # fold_in(key, b) = threefry(key, (0, b)): threefry_seed(b) is (b >> 32, b) for uint32 b
-    f0, f1 = threefry2x32(data[0], data[1], np.zeros_like(blocks), blocks)
-    f0, f1 = f0[:, None], f1[:, None]
+    return bits_pair(*fold_in_pair(data[0], data[1], blocks), n_keys)
+
+
+def fold_in_pair(k0, k1, data):
+    """The words ``(f0, f1)`` of ``jax.random.fold_in`` of the keys ``(k0, k1)`` and uint32
+    ``data`` (broadcast): ``threefry(key, (0, data))``, as ``threefry_seed`` splits it."""
+    data = np.asarray(data, np.uint32)
+    return threefry2x32(k0, k1, np.zeros_like(data), data)
+
+
+def bits_pair(k0, k1, n_keys):
+    """``jax.random.bits(key, (n_keys,), uint32)`` of the keys ``(k0, k1)`` (each ``(k,)``):
+    ``(k, n_keys)``, in the ``jax_threefry_partitionable`` layout in force."""
+    k0, k1 = np.asarray(k0)[..., None], np.asarray(k1)[..., None]
     j = np.arange(n_keys, dtype=np.uint32)
     if jax.config.jax_threefry_partitionable:  # word j: both halves of threefry(k, (0, j))
-        y0, y1 = threefry2x32(f0, f1, np.zeros_like(j), j)
+        y0, y1 = threefry2x32(k0, k1, np.zeros_like(j), j)
         return y0 ^ y1
     # the original layout: threefry of the counters 0 .. n - 1 (and a 0 to make them even)
     # split in halves
     half = -(-n_keys // 2)
     c = np.zeros(2 * half, np.uint32)
     c[:n_keys] = np.arange(n_keys)
-    y0, y1 = threefry2x32(f0, f1, c[:half], c[half:])
-    return np.concatenate([y0, y1], axis=-1)[:, :n_keys]
+    y0, y1 = threefry2x32(k0, k1, c[:half], c[half:])
+    return np.concatenate([y0, y1], axis=-1)[..., :n_keys]

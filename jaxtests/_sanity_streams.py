@@ -302,17 +302,13 @@ def _block_words(key, start, n_blocks, max_blocks):
     """
     out = np.zeros((max_blocks, 4), np.uint32)
     words = _random.host_words(key)
-    if words is not None:
-        k0, k1 = words
-        zero = np.uint32(0)
-        with np.errstate(over="ignore"):  # all blocks at once: fold_in, fold_in, bits
-            blocks = np.arange(start, start + n_blocks, dtype=np.int64).astype(np.uint32)
-            b0, b1 = _random.threefry2x32(k0, k1, zero, blocks)
-            for j in (0, 1):
-                s0, s1 = _random.threefry2x32(b0, b1, zero, np.uint32(j))
-                c = np.arange(2, dtype=np.uint32)
-                w0, w1 = _random.threefry2x32(s0[:, None], s1[:, None], zero, c)
-                out[:n_blocks, 2 * j : 2 * j + 2] = w0 ^ w1
+    if words is not None:  # all blocks at once: fold_in, fold_in, bits
+        blocks = np.arange(start, start + n_blocks, dtype=np.int64).astype(np.uint32)
+        b0, b1 = _random.fold_in_pair(words[0], words[1], blocks)
+        for j in (0, 1):
+            out[:n_blocks, 2 * j : 2 * j + 2] = _random.bits_pair(
+                *_random.fold_in_pair(b0, b1, j), 2
+            )
         return out
     blocks = np.arange(start, start + n_blocks, dtype=np.int32)
     out[:n_blocks] = np.asarray(_label_block_words(key, blocks))

@@ -302,6 +302,7 @@ def _signrank_samples(
             shares = shares + np.sum(draws.winner_shares(s), axis=0)
             if return_samples:
                 samples[start : start + count] = s
+            del w, s  # one block's arrays at a time: the next block's are not allocated beside
 
     what = f"This signed-rank posterior ({n_samples:,} samples)"
     _engine.run_chunks(run, n_steps, n_samples, block, progress, what)

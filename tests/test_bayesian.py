@@ -516,8 +516,11 @@ def test_signrank_memory_does_not_grow_with_n_samples():
             peaks.append(tracemalloc.get_traced_memory()[1])
         finally:
             tracemalloc.stop()
-    # the samples alone: 2^18 * 3 * 8 bytes = 6 MiB; a block: a few (1024, 11) arrays
-    assert peaks[1] < 2**22 and peaks[1] <= peaks[0] + 2**16, peaks
+    # the samples alone: 2^18 * 3 * 8 bytes = 6 MiB; a block: a few (1024, 11) arrays. The
+    # peaks vary by up to ~100 KB from run to run at either size (numpy's temporaries; it
+    # failed once under xdist at +101 KB with a 64 KB slack): a slack of 256 KB, 1/24 of
+    # what keeping the samples would add.
+    assert peaks[1] < 2**22 and peaks[1] <= peaks[0] + 2**18, peaks
     assert r.samples is None and r.p_left + r.p_rope + r.p_right == pytest.approx(1.0)
     # The same probabilities as from the kept samples (argmax counts; no ties here).
     k = bayesian.signrank(a, b, n_samples=2**12, return_samples=True, **kw)

@@ -44,6 +44,10 @@ import jaxtests
 from jaxtests import _bootstrap_draws
 from jaxtests._precision import x64
 
+# Warm figures are the optimised programs that a loop of calls reaches after its eighth call
+# (jaxtests._aot's compile tiers); first calls as a user meets them: bench_cold_tour.py.
+os.environ.setdefault("JAXTESTS_COMPILE", "optimized")
+
 
 def _np_auc(y, s, axis=-1):
     r = scipy.stats.rankdata(s, axis=axis)

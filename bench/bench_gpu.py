@@ -37,6 +37,10 @@ from jax import lax
 import jaxtests
 from jaxtests import datasets, models
 
+# Warm figures are the optimised programs that a loop of calls reaches after its eighth call
+# (jaxtests._aot's compile tiers); first calls as a user meets them: bench_cold_tour.py.
+os.environ.setdefault("JAXTESTS_COMPILE", "optimized")
+
 BLOCK = 8192
 
 

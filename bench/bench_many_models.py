@@ -23,6 +23,10 @@ import numpy as np
 
 import jaxtests
 
+# Warm figures are the optimised programs that a loop of calls reaches after its eighth call
+# (jaxtests._aot's compile tiers); first calls as a user meets them: bench_cold_tour.py.
+os.environ.setdefault("JAXTESTS_COMPILE", "optimized")
+
 
 def data(k, m, seed=0):
     """0/1 correctness of k models whose accuracies spread from 0.60 to 0.70."""

@@ -25,6 +25,10 @@ from jaxtests.kernels import resampling as kresampling
 
 from jaxtests._permutation import permutation_test, signflip_test
 
+# Warm figures are the optimised programs that a loop of calls reaches after its eighth call
+# (jaxtests._aot's compile tiers); first calls as a user meets them: bench_cold_tour.py.
+os.environ.setdefault("JAXTESTS_COMPILE", "optimized")
+
 OPTS = {"xla_cpu_prefer_vector_width": 512}
 
 

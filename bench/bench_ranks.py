@@ -40,6 +40,10 @@ import scipy.stats
 
 import jaxtests
 
+# Warm figures are the optimised programs that a loop of calls reaches after its eighth call
+# (jaxtests._aot's compile tiers); first calls as a user meets them: bench_cold_tour.py.
+os.environ.setdefault("JAXTESTS_COMPILE", "optimized")
+
 
 def _best(fn, repeats):
     times = []

@@ -20,6 +20,10 @@ import numpy as np
 import jaxtests
 from jaxtests import datasets, models
 
+# Warm figures are the optimised programs that a loop of calls reaches after its eighth call
+# (jaxtests._aot's compile tiers); first calls as a user meets them: bench_cold_tour.py.
+os.environ.setdefault("JAXTESTS_COMPILE", "optimized")
+
 
 def run(n_permutations):
     X, y = datasets.load_breast_cancer()

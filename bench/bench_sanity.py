@@ -22,6 +22,10 @@ import numpy as np
 
 from jaxtests import models, permutation_test_score
 
+# Warm figures are the optimised programs that a loop of calls reaches after its eighth call
+# (jaxtests._aot's compile tiers); first calls as a user meets them: bench_cold_tour.py.
+os.environ.setdefault("JAXTESTS_COMPILE", "optimized")
+
 
 def _data(n, d, k):
     from sklearn.model_selection import StratifiedKFold

@@ -13,6 +13,7 @@ closed-form tests (t, Wilcoxon, sign) are timed against scipy's vectorised calls
 
 import argparse
 import json
+import os
 import platform
 import time
 
@@ -23,6 +24,10 @@ from scipy import stats
 
 from jaxtests import study
 from jaxtests._studies.generators import _simulate
+
+# Warm figures are the optimised programs that a loop of calls reaches after its eighth call
+# (jaxtests._aot's compile tiers); first calls as a user meets them: bench_cold_tour.py.
+os.environ.setdefault("JAXTESTS_COMPILE", "optimized")
 
 
 def _mean_stat(x, axis):

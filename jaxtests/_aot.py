@@ -10,6 +10,13 @@ it, and a later process loads it and calls it. Same program, same results.
 Anything unusual (traced inputs, user callables in the static arguments,
 several devices, a file that does not verify or load) takes the plain jit path.
 
+Two tiers (CPU only): a program whose call does little work (``work``, elements times
+draws, at most :data:`QUICK_WORK`) is first compiled with XLA:CPU's older emitters
+(:data:`QUICK_OPTIONS`: it compiles in about half the time and runs 1.5-10x slower);
+after :data:`PROMOTE_AFTER` such calls in one process, or when the optimised program is
+already held or on disk, the optimised one serves. Both give the same bits (the tests
+compare them on every path); ``JAXTESTS_COMPILE=quick`` or ``=optimized`` forces one.
+
 A file holds the executable's bytes as XLA serializes them, a JSON header (the
 output avals and tree, the kept inputs) and an HMAC-SHA256 over the program's key,
 the header and the bytes, keyed by the user's secret (:func:`jaxtests._cache.user_key`).
@@ -34,7 +41,7 @@ import numpy as np
 import jaxtests.kernels as jax_kernels
 from jaxtests._monitoring import PROGRAM_LOADED, CompileCounter
 
-__all__ = ["call"]
+__all__ = ["COMPILE_ENV", "PROMOTE_AFTER", "QUICK_OPTIONS", "QUICK_WORK", "call", "forced"]
 
 _FORMAT = 4  # bump when the key or the file layout changes
 _MAGIC = b"jaxtests-program-4\n"
@@ -43,6 +50,20 @@ _MAX_BYTES = 1 << 30  # a program file larger than this is not ours
 _NOT_PROGRAM = ("cache", "log", "pprint", "traceback")
 LOADED = PROGRAM_LOADED  # a jax.monitoring event per program loaded from disk
 _programs = {}  # key -> jax.stages.Compiled, or None (plain path)
+
+COMPILE_ENV = "JAXTESTS_COMPILE"
+_MODES = ("auto", "optimized", "quick")
+# XLA:CPU's loop emitters instead of its fusion emitters: the engine's programs compile in
+# 0.5-0.6x the time (two-sample 200 + 200: 1.05 -> 0.66 s) and run 1.6x (that size, 10^4
+# draws) to 5-10x (10^4 instances, 10^5 draws) slower; bench/RESULTS.md, twentieth session.
+QUICK_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
+# Largest work (elements x draws) compiled quick first: at most ~50 ms slower a call here.
+QUICK_WORK = 2**26
+PROMOTE_AFTER = 8  # quick calls of one program before the optimised one is compiled
+_quick_calls = {}  # optimised program's key -> quick calls made in its place
+_held = set()  # keys of the optimised programs this process compiled or loaded
+_twins = {}  # (function, static names, options) -> the function jitted with QUICK_OPTIONS
+_forced = []  # mode set by :func:`forced` (innermost last)
 
 
 def _folder():
@@ -453,20 +474,92 @@ def _load_or_compile(folder, path, key, fn, args, static):
     return compiled, False
 
 
-def call(fn, name, args, static=None, compiler_options=None):
+def mode():
+    """The tier policy in force: :func:`forced`'s, else ``JAXTESTS_COMPILE``'s, else "auto"."""
+    if _forced:
+        return _forced[-1]
+    value = os.environ.get(COMPILE_ENV, "").strip().lower() or "auto"
+    if value not in _MODES:
+        raise ValueError(
+            f"the environment variable {COMPILE_ENV} must be 'auto', 'optimized' or 'quick' "
+            f"or unset, got {os.environ[COMPILE_ENV]!r}."
+        )
+    return value
+
+
+@contextlib.contextmanager
+def forced(tier):
+    """Within the block every program with a quick twin is compiled ``tier`` ("quick" or
+    "optimized"; ``jaxtests warmup`` keeps optimised programs). Process-wide, threads too."""
+    if tier not in _MODES[1:]:
+        raise ValueError(f"tier must be 'optimized' or 'quick', got {tier!r}")
+    _forced.append(tier)
+    try:
+        yield
+    finally:
+        _forced.pop()
+
+
+def _may_be_quick(work):
+    """Whether a call of this ``work`` can take the quick tier at all (one CPU process)."""
+    return work is not None and _machine()[0] == "cpu" and jax.process_count() == 1
+
+
+def _quick(key, folder, work):
+    """Whether this call runs the quick twin of the optimised program ``key``."""
+    if not _may_be_quick(work):
+        return False
+    tier = mode()
+    if tier != "auto":
+        return tier == "quick"
+    if work > QUICK_WORK or key in _held:
+        return False
+    if folder is not None:
+        try:
+            os.stat(f"{key}.jaxexec", dir_fd=folder)
+            return False  # the optimised program loads faster than the quick one compiles
+        except OSError:
+            pass
+    calls = _quick_calls.get(key, 0)
+    if calls >= PROMOTE_AFTER:
+        return False  # called often: worth its compile
+    _quick_calls[key] = calls + 1
+    return True
+
+
+def _twin(fn, static, options):
+    """``fn``'s function jitted again with ``options`` (the quick tier's)."""
+    names = tuple(sorted(static))
+    key = (fn, names, tuple(sorted(options.items())))
+    twin = _twins.get(key)
+    if twin is None:
+        twin = jax.jit(fn.__wrapped__, static_argnames=names, compiler_options=options)
+        _twins[key] = twin
+    return twin
+
+
+def call(fn, name, args, static=None, compiler_options=None, work=None):
     """``fn(*args, **static)`` for a jitted ``fn``, through a compiled program kept on disk.
 
     ``name`` identifies ``fn`` across processes; ``static`` holds its static
     arguments (hashable, with a stable ``repr``); ``compiler_options`` those
-    ``fn`` was jitted with (part of the key).
+    ``fn`` was jitted with (part of the key). ``work`` (elements times draws)
+    lets a small call run a quick twin first (the module's docstring); None:
+    always the optimised program.
     """
     static = static or {}
     folder = _folder()
-    if folder is None:
+    if folder is None and not _may_be_quick(work):
         return fn(*args, **static)
     try:
         key = _key(name, args, static, compiler_options)
     except TypeError:
+        return fn(*args, **static)
+    if _quick(key, folder, work):
+        options = {**(compiler_options or {}), **QUICK_OPTIONS}
+        return call(_twin(fn, static, options), f"{name}~quick", args, static, options)
+    _held.add(key)
+    if folder is None:
         return fn(*args, **static)
     program = _programs.get(key, False)
     if program is False:

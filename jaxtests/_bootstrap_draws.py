@@ -311,7 +311,10 @@ def resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks,
     if not callable(stat):
         static = {"stat": stat, "paired": paired, "draws": draws, "n_blocks": n_blocks}
         args = (key, first, samples, layouts, live)
-        return _aot.call(_BUILTIN_BLOCKS, "bootstrap_draws._builtin_blocks", args, static)
+        work = draws * n_blocks * sum(int(np.size(s)) for s in samples)
+        return _aot.call(
+            _BUILTIN_BLOCKS, "bootstrap_draws._builtin_blocks", args, static, work=work
+        )
     fn = _programs(stat).resample_blocks
     return fn(
         key, first, samples, layouts, paired=paired, draws=draws, n_blocks=n_blocks, live=live
@@ -323,7 +326,10 @@ def observed(samples, layouts, stat, paired, live=None):
     if not callable(stat):
         static = {"stat": stat, "paired": paired}
         args = (samples, layouts, live)
-        return _aot.call(_BUILTIN_OBSERVED, "bootstrap_draws._builtin_observed", args, static)
+        work = sum(int(np.size(s)) for s in samples)
+        return _aot.call(
+            _BUILTIN_OBSERVED, "bootstrap_draws._builtin_observed", args, static, work=work
+        )
     return _programs(stat).observed(samples, layouts, paired=paired, live=live)
 
 
@@ -505,6 +511,7 @@ def jackknife(stat, samples, paired, live=None):
                     "bootstrap_draws._jackknife_builtin",
                     (samples, live),
                     {"stat": stat, "which": j, "paired": paired},
+                    work=int(np.size(samples[j])) ** 2,
                 )
             )
             for j in which

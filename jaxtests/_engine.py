@@ -72,6 +72,8 @@ class Plan:
     by max-T (ones when unused); ``exact`` when the draws enumerate every
     rearrangement (no key, ``p = count / n``). ``tail`` overrides the counted
     tail (Hotelling's T² counts large values whatever the alternative).
+    ``work``: draws times the instances (of all hypotheses) each one touches,
+    which picks the compile tier of the program (:mod:`jaxtests._aot`).
     """
 
     evaluator: object
@@ -83,6 +85,7 @@ class Plan:
     draws: int
     exact: bool
     tail: str | None = None
+    work: int | None = None
 
 
 class EngineResult(NamedTuple):
@@ -600,6 +603,7 @@ def drive(plan, opts):
                 maxt=maxt,
             ),
             _COMPILER_OPTIONS,
+            work=plan.work,
         )
         counts = counts + _distributed.to_host(c)  # integers: chunking never changes a sum
         _distributed.WORK["draws"] += _distributed.local_sum(drawn)
@@ -651,6 +655,7 @@ def _drive_sequential(plan, key, per_step, n_steps, tail, opts, progress, what):
                 h=h,
             ),
             _COMPILER_OPTIONS,
+            work=plan.work,
         )
         return bool(np.all(np.asarray(state[3]) > 0))  # waits for the chunk
 

@@ -65,6 +65,10 @@ class SignSums:
     m: int
     d: object = None
 
+    def elements(self):
+        """Instances times hypotheses: what a draw sums (whatever the padding)."""
+        return self.m * self.sums.slope.shape[0]
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class SplitSums:
@@ -79,6 +83,9 @@ class SplitSums:
     z: object
     n: int
     n1: int
+
+    def elements(self):
+        return self.n * self.sums.slope.shape[0]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -98,6 +105,9 @@ class CountChanges:
     n_classes: int
     beta: float
 
+    def elements(self):
+        return int(np.size(self.delta))
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class SignFlipped:
@@ -105,6 +115,9 @@ class SignFlipped:
 
     fn: Callable
     d: object
+
+    def elements(self):
+        return int(np.size(self.d))
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -114,6 +127,9 @@ class Split:
     fn: Callable
     z: object
     n1: int
+
+    def elements(self):
+        return int(np.size(self.z))
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -126,6 +142,9 @@ class Swapped:
     pred_b: object
     m: int
 
+    def elements(self):
+        return int(np.size(self.y))
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class WithinBlock:
@@ -133,6 +152,9 @@ class WithinBlock:
 
     fn: Callable
     x: object
+
+    def elements(self):
+        return int(np.size(self.x))
 
 
 def draws(opts, n_patterns, what):
@@ -209,7 +231,8 @@ class Planner:
         evaluator, data, draws = _PLANS[type(stat)](self, stat, n_total, exact, sequential)
         observed = jnp.asarray(observed)
         scale = jnp.ones_like(observed) if scale is None else scale
-        return Plan(evaluator, data, observed, tol, scale, n_total, draws, exact, tail)
+        work = n_total * stat.elements()
+        return Plan(evaluator, data, observed, tol, scale, n_total, draws, exact, tail, work)
 
     # -- linear statistics
 

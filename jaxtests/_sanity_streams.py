@@ -335,6 +335,8 @@ def _ridge_binary_stream(part, key, start, n_blocks, n_pos, sizes, masks, *, str
         "sanity_streams._ridge_stream",
         (part, words, np.int32(n_blocks), n_pos, sizes, masks, counts),
         {"stream": stream},
+        # labels scored: each a fit of the partition's features
+        work=stream.max_blocks * stream.rows * max(np.size(a) for a in jax.tree.leaves(part)),
     )
     return out if observed is None else (out, np.asarray(obs)[0])
 

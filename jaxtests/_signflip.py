@@ -203,6 +203,7 @@ def _linear(d2, statistic, opts):
             "signflip._signflip_linear_prep",
             (dp, where),
             {"statistic": statistic, "family": planner.family},
+            work=dp.size,
         )
     if method == "binomial":
         if not ok:

@@ -248,6 +248,7 @@ def _twosample(x, y, statistic, opts):
         "twosample._twosample_prep",
         (zp, np.int64(n1), np.int64(n)),
         {"statistic": statistic, "family": planner.family},
+        work=zp.size,
     )
     stat = _planner.SplitSums(sums, zp, n, n1)
     res = planner.run(stat, obs_md, tol, opts, exact=exact, n_total=n_total, scale=sd)

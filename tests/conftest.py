@@ -39,6 +39,16 @@ def pytest_unconfigure(config):
         shutil.rmtree(_SESSION, ignore_errors=True)
 
 
+@pytest.fixture
+def optimized_programs():
+    """Every program in its optimised tier (``jaxtests._aot``): a test that counts compiles
+    sees no quick program promoted inside its window (promotion counts calls per process)."""
+    from jaxtests import _aot
+
+    with _aot.forced("optimized"):
+        yield
+
+
 def _collect_and_freeze():
     gc.collect()
     gc.freeze()  # the survivors leave every later collection

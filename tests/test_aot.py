@@ -33,8 +33,13 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def _run(tmp_path, cache, script=SCRIPT):
-    env = {"JAX_PLATFORMS": "cpu", "XDG_CACHE_HOME": tmp_path / "xdg", "JAXTESTS_CACHE_DIR": cache}
+def _run(tmp_path, cache, script=SCRIPT, tier="auto"):
+    env = {
+        "JAX_PLATFORMS": "cpu",
+        "XDG_CACHE_HOME": tmp_path / "xdg",
+        "JAXTESTS_CACHE_DIR": cache,
+        "JAXTESTS_COMPILE": tier,
+    }
     return python_json(script, env=env, drop=("JAX_COMPILATION_CACHE_DIR",), timeout=600)
 
 
@@ -86,8 +91,9 @@ def test_a_program_in_jaxs_cache_is_stored_from_a_fresh_compile(tmp_path):
     # process failed with "Function ... not found"): jaxtests compiles its stored copy anew.
     cache = str(tmp_path / "jax")
     _run(tmp_path, cache, PRIME)
-    first = _run(tmp_path, cache)  # stores the preparation program (JAX's cache has it)
-    second = _run(tmp_path, cache)  # loads and runs it: no fallback to tracing
+    # (the optimised tier: PRIME's plain jit put that program, not its quick twin, in JAX's cache)
+    first = _run(tmp_path, cache, tier="optimized")  # stores the preparation program
+    second = _run(tmp_path, cache, tier="optimized")  # loads and runs it: no tracing
     assert first["out"] == second["out"]
     assert "_signflip_linear_prep" in first["traced"]
     assert "_signflip_linear_prep" not in second["traced"]

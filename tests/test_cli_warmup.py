@@ -6,6 +6,7 @@ import jax
 import numpy as np
 import pytest
 
+from jaxtests import _aot
 from jaxtests._cli import main
 from jaxtests._cli import warmup as _warmup
 
@@ -36,14 +37,16 @@ def test_warmup_runs_the_plan_and_counts_compilations(monkeypatch, capsys):
             next(e for e in real if e[0].startswith("signflip_test")),
             next(e for e in real if e[0].startswith("bootstrap")),
             ("fresh", lambda: fresh(np.arange(5.0))),
+            ("tier", lambda: asked.setdefault("tier", _aot.mode())),
         ]
 
     monkeypatch.setattr(_warmup, "warmup_plan", small_plan)
     assert main(["warmup", "--max-instances", "64", "--quiet"]) == 0
     out, err = capsys.readouterr()
-    assert asked == {"max_instances": 64}
+    # the optimised tier (tests/test_compile_tiers.py): what later calls load runs fastest
+    assert asked == {"max_instances": 64, "tier": "optimized"}
     calls, upto, compiled, loaded = _summary(out)
-    assert (calls, upto) == (3, 64)
+    assert (calls, upto) == (4, 64)
     assert compiled + loaded >= 1
     assert err == ""  # --quiet: no bar
 

@@ -21,6 +21,9 @@ from jaxtests._buckets import (
 from jaxtests._monitoring import CompileCounter
 
 RNG = np.random.default_rng(12)
+# The optimised tier throughout: a quick program promoted after its eighth call in this worker
+# would be a compile inside a counted window (tests/test_compile_tiers.py counts the tiers).
+pytestmark = pytest.mark.usefixtures("optimized_programs")
 
 
 def _second_size_compiles(call, sizes):

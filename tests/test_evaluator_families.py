@@ -140,10 +140,14 @@ def _pvalues(r):
     return [float(p) for p in out]
 
 
-@pytest.fixture(params=FAMILIES)
+# Each family in the quick compile tier, and the CPU's family in the optimised one too
+# (jaxtests._aot: the same bits; tests/test_compile_tiers.py compares more paths).
+@pytest.fixture(params=[*(f"{f} quick" for f in FAMILIES), "words optimized"])
 def family(request, monkeypatch):
-    monkeypatch.setenv("JAXTESTS_EVALUATORS", request.param)
-    return request.param
+    family, tier = request.param.split()
+    monkeypatch.setenv("JAXTESTS_EVALUATORS", family)
+    monkeypatch.setenv("JAXTESTS_COMPILE", tier)
+    return family
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -188,6 +188,7 @@ def test_ridge_stream_equals_float64_path(data):
     np.testing.assert_allclose(fast.permutation_scores, slow, rtol=0, atol=1e-12)
 
 
+@pytest.mark.usefixtures("optimized_programs")
 def test_other_labels_of_the_same_size_compile_nothing(data):
     # Issue 37: the positives' counts were static, so every new label vector (another
     # count per fold) compiled the ridge stream again (1.1 s a call); they are traced now.
@@ -451,6 +452,7 @@ def test_host_ridge_parts_equal_the_jitted_kernels(data, standardize):
     np.testing.assert_allclose(f_host, f_jit, rtol=0, atol=1e-12 * np.abs(f_jit).max())
 
 
+@pytest.mark.usefixtures("optimized_programs")
 def test_ridge_stream_at_new_row_counts_compiles_nothing():
     # one layout (5 folds of at most 24, 7-bit n): the stream's fold sizes and slot masks
     # are traced, the per-fold systems and observed decisions computed on the host

@@ -41,7 +41,16 @@ import numpy as np
 import jaxtests.kernels as jax_kernels
 from jaxtests._monitoring import PROGRAM_LOADED, CompileCounter
 
-__all__ = ["COMPILE_ENV", "PROMOTE_AFTER", "QUICK_OPTIONS", "QUICK_WORK", "call", "forced"]
+__all__ = [
+    "COMPILE_ENV",
+    "PROMOTE_AFTER",
+    "QUICK_OPTIONS",
+    "QUICK_WORK",
+    "call",
+    "forced",
+    "mode",
+    "one_call",
+]
 
 _FORMAT = 4  # bump when the key or the file layout changes
 _MAGIC = b"jaxtests-program-4\n"
@@ -57,13 +66,16 @@ _MODES = ("auto", "optimized", "quick")
 # 0.5-0.6x the time (two-sample 200 + 200: 1.05 -> 0.66 s) and run 1.6x (that size, 10^4
 # draws) to 5-10x (10^4 instances, 10^5 draws) slower; bench/RESULTS.md, twentieth session.
 QUICK_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
-# Largest work (elements x draws) compiled quick first: at most ~50 ms slower a call here.
+# Largest work (elements x draws) compiled quick first: at most ~60 ms slower a call here
+# (CPU time at 2^26: sign flips of 600 at 10^5 draws 52 vs 6 ms, two-sample 300 + 300 118 vs
+# 57 ms; the bootstrap's programs run as fast in either tier).
 QUICK_WORK = 2**26
-PROMOTE_AFTER = 8  # quick calls of one program before the optimised one is compiled
+PROMOTE_AFTER = 8  # quick calls (public calls: :func:`one_call`) before the optimised compile
 _quick_calls = {}  # optimised program's key -> quick calls made in its place
 _held = set()  # keys of the optimised programs this process compiled or loaded
 _twins = {}  # (function, static names, options) -> the function jitted with QUICK_OPTIONS
 _forced = []  # mode set by :func:`forced` (innermost last)
+_scopes = []  # per :func:`one_call` block: {key: tier}, so that its chunks count once
 
 
 def _folder():
@@ -500,6 +512,17 @@ def forced(tier):
         _forced.pop()
 
 
+@contextlib.contextmanager
+def one_call():
+    """Within the block (one public call's loop of chunks) each program's tier is decided
+    once, at its first call, and counts as one call towards promotion."""
+    _scopes.append({})
+    try:
+        yield
+    finally:
+        _scopes.pop()
+
+
 def _may_be_quick(work):
     """Whether a call of this ``work`` can take the quick tier at all (one CPU process)."""
     return work is not None and _machine()[0] == "cpu" and jax.process_count() == 1
@@ -512,6 +535,14 @@ def _quick(key, folder, work):
     tier = mode()
     if tier != "auto":
         return tier == "quick"
+    scope = _scopes[-1] if _scopes else {}
+    if key not in scope:
+        scope[key] = _first_quick(key, folder, work)
+    return scope[key]
+
+
+def _first_quick(key, folder, work):
+    """:func:`_quick` in "auto" mode, counting the call."""
     if work > QUICK_WORK or key in _held:
         return False
     if folder is not None:

@@ -517,13 +517,14 @@ def run_chunks(run, n_steps, total, per_step, progress, what, *, n_dev=1, cap=No
     try:
         if progress is not None:
             progress(0, total)
-        for first, n_run in _step_chunks(n_steps, n_dev, cap, what):
-            stop = run(first, n_run)
-            if progress is not None:
-                done = total if stop else min(total, (first + n_run * n_dev) * per_step)
-                progress(done, total)
-            if stop:
-                break
+        with _aot.one_call():  # the chunks run one tier of each program, counted once
+            for first, n_run in _step_chunks(n_steps, n_dev, cap, what):
+                stop = run(first, n_run)
+                if progress is not None:
+                    done = total if stop else min(total, (first + n_run * n_dev) * per_step)
+                    progress(done, total)
+                if stop:
+                    break
     finally:
         if progress is not None:
             progress.close()

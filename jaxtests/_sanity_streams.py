@@ -315,7 +315,9 @@ def _block_words(key, start, n_blocks, max_blocks):
     return out
 
 
-def _ridge_binary_stream(part, key, start, n_blocks, n_pos, sizes, masks, *, stream, observed=None):
+def _ridge_binary_stream(
+    part, key, start, n_blocks, n_pos, sizes, masks, *, stream, observed=None, work=None
+):
     """Scores ``(max_blocks * rows, S)`` of label blocks ``start .. start + n_blocks - 1``.
 
     ``sizes : (K,)`` the fold sizes (float64), ``masks`` their
@@ -323,7 +325,9 @@ def _ridge_binary_stream(part, key, start, n_blocks, n_pos, sizes, masks, *, str
     left zero. The blocks' key words are derived first (:func:`_block_words`), so
     the compiled stream (:func:`_ridge_stream`) holds no threefry. ``observed``:
     the observed labels' confusion counts ``(4, K)`` (tp, fn, fp, tn per fold);
-    given, their scores ``(S,)`` are returned too, by the same program.
+    given, their scores ``(S,)`` are returned too, by the same program. ``work``: the
+    call's labels times the partition's size (its program's compile tier,
+    :mod:`jaxtests._aot`); None: this call's blocks.
     """
     start, n_blocks = int(start), int(n_blocks)
     words = _block_words(key, start, n_blocks, stream.max_blocks)
@@ -335,8 +339,7 @@ def _ridge_binary_stream(part, key, start, n_blocks, n_pos, sizes, masks, *, str
         "sanity_streams._ridge_stream",
         (part, words, np.int32(n_blocks), n_pos, sizes, masks, counts),
         {"stream": stream},
-        # labels scored: each a fit of the partition's features
-        work=stream.max_blocks * stream.rows * max(np.size(a) for a in jax.tree.leaves(part)),
+        work=work or n_blocks * stream.rows * max(np.size(a) for a in jax.tree.leaves(part)),
     )
     return out if observed is None else (out, np.asarray(obs)[0])
 
@@ -516,21 +519,34 @@ def _builtin_scores(plan, progress):
         fold_sizes = to_device(np.asarray(sizes, np.float64))
         masks = to_device(klabels.slot_masks(sizes))
 
+        # labels scored times the partition's size: the stream's compile tier (jaxtests._aot)
+        work = B * max(np.size(a) for a in jax.tree.leaves(part))
+
         def stream(b0, nb):
             nonlocal obs
             out = _ridge_binary_stream(
-                part, key, b0, nb, n_pos, fold_sizes, masks, stream=layout, observed=counts
+                part,
+                key,
+                b0,
+                nb,
+                n_pos,
+                fold_sizes,
+                masks,
+                stream=layout,
+                observed=counts,
+                work=work,
             )
             if counts is not None:
                 out, obs = (np.asarray(a) for a in out)
             return np.asarray(out)[: min(nb * rows, B - b0 * rows)]
 
         chunks = []
-        for b0 in _mine(range(0, n_blocks, per_call)):
-            chunks.append(stream(b0, min(per_call, n_blocks - b0)))
-            report(chunks[-1].shape[0])
-        if obs is None:  # this process drew no blocks: the observed scores alone
-            stream(0, 0)
+        with _aot.one_call():  # one tier for every call of the stream, counted once
+            for b0 in _mine(range(0, n_blocks, per_call)):
+                chunks.append(stream(b0, min(per_call, n_blocks - b0)))
+                report(chunks[-1].shape[0])
+            if obs is None:  # this process drew no blocks: the observed scores alone
+                stream(0, 0)
         return obs, _joined(chunks, obs)
 
     # instance order[offs[k] + j] sits in slot k m + j of the label draws

@@ -95,6 +95,9 @@ def test_the_tier_rule(tmp_path, monkeypatch):
     assert [_aot._quick("k", folder, small) for _ in range(_aot.PROMOTE_AFTER + 2)] == [True] * (
         _aot.PROMOTE_AFTER
     ) + [False] * 2
+    with _aot.one_call():  # a public call's chunks: one decision, one count
+        assert all(_aot._quick("chunked", folder, small) for _ in range(20))
+    assert _aot._quick_calls["chunked"] == 1
     _aot._held.add("held")
     assert not _aot._quick("held", folder, small)  # compiled or loaded already
     fd = os.open(tmp_path, os.O_RDONLY)

@@ -2,8 +2,9 @@
 
 Built-in statistics are computed from resample counts (:mod:`jaxtests.kernels.bootstrap`)
 through per-statistic layouts, callables from materialised indices; blocks of draws
-are dispatched from one host thread per usable core on the CPU (:func:`host_threads`), in
-the engine's host-level chunks (progress, Ctrl-C);
+are dispatched in the engine's host-level chunks (progress, Ctrl-C), over every local
+device, a share per process of a distributed run, and from one host thread per usable
+core on one CPU device (:func:`distribution`, :func:`host_threads`);
 the jackknife's leave-one-out statistics serve BCa's acceleration.
 """
 

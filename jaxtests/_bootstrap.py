@@ -675,6 +675,17 @@ def bootstrap(
     and a ``RuntimeWarning``, as scipy does. Memory: the distribution (``8
     n_resamples`` bytes per test) and one block of about 2^20 indices.
 
+    Parallelism: the resamples are drawn in dispatches of a fixed number of blocks (set
+    by ``batch_size``), each a slice of the distribution keyed by its draws' indices.
+    The dispatches of a built-in statistic run one per core on the CPU (host threads);
+    with several devices of the samples' backend (GPUs, or CPU devices from
+    ``XLA_FLAGS=--xla_force_host_platform_device_count=N``) the samples are copied to
+    each and the dispatches dealt out over them (each device but the first compiles its
+    copy once per process); with several processes of a distributed run
+    (:func:`jax.distributed.initialize`, the same call in each) each process computes a
+    contiguous share of the dispatches and every process returns the whole
+    distribution. None of these changes a bit of the result for a given key.
+
     References
     ----------
     Efron, B. & Tibshirani, R. (1993), An Introduction to the Bootstrap, 14.3, 15.4.

@@ -2,8 +2,9 @@
 
 Built-in statistics are computed from resample counts (:mod:`jaxtests.kernels.bootstrap`)
 through per-statistic layouts, callables from materialised indices; blocks of draws
-are dispatched from one host thread per usable core on the CPU (:func:`host_threads`), in
-the engine's host-level chunks (progress, Ctrl-C);
+are dispatched in the engine's host-level chunks (progress, Ctrl-C), over every local
+device, a share per process of a distributed run, and from one host thread per usable
+core on one CPU device (:func:`distribution`, :func:`host_threads`);
 the jackknife's leave-one-out statistics serve BCa's acceleration.
 """
 
@@ -18,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from jaxtests import _aot, _engine
+from jaxtests import _aot, _distributed, _engine
 from jaxtests._buckets import pad_axis
 from jaxtests._validation import to_device
 from jaxtests.kernels import bootstrap as kboot
@@ -306,11 +307,20 @@ def _programs(stat):
     return progs
 
 
-def resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks, live=None):
-    """``n_blocks`` blocks of ``draws`` resamples from draw ``first``: ``(n_blocks draws,)``."""
+def resample_blocks(
+    key, first, samples, layouts, stat, paired, draws, n_blocks, live=None, stored=True
+):
+    """``n_blocks`` blocks of ``draws`` resamples from draw ``first``: ``(n_blocks draws,)``.
+
+    ``stored=False``: the plain jitted program, for inputs committed to another device than
+    the default one (a stored executable runs on the device it was compiled for; given
+    inputs elsewhere, :func:`jaxtests._aot.call` would give it up for the whole process).
+    """
     if not callable(stat):
         static = {"stat": stat, "paired": paired, "draws": draws, "n_blocks": n_blocks}
         args = (key, first, samples, layouts, live)
+        if not stored:
+            return _BUILTIN_BLOCKS(*args, **static)
         work = draws * n_blocks * sum(int(np.size(s)) for s in samples)
         return _aot.call(
             _BUILTIN_BLOCKS, "bootstrap_draws._builtin_blocks", args, static, work=work
@@ -433,44 +443,100 @@ def host_threads(stat, samples):
     return max(1, cores)
 
 
+def local_devices(samples):
+    """The devices a bootstrap's dispatches may use: the samples' own first, then every other
+    device of its backend in this process."""
+    home = samples[0].devices().pop()
+    return [home, *(d for d in home.client.local_devices() if d != home)]
+
+
+def _statistic_name(stat):
+    """A statistic's name, the same in every process (a callable's ``repr`` holds its address)."""
+    if not callable(stat):
+        return stat
+    return f"{getattr(stat, '__module__', '')}.{getattr(stat, '__qualname__', type(stat).__name__)}"
+
+
 def distribution(
     stat, key, samples, layouts, paired, n_resamples, batch_size, live=None, progress=None
 ):
     """The bootstrap distribution ``(n_resamples,)`` float64, computed in fixed blocks
     (``live``: the observation counts of samples padded to shape buckets, or None).
 
+    The draws come in steps of ``per_call`` blocks of :func:`block_draws` draws, one
+    dispatch each (``batch_size`` sets ``per_call``), and a step's draws depend on their
+    indices only, so each dispatch writes its own slice of the distribution and no way of
+    spreading the steps changes a bit:
+
+    - several processes (:mod:`jaxtests._distributed`): each computes a contiguous share
+      of the steps (:func:`jaxtests._distributed.share`), and the slices are gathered in
+      draw order on every process; ``WORK["resamples"]`` counts a process's own.
+    - several local devices of the samples' backend: the samples, layouts and key are
+      copied once to each, and the steps of each host-level chunk are dealt out in
+      contiguous runs, one a device, dispatched asynchronously from the calling thread
+      (two in flight a device). Every device but the samples' own compiles its copy of
+      the program once per process (JAX's persistent cache keeps it).
+    - one device, a built-in statistic on the CPU: one dispatch per usable core from a
+      pool of host threads (:func:`host_threads`).
+
     The dispatches run in the engine's host-level chunks sized by time
     (:func:`jaxtests._engine.run_chunks`): ``progress(done, n_resamples)`` after each
-    chunk and Ctrl-C between chunks. Each dispatch writes its own slice of the
-    distribution, so neither the chunks nor the threads change a bit.
+    chunk and Ctrl-C between chunks.
     """
     draws = block_draws(samples, paired)
     # Blocks per dispatch, whatever n_resamples (one program per data size; surplus draws of
     # the last dispatch are dropped)
     per_call = max(1, (batch_size or 8 * draws) // draws)
+    step_draws = per_call * draws
     n_blocks = -(-n_resamples // draws)
     n_steps = -(-n_blocks // per_call)
-    out = np.empty(n_resamples, np.float64)
+    # Every process must run the same call: slices of different data would join silently.
+    _distributed.same_call(
+        samples,
+        layouts,
+        live,
+        (_statistic_name(stat), paired, n_resamples, draws, per_call),
+        jax.random.key_data(key),
+    )
+    lo, hi = _distributed.share(n_steps)  # this process's steps (all of them with one)
+    n_local = hi - lo
+    # Every process runs as many chunks (their sizes are agreed collectively), its steps
+    # past its share skipped.
+    span = -(-n_steps // jax.process_count())
+    offset = lo * step_draws  # this process's first draw
+    out = np.empty(max(0, min(n_resamples, hi * step_draws) - offset), np.float64)
+    devices = local_devices(samples)
+    lanes = _distributed.agree(min(len(devices), span))  # every process's chunk layout
+    copies = [(key, samples, layouts, live)]  # the samples' own device: the stored programs
+    copies += [jax.device_put(copies[0], d) for d in devices[1 : min(lanes, len(devices))]]
+
+    def launch(step, lane=0):
+        """Start local step ``step`` on lane ``lane``'s device; its values (maybe unfinished)."""
+        c = lane % len(copies)  # a process with fewer devices than process 0: lanes share
+        k, s, lay, lv = copies[c]
+        first = np.int64((lo + step) * step_draws)
+        if c == 0:
+            return resample_blocks(k, first, s, lay, stat, paired, draws, per_call, lv)
+        return resample_blocks(k, first, s, lay, stat, paired, draws, per_call, lv, stored=False)
+
+    def land(step, vals):
+        vals = np.asarray(vals)
+        a = step * step_draws
+        b = min(out.size, a + vals.size)
+        out[a:b] = vals[: b - a]
 
     def dispatch(step):
-        b = step * per_call
-        first = np.int64(b * draws)
-        vals = np.asarray(
-            resample_blocks(key, first, samples, layouts, stat, paired, draws, per_call, live)
-        )
-        lo = b * draws
-        hi = min(n_resamples, lo + vals.size)
-        out[lo:hi] = vals[: hi - lo]
+        land(step, launch(step))
 
-    # the first chunk is one dispatch: it compiles once (threads would each trace it)
-    threads = min(host_threads(stat, samples), n_steps - 1)
+    threads = 1 if lanes > 1 else min(host_threads(stat, samples), span - 1)
     pool = None
     if threads > 1:
+        # the first chunk is one dispatch: it compiles once (threads would each trace it).
         # JAX's precision and default device are thread-local (jaxtests computes inside a
         # scoped enable_x64): a worker thread starts from the global settings, where the
         # same call would be traced again in float32, or run on another device.
         x64_on = bool(jax.config.jax_enable_x64)
-        device = samples[0].devices().pop()
+        device = devices[0]
 
         def in_caller_precision(step):
             with jax.enable_x64(x64_on), jax.default_device(device):
@@ -479,12 +545,28 @@ def distribution(
         pool = futures.ThreadPoolExecutor(threads, thread_name_prefix="jaxtests-bootstrap")
 
     def run(first, n_run):
+        steps = range(first, min(first + n_run * lanes, n_local))
+        if lanes > 1:
+            # steps first + i n_run + j on lane i (run_chunks' layout), started across the
+            # devices so that every one works at once; read back in the order started
+            pending = collections.deque()
+            for j in range(n_run):
+                for i in range(lanes):
+                    step = first + i * n_run + j
+                    if step >= n_local:
+                        continue
+                    if len(pending) == 2 * lanes:
+                        land(*pending.popleft())
+                    pending.append((step, launch(step, i)))
+            while pending:
+                land(*pending.popleft())
+            return
         if pool is None or n_run == 1:
-            for step in range(first, first + n_run):
+            for step in steps:
                 dispatch(step)
             return
         pending = collections.deque()  # at most two dispatches a thread: memory stays flat
-        for step in range(first, first + n_run):
+        for step in steps:
             if len(pending) == 2 * threads:
                 pending.popleft().result()  # raises the first error
             pending.append(pool.submit(in_caller_precision, step))
@@ -492,12 +574,19 @@ def distribution(
             pending.popleft().result()
 
     what = f"This bootstrap ({n_resamples:,} resamples)"
+    # progress counts the whole run: each local step stands for one of every process's
+    per_step = step_draws * jax.process_count()
     try:
-        _engine.run_chunks(run, n_steps, n_resamples, per_call * draws, progress, what)
+        _engine.run_chunks(run, span, n_resamples, per_step, progress, what, n_dev=lanes)
     finally:  # an interrupt or an error cancels the dispatches not started
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-    return out
+    _distributed.WORK["resamples"] += out.size
+    if not _distributed.active():
+        return out
+    # gathered as 32-bit words: every bit as computed, whatever the precision in force
+    words = _distributed.gather_rows(out.view(np.uint32).reshape(-1, 2))
+    return np.ascontiguousarray(words).reshape(-1).view(np.float64)
 
 
 def jackknife(stat, samples, paired, live=None):

@@ -7,9 +7,9 @@ devices, and only counts (and max-T maxima) cross processes, in the
 ``psum`` of the engine's ``shard_map``. The helpers here are the rest of
 the protocol: integers every process must agree on (a drawn seed, a chunk
 size sized by one process's clock) come from process 0, and host loops
-(the label streams of ``permutation_test_score``) take a contiguous share of
-their items and gather the rows back in order. With one process every
-helper is the identity, at no cost.
+(the label streams of ``permutation_test_score``, the bootstrap's dispatches)
+take a contiguous share of their items and gather the rows back in order.
+With one process every helper is the identity, at no cost.
 """
 
 import collections
@@ -33,7 +33,8 @@ __all__ = [
 ]
 
 # Work this process did itself: resampled draws its devices evaluated (engine),
-# half-sum chunks (meet in the middle), label vectors scored (label streams).
+# half-sum chunks (meet in the middle), label vectors scored (label streams),
+# bootstrap resamples ("resamples").
 # Diagnostics for tests and benchmarks: every process adds only its own share.
 WORK = collections.Counter()
 

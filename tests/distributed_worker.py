@@ -67,6 +67,29 @@ def run():
         ),
         "permutation_scores",
     )
+    # The bootstrap: 5 dispatches of 2,048 draws each, shared 3 + 2; a built-in paired
+    # statistic, and a callable of two unpaired samples.
+    record(
+        "bootstrap",
+        lambda: jaxtests.bootstrap_test(
+            (yt, pa, pb), "accuracy_difference", n_resamples=9999, key=11, return_distribution=True
+        ),
+        "bootstrap_distribution",
+        "confidence_interval",
+    )
+    record(
+        "bootstrap_callable",
+        lambda: jaxtests.bootstrap_test(
+            (x, y),
+            lambda u, v: jax.numpy.median(u) - jax.numpy.median(v),
+            paired=False,
+            n_resamples=9999,
+            key=12,
+            return_distribution=True,
+        ),
+        "bootstrap_distribution",
+        "confidence_interval",
+    )
     split = [(np.arange(40), np.arange(40, 80))]
     record(
         "label_sorted",

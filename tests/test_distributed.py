@@ -125,6 +125,8 @@ def test_a_drawn_seed_is_shared(runs):
         ("within_block", "draws"),
         ("label_stream", "labels"),
         ("label_sorted", "labels"),
+        ("bootstrap", "resamples"),
+        ("bootstrap_callable", "resamples"),
     ],
 )
 def test_each_process_computes_only_its_share(runs, path, unit):
@@ -668,3 +670,20 @@ def test_permutation_test_score_compares_the_calls_of_every_process(monkeypatch)
     X, y = rng.normal(0, 1, (20, 2)), rng.integers(0, 2, 20)
     with pytest.raises(ValueError, match=r"different calls .* process\(es\) \[1\] differ"):
         jaxtests.permutation_test_score(models.ridge_classifier(), X, y, n_permutations=9, key=0)
+
+
+def test_the_bootstrap_compares_the_calls_of_every_process(monkeypatch):
+    # Process 1 (simulated) digested other data: refused before any resample is drawn.
+    from jax.experimental import multihost_utils
+
+    import jaxtests
+    from jaxtests import _bootstrap_draws, _distributed
+
+    monkeypatch.setattr(_distributed, "active", lambda: True)
+    monkeypatch.setattr(
+        multihost_utils, "process_allgather", lambda m: np.stack([m, np.asarray(m) ^ 1])
+    )
+    monkeypatch.setattr(_bootstrap_draws, "resample_blocks", None)  # never reached
+    x = np.arange(10.0)
+    with pytest.raises(ValueError, match=r"different calls .* process\(es\) \[1\] differ"):
+        jaxtests.bootstrap((x,), "mean", n_resamples=300, key=0, method="percentile")

@@ -26,6 +26,48 @@ def compute():
             "b": int(b.n_extreme), "pb": float(b.pvalue)}
 
 
+def bootstrap_cases():
+    # The bootstrap's dispatches spread over the devices, each writing its own slice: built-in
+    # and callable statistics, paired and unpaired (6 dispatches of 256 draws each), and the
+    # devices that ran them.
+    import collections
+
+    import jax.numpy as jnp
+    import numpy as np
+
+    from jaxtests import _bootstrap_draws, bootstrap
+
+    rng = np.random.default_rng(4)
+    y = np.where(rng.random(60) < 0.4, 1, -1)
+    a, b = rng.normal(size=60) + (y > 0), rng.normal(size=60)
+    used, real = collections.Counter(), _bootstrap_draws.resample_blocks
+
+    def spy(*args, **kwargs):
+        out = real(*args, **kwargs)
+        used[out.devices().pop().id] += 1
+        return out
+
+    def median_difference(u, v):
+        return jnp.median(u) - jnp.median(v)
+
+    cases = [
+        ((y, a, b), "roc_auc_difference", True),
+        ((a, b[:45]), "mean_difference", False),
+        ((a, b), median_difference, True),
+        ((a, b[:45]), median_difference, False),
+    ]
+    _bootstrap_draws.resample_blocks = spy
+    try:
+        dists = [
+            bootstrap(data, stat, paired=paired, n_resamples=1300, batch_size=1, key=11,
+                      method="percentile", return_distribution=True).bootstrap_distribution
+            for data, stat, paired in cases
+        ]
+    finally:
+        _bootstrap_draws.resample_blocks = real
+    return {"dists": [d.tolist() for d in dists], "devices": sorted(used)}
+
+
 def null_buffers():
     # Each device fills its own part of a chunk's null buffer; the host stitches the parts.
     # Two buffer sizes: one buffer per chunk, or one step per buffer.
@@ -68,6 +110,7 @@ def _run(n_dev, cache, *, buffers):
         "JAXTESTS_CACHE_DIR": cache,
     }
     script = COUNT_LOADED + COMPUTE + "\nimport json\nout = {**compute(), 'loaded': len(loaded)}\n"
+    script += "out['bootstrap'] = bootstrap_cases()\n"
     if buffers:  # after compute(): `loaded` counts the compute() programs only
         script += "out['buffers'] = null_buffers()\n"
     script += "print(json.dumps(out))\n"
@@ -80,7 +123,11 @@ def runs(tmp_path_factory):
     # reference in this (one-device) test process.
     namespace = {}
     exec(COMPUTE, namespace)
-    one = {**namespace["compute"](), "buffers": namespace["null_buffers"]()}
+    one = {
+        **namespace["compute"](),
+        "buffers": namespace["null_buffers"](),
+        "bootstrap": namespace["bootstrap_cases"](),
+    }
     cache = str(tmp_path_factory.mktemp("reproducibility") / "jax")
     four = _run(4, cache, buffers=True)
     again = _run(4, cache, buffers=False)
@@ -106,3 +153,14 @@ def test_null_and_counts_identical_on_four_devices(runs):
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
     for a, b in zip(one["buffers"]["1"], one["buffers"][str(2**26)], strict=True):
         np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_the_bootstrap_on_four_devices_is_bit_identical(runs):
+    # Issue 40: the bootstrap's dispatches run on every device (the samples copied to each);
+    # the second 4-device process loads the first device's program from jaxtests' cache.
+    one, four, again = runs
+    assert one["bootstrap"]["devices"] == [0]
+    assert four["bootstrap"]["devices"] == again["bootstrap"]["devices"] == [0, 1, 2, 3]
+    for run in (four, again):
+        for a, b in zip(one["bootstrap"]["dists"], run["bootstrap"]["dists"], strict=True):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

@@ -52,7 +52,7 @@ __all__ = [
     "one_call",
 ]
 
-_FORMAT = 4  # bump when the key or the file layout changes
+_FORMAT = 5  # bump when the key or the file layout changes
 _MAGIC = b"jaxtests-program-4\n"
 _MAX_BYTES = 1 << 30  # a program file larger than this is not ours
 # Settings that say where programs are kept or how compiles are logged, not what they compute.
@@ -115,7 +115,9 @@ def _aval(x):
     if dtype is None:  # Python scalars would be weakly typed: keep them out
         raise TypeError("python scalar")
     weak = bool(getattr(x, "weak_type", False))
-    return (tuple(np.shape(x)), str(dtype), weak)
+    # An executable runs on the devices it was compiled for: an array elsewhere is another key.
+    where = tuple(sorted(d.id for d in x.devices())) if isinstance(x, jax.Array) else ()
+    return (tuple(np.shape(x)), str(dtype), weak, where)
 
 
 @functools.cache

@@ -680,8 +680,8 @@ def bootstrap(
     The dispatches of a built-in statistic run one per core on the CPU (host threads);
     with several devices of the samples' backend (GPUs, or CPU devices from
     ``XLA_FLAGS=--xla_force_host_platform_device_count=N``) the samples are copied to
-    each and the dispatches dealt out over them (each device but the first compiles its
-    copy once per process); with several processes of a distributed run
+    each and the dispatches dealt out over them (each device runs its own compiled
+    copy of a program); with several processes of a distributed run
     (:func:`jax.distributed.initialize`, the same call in each) each process computes a
     contiguous share of the dispatches and every process returns the whole
     distribution. None of these changes a bit of the result for a given key.

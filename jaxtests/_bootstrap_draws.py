@@ -307,20 +307,12 @@ def _programs(stat):
     return progs
 
 
-def resample_blocks(
-    key, first, samples, layouts, stat, paired, draws, n_blocks, live=None, stored=True
-):
-    """``n_blocks`` blocks of ``draws`` resamples from draw ``first``: ``(n_blocks draws,)``.
-
-    ``stored=False``: the plain jitted program, for inputs committed to another device than
-    the default one (a stored executable runs on the device it was compiled for; given
-    inputs elsewhere, :func:`jaxtests._aot.call` would give it up for the whole process).
-    """
+def resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks, live=None):
+    """``n_blocks`` blocks of ``draws`` resamples from draw ``first``: ``(n_blocks draws,)``,
+    on the device the samples are on (its own stored program: :func:`jaxtests._aot.call`)."""
     if not callable(stat):
         static = {"stat": stat, "paired": paired, "draws": draws, "n_blocks": n_blocks}
         args = (key, first, samples, layouts, live)
-        if not stored:
-            return _BUILTIN_BLOCKS(*args, **static)
         work = draws * n_blocks * sum(int(np.size(s)) for s in samples)
         return _aot.call(
             _BUILTIN_BLOCKS, "bootstrap_draws._builtin_blocks", args, static, work=work
@@ -474,8 +466,8 @@ def distribution(
     - several local devices of the samples' backend: the samples, layouts and key are
       copied once to each, and the steps of each host-level chunk are dealt out in
       contiguous runs, one a device, dispatched asynchronously from the calling thread
-      (two in flight a device). Every device but the samples' own compiles its copy of
-      the program once per process (JAX's persistent cache keeps it).
+      (two in flight a device). Each device runs its own compiled copy of a program
+      (stored on disk like the first one's: :func:`jaxtests._aot.call` keys by device).
     - one device, a built-in statistic on the CPU: one dispatch per usable core from a
       pool of host threads (:func:`host_threads`).
 
@@ -507,7 +499,7 @@ def distribution(
     out = np.empty(max(0, min(n_resamples, hi * step_draws) - offset), np.float64)
     devices = local_devices(samples)
     lanes = _distributed.agree(min(len(devices), span))  # every process's chunk layout
-    copies = [(key, samples, layouts, live)]  # the samples' own device: the stored programs
+    copies = [(key, samples, layouts, live)]
     copies += [jax.device_put(copies[0], d) for d in devices[1 : min(lanes, len(devices))]]
 
     def launch(step, lane=0):
@@ -515,9 +507,7 @@ def distribution(
         c = lane % len(copies)  # a process with fewer devices than process 0: lanes share
         k, s, lay, lv = copies[c]
         first = np.int64((lo + step) * step_draws)
-        if c == 0:
-            return resample_blocks(k, first, s, lay, stat, paired, draws, per_call, lv)
-        return resample_blocks(k, first, s, lay, stat, paired, draws, per_call, lv, stored=False)
+        return resample_blocks(k, first, s, lay, stat, paired, draws, per_call, lv)
 
     def land(step, vals):
         vals = np.asarray(vals)

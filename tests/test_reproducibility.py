@@ -57,6 +57,7 @@ def bootstrap_cases():
         ((a, b[:45]), median_difference, False),
     ]
     _bootstrap_draws.resample_blocks = spy
+    n_loaded = len(globals().get("loaded", ()))  # jaxtests' stored programs loaded so far
     try:
         dists = [
             bootstrap(data, stat, paired=paired, n_resamples=1300, batch_size=1, key=11,
@@ -65,7 +66,8 @@ def bootstrap_cases():
         ]
     finally:
         _bootstrap_draws.resample_blocks = real
-    return {"dists": [d.tolist() for d in dists], "devices": sorted(used)}
+    n_loaded = len(globals().get("loaded", ())) - n_loaded
+    return {"dists": [d.tolist() for d in dists], "devices": sorted(used), "loaded": n_loaded}
 
 
 def null_buffers():
@@ -157,10 +159,12 @@ def test_null_and_counts_identical_on_four_devices(runs):
 
 def test_the_bootstrap_on_four_devices_is_bit_identical(runs):
     # Issue 40: the bootstrap's dispatches run on every device (the samples copied to each);
-    # the second 4-device process loads the first device's program from jaxtests' cache.
+    # the second 4-device process loads every device's programs from jaxtests' cache (two
+    # built-in statistics' blocks on 4 devices, and their observed values).
     one, four, again = runs
     assert one["bootstrap"]["devices"] == [0]
     assert four["bootstrap"]["devices"] == again["bootstrap"]["devices"] == [0, 1, 2, 3]
+    assert four["bootstrap"]["loaded"] == 0 and again["bootstrap"]["loaded"] >= 2 * 4
     for run in (four, again):
         for a, b in zip(one["bootstrap"]["dists"], run["bootstrap"]["dists"], strict=True):
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))

@@ -571,6 +571,22 @@ def _twin(fn, static, options):
     return twin
 
 
+def _unkept(fn, name, args, static, compiler_options, work):
+    """A program that is not kept on disk, in its tier: decided by a key for this process
+    only (its hash: no reference to a user's function is kept)."""
+    if _may_be_quick(work):
+        try:
+            leaves, tree = jax.tree_util.tree_flatten(args)
+            key = hash((name, tuple(sorted(static.items())), tree, *map(_aval, leaves)))
+        except TypeError:  # traced or unhashable: the plain program
+            return fn(*args, **static)
+        if _quick(key, None, work):
+            options = {**(compiler_options or {}), **QUICK_OPTIONS}
+            return _twin(fn, static, options)(*args, **static)
+        _held.add(key)
+    return fn(*args, **static)
+
+
 def call(fn, name, args, static=None, compiler_options=None, work=None):
     """``fn(*args, **static)`` for a jitted ``fn``, through a compiled program kept on disk.
 
@@ -586,8 +602,8 @@ def call(fn, name, args, static=None, compiler_options=None, work=None):
         return fn(*args, **static)
     try:
         key = _key(name, args, static, compiler_options)
-    except TypeError:
-        return fn(*args, **static)
+    except TypeError:  # traced inputs, or a user's function among the static arguments
+        return _unkept(fn, name, args, static, compiler_options, work)
     if _quick(key, folder, work):
         options = {**(compiler_options or {}), **QUICK_OPTIONS}
         return call(_twin(fn, static, options), f"{name}~quick", args, static, options)

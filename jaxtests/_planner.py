@@ -229,8 +229,8 @@ class Planner:
         between; ``tail`` overrides the counted tail.
         """
         evaluator, data, draws = _PLANS[type(stat)](self, stat, n_total, exact, sequential)
-        observed = jnp.asarray(observed)
-        scale = jnp.ones_like(observed) if scale is None else scale
+        observed = np.asarray(observed)  # numpy: an eager jnp operation compiles per shape
+        scale = np.ones_like(observed) if scale is None else scale
         work = n_total * stat.elements()
         return Plan(evaluator, data, observed, tol, scale, n_total, draws, exact, tail, work)
 

@@ -258,12 +258,14 @@ def _generic(d2, statistic, stat_fn, observed, opts):
             "are evidence in every direction); use 'two-sided' or 'greater'."
         )
     exact, n_total = _planner.draws(opts, 2**m, lambda: f"2^{m} sign patterns for this statistic")
-    obs = jnp.asarray(observed)
+    obs = np.asarray(observed)
     # Size of the statistic's values: its value on the rearrangement that makes
-    # each instance's first entry non-negative (|d| for 1-d instances).
+    # each instance's first entry non-negative (|d| for 1-d instances). On the host: an
+    # eager jnp operation compiles a program per shape (the same bits either way).
+    d2 = np.asarray(d2)
     first = d2.reshape((*d2.shape[:2], -1))[:, :, 0]
-    flip = jnp.where(first < 0, -1.0, 1.0).reshape(first.shape + (1,) * (d2.ndim - 2))
-    tol = kexceedance.tie_tol(obs, vmapped(stat_fn)(d2 * flip))
+    flip = np.where(first < 0, -1.0, 1.0).reshape(first.shape + (1,) * (d2.ndim - 2))
+    tol = kexceedance.tie_tol(obs, np.asarray(vmapped(stat_fn)(d2 * flip)), xp=np)
     tail = "greater" if statistic == "hotelling" else None
     stat = _planner.SignFlipped(stat_fn, d2)
     return _planner.Planner().run(stat, obs, tol, opts, exact=exact, n_total=n_total, tail=tail)

@@ -313,10 +313,11 @@ def rows_pvalue(statistic_fn, a, b, *, alternative, n_resamples, key, correction
 def _generic_observed(x2, y2, z, statistic):
     """A user statistic's observed values and tie tolerances."""
     n1, n = x2.shape[1], z.shape[1]
-    observed = vmapped(statistic)(x2, y2)
+    observed = np.asarray(vmapped(statistic)(x2, y2))
     # Size of the statistic's values: its value on the splits that put the n1
-    # largest (or smallest) values in group 1.
-    zs = jnp.sort(z, axis=-1)
-    lo_hi = vmapped(statistic)(zs[:, n - n1 :], zs[:, : n - n1])
-    hi_lo = vmapped(statistic)(zs[:, :n1], zs[:, n1:])
-    return observed, kexceedance.tie_tol(observed, jnp.maximum(jnp.abs(lo_hi), jnp.abs(hi_lo)))
+    # largest (or smallest) values in group 1. On the host: an eager jnp operation
+    # compiles a program per shape (the same bits either way).
+    zs = np.sort(np.asarray(z), axis=-1)
+    lo_hi = np.asarray(vmapped(statistic)(zs[:, n - n1 :], zs[:, : n - n1]))
+    hi_lo = np.asarray(vmapped(statistic)(zs[:, :n1], zs[:, n1:]))
+    return observed, kexceedance.tie_tol(observed, np.maximum(np.abs(lo_hi), np.abs(hi_lo)), xp=np)

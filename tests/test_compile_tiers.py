@@ -9,6 +9,7 @@ independent references are in each test's module), compared bit for bit.
 import os
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from _helpers import python_json
@@ -27,9 +28,18 @@ PB = np.where(RNG.random(200) < 0.80, YL, 1 - YL)
 XR = RNG.normal(size=(100, 5))
 YR = np.where(XR[:, 0] + RNG.normal(size=100) > 0, 1, -1)
 
+
+def _median(x):
+    return jnp.median(x)
+
+
+def _median_difference(x, y):
+    return jnp.median(x) - jnp.median(y)
+
+
 # Every program that has a quick twin: the engine (fused sums, subset corrections, count
-# changes, enumeration, max-T, nulls, sequential stopping), the preps, the bootstrap's
-# built-in programs (BCa's jackknife too) and the ridge label stream.
+# changes, enumeration, max-T, nulls, sequential stopping, a user's statistic), the preps,
+# the bootstrap's built-in programs (BCa's jackknife too) and the ridge label stream.
 CALLS = {
     "signflip mean, null": lambda: jaxtests.signflip_test(
         X, n_resamples=2000, key=1, return_null=True
@@ -48,6 +58,13 @@ CALLS = {
     ),
     "two-sample small group": lambda: jaxtests.permutation_test(X[:9], Y, n_resamples=2000, key=5),
     "two-sample exact": lambda: jaxtests.permutation_test(X[:9], Y[:8], return_null=True),
+    # a user's statistic: the engine's program kept for this process only (never on disk)
+    "signflip callable": lambda: jaxtests.signflip_test(
+        X[:60], statistic=_median, n_resamples=500, key=13, return_null=True
+    ),
+    "two-sample callable": lambda: jaxtests.permutation_test(
+        X[:40], Y[:30], statistic=_median_difference, n_resamples=500, key=14
+    ),
     "swap accuracy, null": lambda: jaxtests.swap_test(
         YL, PA, PB, measure="accuracy", n_resamples=2000, key=6, return_null=True
     ),

@@ -29,6 +29,7 @@ import numpy as np
 from jax import lax
 
 from jaxtests import _aot, _distributed, _learners, _random
+from jaxtests._models import Model
 from jaxtests._sanity_scores import count_scores, fold_scores
 from jaxtests._validation import to_device
 from jaxtests.kernels import labels as klabels
@@ -99,8 +100,15 @@ def _kernel_test_scores(full, Y, y, test_index, valid, *, scoring, classificatio
     return _test_scores(f, Y, y, test_index, valid, scoring, classification, n_classes)
 
 
-_score_labels_jit = jax.jit(
-    _score_labels, static_argnames=("model", "scoring", "classification", "n_classes")
+def _fit_scores(X, Y, y, train, test_index, valid, *, kind, task, params, **options):
+    """:func:`_score_labels` of the model ``Model(kind, task, params)``: static arguments
+    with a stable ``repr`` (a program kept on disk: :func:`jaxtests._aot.call`)."""
+    return _score_labels(Model(kind, task, params), X, Y, y, train, test_index, valid, **options)
+
+
+_FIT_SCORES = jax.jit(
+    _fit_scores,
+    static_argnames=("kind", "task", "params", "scoring", "classification", "n_classes"),
 )
 
 
@@ -149,18 +157,18 @@ def _data_scores(fit, data, Y):
             classification=fit.classification,
             n_classes=fit.n_classes,
         )
-    return _score_labels_jit(
-        fit.model,
-        data.X,
-        Y,
-        data.y,
-        data.train,
-        data.index,
-        data.valid,
+    model = fit.model
+    static = dict(
+        kind=model.kind,
+        task=model.task,
+        params=model.params,
         scoring=fit.scoring,
         classification=fit.classification,
         n_classes=fit.n_classes,
     )
+    args = (data.X, Y, data.y, data.train, data.index, data.valid)
+    work = int(np.size(Y)) * int(data.X.shape[-1])  # fits times the features
+    return _aot.call(_FIT_SCORES, "sanity_streams._fit_scores", args, static, work=work)
 
 
 def _permute_within_strata(keys, y, train, strata, mode):
@@ -446,10 +454,14 @@ def _builtin_scores(plan, progress):
         and all(kmeasures.measure(s).source == "counts" for s in fit.scoring)
     )
     counts = _host_ridge_counts(plan) if ridge_stream else None
+    chunk = fit.chunk
     obs = None  # the ridge stream scores the observed counts
     if counts is None:
-        obs = np.asarray(_data_scores(fit, data, to_device(np.asarray(y)[None])))[0]
-    chunk = fit.chunk
+        # The sort-free blocks' first chunk has min(chunk, rows, B) label vectors: the observed
+        # ones scored in that shape share its program (each row's fit is its own: the same bits).
+        k = min(chunk, block_rows(n), B) if sort_free else 1
+        Y0 = np.repeat(np.asarray(y)[None], k, axis=0)
+        obs = np.asarray(_data_scores(fit, data, Y0))[0]
     done = 0
 
     def report(k):
@@ -459,15 +471,17 @@ def _builtin_scores(plan, progress):
             progress(done, B)
 
     def fit_chunks(Y):
-        # fixed-size chunks (last one padded): a permutation's fit never depends on B
+        # fixed-size chunks (last one padded): a permutation's fit never depends on B.
+        # Cut and padded in numpy: an eager jnp operation compiles a program per shape.
+        Y = np.asarray(Y)
         out = []
         for s in range(0, Y.shape[0], chunk):
             part = Y[s : s + chunk]
             m = part.shape[0]
             if m < chunk and Y.shape[0] > chunk:
-                part = jnp.concatenate([part, jnp.broadcast_to(part[-1:], (chunk - m, n))])
-            out.append(_data_scores(fit, data, part)[:m])
-        return jnp.concatenate(out)
+                part = np.concatenate([part, np.broadcast_to(part[-1:], (chunk - m, n))])
+            out.append(np.asarray(_data_scores(fit, data, part))[:m])
+        return np.concatenate(out)
 
     if plan.perms is not None:
         chunks = []
@@ -553,16 +567,23 @@ def _builtin_scores(plan, progress):
     sizes = split[1] if split is not None else (n,)
     m = klabels.label_slots(sizes)
     slot = np.concatenate([k * m + np.arange(s) for k, s in enumerate(sizes)])
-    inverse = jnp.asarray(slot[np.argsort(order)])
+    inverse = to_device(slot[np.argsort(order)])
 
     def fit_block(blk):
-        Y = _binary_labels(key, jnp.asarray(blk, jnp.int32), inverse, n_pos, rows=rows, sizes=sizes)
-        return fit_chunks(Y[: min(rows, B - blk * rows)])
+        Y = _aot.call(
+            _binary_labels,
+            "sanity_streams._binary_labels",
+            (key, np.int32(blk), inverse, n_pos),
+            {"rows": rows, "sizes": tuple(sizes)},
+            work=rows * n,
+        )
+        return fit_chunks(np.asarray(Y)[: min(rows, B - blk * rows)])
 
     chunks = []
-    for blk in _mine(range(n_blocks)):
-        chunks.append(fit_block(blk))
-        report(chunks[-1].shape[0])
+    with _aot.one_call():  # one tier for every block's programs, counted once
+        for blk in _mine(range(n_blocks)):
+            chunks.append(fit_block(blk))
+            report(chunks[-1].shape[0])
     return obs, _joined(chunks, obs)
 
 

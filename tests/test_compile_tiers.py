@@ -39,7 +39,8 @@ def _median_difference(x, y):
 
 # Every program that has a quick twin: the engine (fused sums, subset corrections, count
 # changes, enumeration, max-T, nulls, sequential stopping, a user's statistic), the preps,
-# the bootstrap's built-in programs (BCa's jackknife too) and the ridge label stream.
+# the bootstrap's built-in programs (BCa's jackknife too), the ridge label stream, and
+# another learner's label blocks and fits.
 CALLS = {
     "signflip mean, null": lambda: jaxtests.signflip_test(
         X, n_resamples=2000, key=1, return_null=True
@@ -79,6 +80,9 @@ CALLS = {
     ),
     "permutation_test_score ridge": lambda: jaxtests.permutation_test_score(
         models.ridge_classifier(), XR, YR, n_permutations=200, key=10
+    ),
+    "permutation_test_score lda": lambda: jaxtests.permutation_test_score(
+        models.lda(), XR, YR, n_permutations=200, key=15, scoring=("accuracy", "roc_auc")
     ),
 }
 

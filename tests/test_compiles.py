@@ -414,19 +414,23 @@ def test_a_first_call_on_concrete_data_compiles_nothing(name):
 # Issue 37: the cold tour's permutation_test_score call (ridge, 100 permutations) compiles one
 # program in a fresh process with no cache: the ridge stream. Keys, k-fold uniforms and the
 # label blocks' key words come from the host, and the observed labels are scored by the stream.
+# Another learner compiles two: its label blocks and its fits, whose program also scores the
+# observed labels (padded to the first chunk's shape); the blocks are cut on the host.
 _PTS_FIRST_CALL = """
-import json, numpy as np, jaxtests as jt
+import json, sys, numpy as np, jaxtests as jt
 from jaxtests._monitoring import CompileCounter
 rng = np.random.default_rng(0)
 y = np.where(rng.random(100) < 0.5, 1, -1); y[:2], y[2:4] = 1, -1
 with CompileCounter() as c:
-    jt.permutation_test_score(jt.models.ridge_classifier(), rng.normal(size=(100, 5)), y,
+    jt.permutation_test_score(getattr(jt.models, sys.argv[1])(), rng.normal(size=(100, 5)), y,
                               n_permutations=100, key=0)
 print(json.dumps([c.traces, c.compiles]))
 """
 
 
-def test_permutation_test_score_first_call_compiles_one_program():
+@pytest.mark.parametrize("model, programs", [("ridge_classifier", 1), ("lda", 2)])
+def test_permutation_test_score_first_call_compiles_its_programs_only(model, programs):
     from _helpers import python_json
 
-    assert python_json(_PTS_FIRST_CALL, env={"JAXTESTS_CACHE_DIR": "off"}) == [1, 1]
+    out = python_json(_PTS_FIRST_CALL, model, env={"JAXTESTS_CACHE_DIR": "off"})
+    assert out == [programs, programs]

@@ -164,16 +164,19 @@ def _generic_scores(model, X, y, key, cv, B, scoring):
         sizes=sizes,
     )[:B]
     idx, va = padded_test_index(test[None])
-    return _sanity_streams._score_labels_jit(
-        model,
+    return _sanity_streams._FIT_SCORES(
         jnp.asarray(X),
         Y,
         jnp.asarray(y),
         jnp.asarray(train, jnp.float64),
         jnp.asarray(idx[0]),
         jnp.asarray(va[0]),
+        kind=model.kind,
+        task=model.task,
+        params=model.params,
         scoring=scoring,
         classification=True,
+        n_classes=0,
     )
 
 

@@ -191,6 +191,17 @@ CALLS = {
         "permutation_test_score(make_pipeline(StandardScaler(), RidgeClassifier()), "
         "rng.normal(size=(n, 5)), lab(n), n_permutations=100, cv=5)",
     ),
+    "permutation_test_score (lda, 100)": (
+        "jt.permutation_test_score(jt.models.lda(), rng.normal(size=(n, 5)), "
+        "lab(n), n_permutations=100, key=0)",
+        100,
+        101,
+        "sklearn permutation_test_score",
+        "from sklearn.discriminant_analysis import LinearDiscriminantAnalysis; "
+        "from sklearn.model_selection import permutation_test_score; "
+        "permutation_test_score(LinearDiscriminantAnalysis(), "
+        "rng.normal(size=(n, 5)), lab(n), n_permutations=100, cv=5)",
+    ),
     "ScoreTable.report (15 x 4)": (
         "jt.read_scores({'dataset': [i for i in range(n) for j in range(4)], "
         "'learner': [f'l{j}' for i in range(n) for j in range(4)], "

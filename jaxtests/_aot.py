@@ -430,14 +430,19 @@ def _write(path, blob, dir_fd=None):
 
 
 def _fresh_compile(fn, args, static):
-    """``fn`` compiled by XLA now, never loaded from JAX's cache, and whether it was.
+    """``fn`` compiled, and whether the executable may be stored.
 
     An executable JAX loaded from its persistent cache serializes without its
     kernels (jax 0.10: the reloaded copy fails with "Function ... not found"),
     so only a fresh compilation may be written; JAX's cache is set aside for
     this one compilation (a scoped setting), and a hit seen anyway is reported.
+    A program with a custom call is compiled through JAX's cache and never stored.
     """
     lowered = fn.lower(*args, **static)
+    if "custom_call" in lowered.as_text():
+        # A custom call (LAPACK's solvers in a learner's fits): a stored copy crashed the
+        # process that loaded it (jax 0.10, XLA:CPU), so never stored; JAX's cache keeps it.
+        return lowered.compile(), False
     try:
         from jax._src import compilation_cache
         from jax._src import config as jax_config

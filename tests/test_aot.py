@@ -97,3 +97,30 @@ def test_a_program_in_jaxs_cache_is_stored_from_a_fresh_compile(tmp_path):
     assert first["out"] == second["out"]
     assert "_signflip_linear_prep" in first["traced"]
     assert "_signflip_linear_prep" not in second["traced"]
+
+
+LEARNER = textwrap.dedent(
+    """
+    import json
+    import numpy as np
+    import jaxtests
+
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(80, 4))
+    y = np.where(X[:, 0] + rng.normal(size=80) > 0, 1, -1)
+    r = jaxtests.permutation_test_score(jaxtests.models.lda(), X, y, n_permutations=64, key=3)
+    print(json.dumps({"out": [float(r.score), np.asarray(r.permutation_scores).tolist()],
+                      "traced": []}))
+    """
+)
+
+
+def test_a_program_with_a_custom_call_is_not_stored(tmp_path):
+    # LDA's fits call LAPACK (custom calls): a later process that loaded their stored
+    # executable crashed (a segmentation fault); they are left to JAX's own cache.
+    cache = str(tmp_path / "jax")
+    first = _run(tmp_path, cache, LEARNER)
+    second = _run(tmp_path, cache, LEARNER)  # exits 0, with the same scores
+    assert first["out"] == second["out"]
+    stored = os.listdir(cache + "-programs")
+    assert len(stored) == 1  # the label blocks' program; the fits' are not kept

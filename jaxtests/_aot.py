@@ -48,6 +48,7 @@ __all__ = [
     "QUICK_WORK",
     "call",
     "forced",
+    "loop_options",
     "mode",
     "one_call",
 ]
@@ -528,6 +529,15 @@ def one_call():
         yield
     finally:
         _scopes.pop()
+
+
+def loop_options():
+    """Compiler options for programs that run fastest with XLA:CPU's loop emitters (a bootstrap
+    of a user's statistic): :data:`QUICK_OPTIONS` on the CPU, unless the optimised tier is
+    forced (``JAXTESTS_COMPILE=optimized``: the fusion emitters everywhere)."""
+    if _machine()[0] != "cpu" or mode() == "optimized":
+        return {}
+    return dict(QUICK_OPTIONS)
 
 
 def _may_be_quick(work):

@@ -447,13 +447,6 @@ def host_threads(stat, samples):
     return max(1, cores)
 
 
-def local_devices(samples):
-    """The devices a bootstrap's dispatches may use: the samples' own first, then every other
-    device of its backend in this process."""
-    home = samples[0].devices().pop()
-    return [home, *(d for d in home.client.local_devices() if d != home)]
-
-
 def _statistic_name(stat):
     """A statistic's name, the same in every process (a callable's ``repr`` holds its address)."""
     if not callable(stat):
@@ -509,7 +502,7 @@ def distribution(
     span = -(-n_steps // jax.process_count())
     offset = lo * step_draws  # this process's first draw
     out = np.empty(max(0, min(n_resamples, hi * step_draws) - offset), np.float64)
-    devices = local_devices(samples)
+    devices = _distributed.local_devices(samples[0])
     lanes = _distributed.agree(min(len(devices), span))  # every process's chunk layout
     copies = [(key, samples, layouts, live)]
     copies += [jax.device_put(copies[0], d) for d in devices[1 : min(lanes, len(devices))]]

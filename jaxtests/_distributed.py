@@ -8,7 +8,8 @@ devices, and only counts (and max-T maxima) cross processes, in the
 the protocol: integers every process must agree on (a drawn seed, a chunk
 size sized by one process's clock) come from process 0, and host loops
 (the label streams of ``permutation_test_score``, the bootstrap's dispatches)
-take a contiguous share of their items and gather the rows back in order.
+take a contiguous share of their items and gather the rows back in order, and
+spread their own share over this process's devices (:func:`local_devices`).
 With one process every helper is the identity, at no cost.
 """
 
@@ -27,6 +28,7 @@ __all__ = [
     "gather",
     "gather_rows",
     "initialize",
+    "local_devices",
     "local_sum",
     "share",
     "to_host",
@@ -186,6 +188,13 @@ def same_call(*parts):
             f"options, n_resamples or key): process(es) {differ} differ from process 0. "
             "Start every process with the same arguments."
         )
+
+
+def local_devices(array):
+    """The devices a host loop may spread its work over: ``array``'s own first, then every
+    other device of its backend in this process."""
+    home = array.devices().pop()
+    return [home, *(d for d in home.client.local_devices() if d != home)]
 
 
 def share(n):

@@ -18,6 +18,7 @@ split, so every fold keeps its class counts), fitted in vmapped chunks by the
 learners' multiclass fits, scored from per-fold confusion matrices.
 """
 
+import collections
 import dataclasses
 import functools
 import os
@@ -536,31 +537,49 @@ def _builtin_scores(plan, progress):
         # labels scored times the partition's size: the stream's compile tier (jaxtests._aot)
         work = B * max(np.size(a) for a in jax.tree.leaves(part))
 
-        def stream(b0, nb):
+        starts = _mine(range(0, n_blocks, per_call))
+        # Calls dealt out over every local device of the data's backend (copied once to
+        # each), started asynchronously, at most two in flight a device, read back in order;
+        # each call's scores depend on its blocks only, so the devices change no bit.
+        devices = _distributed.local_devices(part.XT)[: max(1, len(starts))]
+        copies = [(part, fold_sizes, masks)]
+        copies += [jax.device_put(copies[0], d) for d in devices[1:]]
+
+        def launch(i, b0, nb):
             nonlocal obs
+            p, s, m = copies[i % len(copies)]
+            first = counts is not None and obs is None  # the observed scores, once
             out = _ridge_binary_stream(
-                part,
+                p,
                 key,
                 b0,
                 nb,
                 n_pos,
-                fold_sizes,
-                masks,
+                s,
+                m,
                 stream=layout,
-                observed=counts,
+                observed=counts if first else None,
                 work=work,
             )
-            if counts is not None:
-                out, obs = (np.asarray(a) for a in out)
-            return np.asarray(out)[: min(nb * rows, B - b0 * rows)]
+            if first:
+                out, obs = out
+                obs = np.asarray(obs)
+            return out, nb, b0
 
-        chunks = []
+        def land(out, nb, b0):
+            chunks.append(np.asarray(out)[: min(nb * rows, B - b0 * rows)])
+            report(chunks[-1].shape[0])
+
+        chunks, pending = [], collections.deque()
         with _aot.one_call():  # one tier for every call of the stream, counted once
-            for b0 in _mine(range(0, n_blocks, per_call)):
-                chunks.append(stream(b0, min(per_call, n_blocks - b0)))
-                report(chunks[-1].shape[0])
+            for i, b0 in enumerate(starts):
+                if len(pending) == 2 * len(copies):
+                    land(*pending.popleft())
+                pending.append(launch(i, b0, min(per_call, n_blocks - b0)))
+            while pending:
+                land(*pending.popleft())
             if obs is None:  # this process drew no blocks: the observed scores alone
-                stream(0, 0)
+                launch(0, 0, 0)
         return obs, _joined(chunks, obs)
 
     # instance order[offs[k] + j] sits in slot k m + j of the label draws

@@ -70,6 +70,32 @@ def bootstrap_cases():
     return {"dists": [d.tolist() for d in dists], "devices": sorted(used), "loaded": n_loaded}
 
 
+def ptscore_cases():
+    # The ridge label stream's calls spread over the devices (one block per call here,
+    # batch_size=1): the permutation scores, the observed score and the devices used.
+    import numpy as np
+
+    from jaxtests import _sanity_streams, models, permutation_test_score
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(90, 4))
+    y = np.where(X[:, 0] + rng.normal(size=90) > 0, 1, -1)
+    used, real = set(), _sanity_streams._ridge_binary_stream
+
+    def spy(part, *args, **kwargs):
+        used.add(part.XT.devices().pop().id)
+        return real(part, *args, **kwargs)
+
+    _sanity_streams._ridge_binary_stream = spy
+    try:
+        r = permutation_test_score(models.ridge_classifier(), X, y, n_permutations=4100,
+                                   key=5, batch_size=1)
+    finally:
+        _sanity_streams._ridge_binary_stream = real
+    return {"scores": np.asarray(r.permutation_scores).tolist(), "score": float(r.score),
+            "devices": sorted(used)}
+
+
 def null_buffers():
     # Each device fills its own part of a chunk's null buffer; the host stitches the parts.
     # Two buffer sizes: one buffer per chunk, or one step per buffer.
@@ -113,6 +139,7 @@ def _run(n_dev, cache, *, buffers):
     }
     script = COUNT_LOADED + COMPUTE + "\nimport json\nout = {**compute(), 'loaded': len(loaded)}\n"
     script += "out['bootstrap'] = bootstrap_cases()\n"
+    script += "out['ptscore'] = ptscore_cases()\n"
     if buffers:  # after compute(): `loaded` counts the compute() programs only
         script += "out['buffers'] = null_buffers()\n"
     script += "print(json.dumps(out))\n"
@@ -129,6 +156,7 @@ def runs(tmp_path_factory):
         **namespace["compute"](),
         "buffers": namespace["null_buffers"](),
         "bootstrap": namespace["bootstrap_cases"](),
+        "ptscore": namespace["ptscore_cases"](),
     }
     cache = str(tmp_path_factory.mktemp("reproducibility") / "jax")
     four = _run(4, cache, buffers=True)
@@ -168,3 +196,13 @@ def test_the_bootstrap_on_four_devices_is_bit_identical(runs):
     for run in (four, again):
         for a, b in zip(one["bootstrap"]["dists"], run["bootstrap"]["dists"], strict=True):
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_the_ridge_label_stream_on_four_devices_is_bit_identical(runs):
+    # Issue 40: permutation_test_score's ridge stream deals its calls out over the devices.
+    one, four, again = runs
+    assert one["ptscore"]["devices"] == [0]
+    assert four["ptscore"]["devices"] == again["ptscore"]["devices"] == [0, 1, 2, 3]
+    for run in (four, again):
+        assert run["ptscore"]["score"] == one["ptscore"]["score"]
+        np.testing.assert_array_equal(one["ptscore"]["scores"], run["ptscore"]["scores"])

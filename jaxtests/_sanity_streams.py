@@ -471,7 +471,8 @@ def _builtin_scores(plan, progress):
         if progress is not None:
             progress(done, B)
 
-    def fit_chunks(Y):
+    def start_chunks(Y, on=data):
+        """The fits of label vectors ``Y`` started on ``on``'s device: ``[(scores, m)]``."""
         # fixed-size chunks (last one padded): a permutation's fit never depends on B.
         # Cut and padded in numpy: an eager jnp operation compiles a program per shape.
         Y = np.asarray(Y)
@@ -481,8 +482,14 @@ def _builtin_scores(plan, progress):
             m = part.shape[0]
             if m < chunk and Y.shape[0] > chunk:
                 part = np.concatenate([part, np.broadcast_to(part[-1:], (chunk - m, n))])
-            out.append(np.asarray(_data_scores(fit, data, part))[:m])
-        return np.concatenate(out)
+            out.append((_data_scores(fit, on, part), m))
+        return out
+
+    def scores_of(started):
+        return np.concatenate([np.asarray(s)[:m] for s, m in started])
+
+    def fit_chunks(Y):
+        return scores_of(start_chunks(Y))
 
     if plan.perms is not None:
         chunks = []
@@ -587,22 +594,37 @@ def _builtin_scores(plan, progress):
     m = klabels.label_slots(sizes)
     slot = np.concatenate([k * m + np.arange(s) for k, s in enumerate(sizes)])
     inverse = to_device(slot[np.argsort(order)])
+    blocks = _mine(range(n_blocks))
+    # Blocks dealt out over every local device of the data's backend, as the ridge stream's
+    # calls: each block's fits started on its device, read back in order (two a device).
+    # A kernel machine's solver loops on the host: one device.
+    kernel = fit.model.kind in _learners.KERNEL_MACHINES
+    devices = _distributed.local_devices(data.X)[: 1 if kernel else max(1, len(blocks))]
+    copies = [(data, inverse)] + [jax.device_put((data, inverse), d) for d in devices[1:]]
 
-    def fit_block(blk):
+    def start_block(i, blk):
+        on, inv = copies[i % len(copies)]
         Y = _aot.call(
             _binary_labels,
             "sanity_streams._binary_labels",
-            (key, np.int32(blk), inverse, n_pos),
+            (key, np.int32(blk), inv, n_pos),
             {"rows": rows, "sizes": tuple(sizes)},
             work=rows * n,
         )
-        return fit_chunks(np.asarray(Y)[: min(rows, B - blk * rows)])
+        return start_chunks(np.asarray(Y)[: min(rows, B - blk * rows)], on)
 
-    chunks = []
+    def land(started):
+        chunks.append(scores_of(started))
+        report(chunks[-1].shape[0])
+
+    chunks, pending = [], collections.deque()
     with _aot.one_call():  # one tier for every block's programs, counted once
-        for blk in _mine(range(n_blocks)):
-            chunks.append(fit_block(blk))
-            report(chunks[-1].shape[0])
+        for i, blk in enumerate(blocks):
+            if len(pending) == 2 * len(copies):
+                land(pending.popleft())
+            pending.append(start_block(i, blk))
+        while pending:
+            land(pending.popleft())
     return obs, _joined(chunks, obs)
 
 

@@ -72,7 +72,8 @@ def bootstrap_cases():
 
 def ptscore_cases():
     # The ridge label stream's calls spread over the devices (one block per call here,
-    # batch_size=1): the permutation scores, the observed score and the devices used.
+    # batch_size=1), and another learner's label blocks (5 blocks of 1,024): the permutation
+    # scores, the observed scores and the devices used.
     import numpy as np
 
     from jaxtests import _sanity_streams, models, permutation_test_score
@@ -81,19 +82,28 @@ def ptscore_cases():
     X = rng.normal(size=(90, 4))
     y = np.where(X[:, 0] + rng.normal(size=90) > 0, 1, -1)
     used, real = set(), _sanity_streams._ridge_binary_stream
+    fits, real_fits = set(), _sanity_streams._data_scores
 
     def spy(part, *args, **kwargs):
         used.add(part.XT.devices().pop().id)
         return real(part, *args, **kwargs)
 
+    def spy_fits(fit, data, Y):
+        fits.add(data.X.devices().pop().id)
+        return real_fits(fit, data, Y)
+
     _sanity_streams._ridge_binary_stream = spy
+    _sanity_streams._data_scores = spy_fits
     try:
         r = permutation_test_score(models.ridge_classifier(), X, y, n_permutations=4100,
                                    key=5, batch_size=1)
+        s = permutation_test_score(models.lda(), X, y, n_permutations=4100, key=6)
     finally:
         _sanity_streams._ridge_binary_stream = real
+        _sanity_streams._data_scores = real_fits
     return {"scores": np.asarray(r.permutation_scores).tolist(), "score": float(r.score),
-            "devices": sorted(used)}
+            "devices": sorted(used), "lda": np.asarray(s.permutation_scores).tolist(),
+            "lda_score": float(s.score), "lda_devices": sorted(fits)}
 
 
 def null_buffers():
@@ -198,11 +208,14 @@ def test_the_bootstrap_on_four_devices_is_bit_identical(runs):
             np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
 
 
-def test_the_ridge_label_stream_on_four_devices_is_bit_identical(runs):
-    # Issue 40: permutation_test_score's ridge stream deals its calls out over the devices.
+def test_the_label_streams_on_four_devices_are_bit_identical(runs):
+    # Issue 40: permutation_test_score's ridge stream deals its calls out over the devices,
+    # another learner its label blocks.
     one, four, again = runs
-    assert one["ptscore"]["devices"] == [0]
-    assert four["ptscore"]["devices"] == again["ptscore"]["devices"] == [0, 1, 2, 3]
+    for devices in ("devices", "lda_devices"):
+        assert one["ptscore"][devices] == [0]
+        assert four["ptscore"][devices] == again["ptscore"][devices] == [0, 1, 2, 3]
     for run in (four, again):
-        assert run["ptscore"]["score"] == one["ptscore"]["score"]
-        np.testing.assert_array_equal(one["ptscore"]["scores"], run["ptscore"]["scores"])
+        for score, scores in (("score", "scores"), ("lda_score", "lda")):
+            assert run["ptscore"][score] == one["ptscore"][score]
+            np.testing.assert_array_equal(one["ptscore"][scores], run["ptscore"][scores])

@@ -488,26 +488,49 @@ def _builtin_scores(plan, progress):
     def scores_of(started):
         return np.concatenate([np.asarray(s)[:m] for s, m in started])
 
-    def fit_chunks(Y):
-        return scores_of(start_chunks(Y))
+    def land(out):
+        chunks.append(np.asarray(out))
+        report(chunks[-1].shape[0])
 
+    # Each loop deals its calls out over every local device of the data's backend (the data
+    # copied once to each; _dealt), read back in order: each call's scores depend on its own
+    # labels only, so the devices change no bit. A kernel machine's solver loops on the
+    # host: one device.
+    kernel = fit.model.kind in _learners.KERNEL_MACHINES
+    devices = _distributed.local_devices(data.X)[: 1 if kernel else None]
+
+    def copies_for(items, extra=()):
+        """``(data, *extra)`` on each device that ``items`` will use."""
+        first = (data, *extra)
+        return [first] + [jax.device_put(first, d) for d in devices[1 : max(1, len(items))]]
+
+    chunks = []
     if plan.perms is not None:
-        chunks = []
         step = plan.batch_size or chunk
-        for s in _mine(range(0, B, step)):
-            chunks.append(fit_chunks(data.y[jnp.asarray(plan.perms[s : s + step])]))
-            report(min(step, B - s))
+        starts = _mine(range(0, B, step))
+        copies = copies_for(starts)
+        yh = np.asarray(y)  # the labels permuted on the host: no program per shape
+
+        def start_perms(i, s):
+            return start_chunks(
+                yh[np.asarray(plan.perms[s : s + step])], copies[i % len(copies)][0]
+            )
+
+        _dealt(starts, len(copies), start_perms, lambda started: land(scores_of(started)))
         return obs, _joined(chunks, obs)
 
     # the sort-based path: regression, groups, permute="train" and multiclass labels
     if not sort_free:
         mode = plan.permute if plan.permute == "train" else "all"
         step = plan.batch_size or chunk
-        chunks = []
-        for s in _mine(range(0, B, step)):
-            start, size = jnp.asarray(s, jnp.int32), min(step, B - s)
-            chunks.append(_sorted_scores(data, key, start, fit=fit, mode=mode, size=size))
-            report(chunks[-1].shape[0])
+        starts = _mine(range(0, B, step))
+        copies = copies_for(starts)
+
+        def start_sorted(i, s):
+            on, size = copies[i % len(copies)][0], min(step, B - s)
+            return _sorted_scores(on, key, np.int32(s), fit=fit, mode=mode, size=size)
+
+        _dealt(starts, len(copies), start_sorted, land)
         return obs, _joined(chunks, obs)
 
     # binary labels, permuted over all instances: sort-free blocks
@@ -545,16 +568,16 @@ def _builtin_scores(plan, progress):
         work = B * max(np.size(a) for a in jax.tree.leaves(part))
 
         starts = _mine(range(0, n_blocks, per_call))
-        # Calls dealt out over every local device of the data's backend (copied once to
-        # each), started asynchronously, at most two in flight a device, read back in order;
-        # each call's scores depend on its blocks only, so the devices change no bit.
-        devices = _distributed.local_devices(part.XT)[: max(1, len(starts))]
-        copies = [(part, fold_sizes, masks)]
-        copies += [jax.device_put(copies[0], d) for d in devices[1:]]
+        streams = [(part, fold_sizes, masks)]  # a copy on each device the calls use
+        streams += [
+            jax.device_put(streams[0], d)
+            for d in _distributed.local_devices(part.XT)[1 : max(1, len(starts))]
+        ]
 
-        def launch(i, b0, nb):
+        def start_stream(i, b0, nb=None):
             nonlocal obs
-            p, s, m = copies[i % len(copies)]
+            p, s, m = streams[i % len(streams)]
+            nb = min(per_call, n_blocks - b0) if nb is None else nb
             first = counts is not None and obs is None  # the observed scores, once
             out = _ridge_binary_stream(
                 p,
@@ -573,20 +596,14 @@ def _builtin_scores(plan, progress):
                 obs = np.asarray(obs)
             return out, nb, b0
 
-        def land(out, nb, b0):
-            chunks.append(np.asarray(out)[: min(nb * rows, B - b0 * rows)])
-            report(chunks[-1].shape[0])
+        def land_stream(started):
+            out, nb, b0 = started
+            land(np.asarray(out)[: min(nb * rows, B - b0 * rows)])
 
-        chunks, pending = [], collections.deque()
         with _aot.one_call():  # one tier for every call of the stream, counted once
-            for i, b0 in enumerate(starts):
-                if len(pending) == 2 * len(copies):
-                    land(*pending.popleft())
-                pending.append(launch(i, b0, min(per_call, n_blocks - b0)))
-            while pending:
-                land(*pending.popleft())
+            _dealt(starts, len(streams), start_stream, land_stream)
             if obs is None:  # this process drew no blocks: the observed scores alone
-                launch(0, 0, 0)
+                start_stream(0, 0, 0)
         return obs, _joined(chunks, obs)
 
     # instance order[offs[k] + j] sits in slot k m + j of the label draws
@@ -595,12 +612,7 @@ def _builtin_scores(plan, progress):
     slot = np.concatenate([k * m + np.arange(s) for k, s in enumerate(sizes)])
     inverse = to_device(slot[np.argsort(order)])
     blocks = _mine(range(n_blocks))
-    # Blocks dealt out over every local device of the data's backend, as the ridge stream's
-    # calls: each block's fits started on its device, read back in order (two a device).
-    # A kernel machine's solver loops on the host: one device.
-    kernel = fit.model.kind in _learners.KERNEL_MACHINES
-    devices = _distributed.local_devices(data.X)[: 1 if kernel else max(1, len(blocks))]
-    copies = [(data, inverse)] + [jax.device_put((data, inverse), d) for d in devices[1:]]
+    copies = copies_for(blocks, (inverse,))
 
     def start_block(i, blk):
         on, inv = copies[i % len(copies)]
@@ -613,19 +625,21 @@ def _builtin_scores(plan, progress):
         )
         return start_chunks(np.asarray(Y)[: min(rows, B - blk * rows)], on)
 
-    def land(started):
-        chunks.append(scores_of(started))
-        report(chunks[-1].shape[0])
-
-    chunks, pending = [], collections.deque()
     with _aot.one_call():  # one tier for every block's programs, counted once
-        for i, blk in enumerate(blocks):
-            if len(pending) == 2 * len(copies):
-                land(pending.popleft())
-            pending.append(start_block(i, blk))
-        while pending:
-            land(pending.popleft())
+        _dealt(blocks, len(copies), start_block, lambda started: land(scores_of(started)))
     return obs, _joined(chunks, obs)
+
+
+def _dealt(items, lanes, start, land):
+    """``start(i, item)`` for each item in order (on lane ``i % lanes``: the caller's device
+    copies), at most two in flight a lane, and ``land(started)`` of each in the same order."""
+    pending = collections.deque()
+    for i, item in enumerate(items):
+        if len(pending) == 2 * lanes:
+            land(pending.popleft())
+        pending.append(start(i, item))
+    while pending:
+        land(pending.popleft())
 
 
 def _mine(items):

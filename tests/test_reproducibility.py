@@ -74,6 +74,7 @@ def ptscore_cases():
     # The ridge label stream's calls spread over the devices (one block per call here,
     # batch_size=1), and another learner's label blocks (5 blocks of 1,024): the permutation
     # scores, the observed scores and the devices used.
+    import jax
     import numpy as np
 
     from jaxtests import _sanity_streams, models, permutation_test_score
@@ -83,27 +84,40 @@ def ptscore_cases():
     y = np.where(X[:, 0] + rng.normal(size=90) > 0, 1, -1)
     used, real = set(), _sanity_streams._ridge_binary_stream
     fits, real_fits = set(), _sanity_streams._data_scores
+    sorted_on, real_sorted = set(), _sanity_streams._sorted_scores
 
     def spy(part, *args, **kwargs):
         used.add(part.XT.devices().pop().id)
         return real(part, *args, **kwargs)
 
     def spy_fits(fit, data, Y):
-        fits.add(data.X.devices().pop().id)
+        if not isinstance(data.X, jax.core.Tracer):  # the sort-based path fits in its program
+            fits.add(data.X.devices().pop().id)
         return real_fits(fit, data, Y)
+
+    def spy_sorted(data, *args, **kwargs):
+        sorted_on.add(data.X.devices().pop().id)
+        return real_sorted(data, *args, **kwargs)
 
     _sanity_streams._ridge_binary_stream = spy
     _sanity_streams._data_scores = spy_fits
+    _sanity_streams._sorted_scores = spy_sorted
     try:
         r = permutation_test_score(models.ridge_classifier(), X, y, n_permutations=4100,
                                    key=5, batch_size=1)
         s = permutation_test_score(models.lda(), X, y, n_permutations=4100, key=6)
+        # the sort-based path (a regression), 16 permutations a call
+        t = permutation_test_score(models.ridge(), X, X[:, 0] + y, n_permutations=64, key=7,
+                                   scoring="r2", batch_size=16)
     finally:
         _sanity_streams._ridge_binary_stream = real
         _sanity_streams._data_scores = real_fits
+        _sanity_streams._sorted_scores = real_sorted
     return {"scores": np.asarray(r.permutation_scores).tolist(), "score": float(r.score),
             "devices": sorted(used), "lda": np.asarray(s.permutation_scores).tolist(),
-            "lda_score": float(s.score), "lda_devices": sorted(fits)}
+            "lda_score": float(s.score), "lda_devices": sorted(fits),
+            "sorted": np.asarray(t.permutation_scores).tolist(), "sorted_score": float(t.score),
+            "sorted_devices": sorted(sorted_on)}
 
 
 def null_buffers():
@@ -210,12 +224,16 @@ def test_the_bootstrap_on_four_devices_is_bit_identical(runs):
 
 def test_the_label_streams_on_four_devices_are_bit_identical(runs):
     # Issue 40: permutation_test_score's ridge stream deals its calls out over the devices,
-    # another learner its label blocks.
+    # another learner its label blocks, the sort-based path its calls.
     one, four, again = runs
-    for devices in ("devices", "lda_devices"):
+    for devices in ("devices", "lda_devices", "sorted_devices"):
         assert one["ptscore"][devices] == [0]
         assert four["ptscore"][devices] == again["ptscore"][devices] == [0, 1, 2, 3]
     for run in (four, again):
-        for score, scores in (("score", "scores"), ("lda_score", "lda")):
+        for score, scores in (
+            ("score", "scores"),
+            ("lda_score", "lda"),
+            ("sorted_score", "sorted"),
+        ):
             assert run["ptscore"][score] == one["ptscore"][score]
             np.testing.assert_array_equal(one["ptscore"][scores], run["ptscore"][scores])

@@ -504,8 +504,7 @@ def distribution(
     out = np.empty(max(0, min(n_resamples, hi * step_draws) - offset), np.float64)
     devices = _distributed.local_devices(samples[0])
     lanes = _distributed.agree(min(len(devices), span))  # every process's chunk layout
-    copies = [(key, samples, layouts, live)]
-    copies += [jax.device_put(copies[0], d) for d in devices[1 : min(lanes, len(devices))]]
+    copies = _distributed.replicas((key, samples, layouts, live), devices[:lanes])
 
     def launch(step, lane=0):
         """Start local step ``step`` on lane ``lane``'s device; its values (maybe unfinished)."""
@@ -544,17 +543,13 @@ def distribution(
         if lanes > 1:
             # steps first + i n_run + j on lane i (run_chunks' layout), started across the
             # devices so that every one works at once; read back in the order started
-            pending = collections.deque()
-            for j in range(n_run):
-                for i in range(lanes):
-                    step = first + i * n_run + j
-                    if step >= n_local:
-                        continue
-                    if len(pending) == 2 * lanes:
-                        land(*pending.popleft())
-                    pending.append((step, launch(step, i)))
-            while pending:
-                land(*pending.popleft())
+            order = [(first + i * n_run + j, i) for j in range(n_run) for i in range(lanes)]
+            _distributed.dealt(
+                [(step, i) for step, i in order if step < n_local],
+                lanes,
+                lambda item: (item[0], launch(*item)),
+                lambda started: land(*started),
+            )
             return
         if pool is None or n_run == 1:
             for step in steps:

@@ -25,11 +25,13 @@ __all__ = [
     "WORK",
     "active",
     "agree",
+    "dealt",
     "gather",
     "gather_rows",
     "initialize",
     "local_devices",
     "local_sum",
+    "replicas",
     "share",
     "to_host",
 ]
@@ -195,6 +197,23 @@ def local_devices(array):
     other device of its backend in this process."""
     home = array.devices().pop()
     return [home, *(d for d in home.client.local_devices() if d != home)]
+
+
+def replicas(tree, devices):
+    """``tree`` (on ``devices[0]``) and a copy of it on each other device of ``devices``."""
+    return [tree] + [jax.device_put(tree, d) for d in devices[1:]]
+
+
+def dealt(items, lanes, start, land):
+    """``start(item)`` for each item in order, at most two a lane in flight (the calls run
+    asynchronously on their devices), and ``land(started)`` of each in the same order."""
+    pending = collections.deque()
+    for item in items:
+        if len(pending) == 2 * lanes:
+            land(pending.popleft())
+        pending.append(start(item))
+    while pending:
+        land(pending.popleft())
 
 
 def share(n):

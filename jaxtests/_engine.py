@@ -78,7 +78,7 @@ class Plan:
 
     evaluator: object
     data: tuple
-    observed: jax.Array
+    observed: np.ndarray
     tol: jax.Array
     scale: jax.Array
     n_total: int

@@ -18,7 +18,6 @@ split, so every fold keeps its class counts), fitted in vmapped chunks by the
 learners' multiclass fits, scored from per-fold confusion matrices.
 """
 
-import collections
 import dataclasses
 import functools
 import os
@@ -493,22 +492,24 @@ def _builtin_scores(plan, progress):
         report(chunks[-1].shape[0])
 
     # Each loop deals its calls out over every local device of the data's backend (the data
-    # copied once to each; _dealt), read back in order: each call's scores depend on its own
-    # labels only, so the devices change no bit. A kernel machine's solver loops on the
-    # host: one device.
+    # copied once to each; _distributed.dealt), read back in order: each call's scores
+    # depend on its own labels only, so the devices change no bit. A kernel machine's
+    # solver loops on the host: one device.
     kernel = fit.model.kind in _learners.KERNEL_MACHINES
     devices = _distributed.local_devices(data.X)[: 1 if kernel else None]
 
-    def copies_for(items, extra=()):
-        """``(data, *extra)`` on each device that ``items`` will use."""
-        first = (data, *extra)
-        return [first] + [jax.device_put(first, d) for d in devices[1 : max(1, len(items))]]
+    def copies_for(items, *arrays):
+        """``arrays`` on each device that ``items`` will use (one an item at most)."""
+        return _distributed.replicas(arrays, devices[: max(1, len(items))])
+
+    def dealt(items, copies, start, land):
+        _distributed.dealt(enumerate(items), len(copies), lambda item: start(*item), land)
 
     chunks = []
     if plan.perms is not None:
         step = plan.batch_size or chunk
         starts = _mine(range(0, B, step))
-        copies = copies_for(starts)
+        copies = copies_for(starts, data)
         yh = np.asarray(y)  # the labels permuted on the host: no program per shape
 
         def start_perms(i, s):
@@ -516,7 +517,7 @@ def _builtin_scores(plan, progress):
                 yh[np.asarray(plan.perms[s : s + step])], copies[i % len(copies)][0]
             )
 
-        _dealt(starts, len(copies), start_perms, lambda started: land(scores_of(started)))
+        dealt(starts, copies, start_perms, lambda started: land(scores_of(started)))
         return obs, _joined(chunks, obs)
 
     # the sort-based path: regression, groups, permute="train" and multiclass labels
@@ -524,13 +525,13 @@ def _builtin_scores(plan, progress):
         mode = plan.permute if plan.permute == "train" else "all"
         step = plan.batch_size or chunk
         starts = _mine(range(0, B, step))
-        copies = copies_for(starts)
+        copies = copies_for(starts, data)
 
         def start_sorted(i, s):
             on, size = copies[i % len(copies)][0], min(step, B - s)
             return _sorted_scores(on, key, np.int32(s), fit=fit, mode=mode, size=size)
 
-        _dealt(starts, len(copies), start_sorted, land)
+        dealt(starts, copies, start_sorted, land)
         return obs, _joined(chunks, obs)
 
     # binary labels, permuted over all instances: sort-free blocks
@@ -568,11 +569,7 @@ def _builtin_scores(plan, progress):
         work = B * max(np.size(a) for a in jax.tree.leaves(part))
 
         starts = _mine(range(0, n_blocks, per_call))
-        streams = [(part, fold_sizes, masks)]  # a copy on each device the calls use
-        streams += [
-            jax.device_put(streams[0], d)
-            for d in _distributed.local_devices(part.XT)[1 : max(1, len(starts))]
-        ]
+        streams = copies_for(starts, part, fold_sizes, masks)
 
         def start_stream(i, b0, nb=None):
             nonlocal obs
@@ -601,7 +598,7 @@ def _builtin_scores(plan, progress):
             land(np.asarray(out)[: min(nb * rows, B - b0 * rows)])
 
         with _aot.one_call():  # one tier for every call of the stream, counted once
-            _dealt(starts, len(streams), start_stream, land_stream)
+            dealt(starts, streams, start_stream, land_stream)
             if obs is None:  # this process drew no blocks: the observed scores alone
                 start_stream(0, 0, 0)
         return obs, _joined(chunks, obs)
@@ -612,7 +609,7 @@ def _builtin_scores(plan, progress):
     slot = np.concatenate([k * m + np.arange(s) for k, s in enumerate(sizes)])
     inverse = to_device(slot[np.argsort(order)])
     blocks = _mine(range(n_blocks))
-    copies = copies_for(blocks, (inverse,))
+    copies = copies_for(blocks, data, inverse)
 
     def start_block(i, blk):
         on, inv = copies[i % len(copies)]
@@ -626,20 +623,8 @@ def _builtin_scores(plan, progress):
         return start_chunks(np.asarray(Y)[: min(rows, B - blk * rows)], on)
 
     with _aot.one_call():  # one tier for every block's programs, counted once
-        _dealt(blocks, len(copies), start_block, lambda started: land(scores_of(started)))
+        dealt(blocks, copies, start_block, lambda started: land(scores_of(started)))
     return obs, _joined(chunks, obs)
-
-
-def _dealt(items, lanes, start, land):
-    """``start(i, item)`` for each item in order (on lane ``i % lanes``: the caller's device
-    copies), at most two in flight a lane, and ``land(started)`` of each in the same order."""
-    pending = collections.deque()
-    for i, item in enumerate(items):
-        if len(pending) == 2 * lanes:
-            land(pending.popleft())
-        pending.append(start(i, item))
-    while pending:
-        land(pending.popleft())
 
 
 def _mine(items):

@@ -5,7 +5,7 @@ import numbers
 import jax
 import numpy as np
 
-from jaxtests import _engine
+from jaxtests import _distributed, _engine
 from jaxtests import _signrank_draws as draws
 from jaxtests import _validation as v
 from jaxtests._precision import x64
@@ -279,7 +279,11 @@ def _signrank_samples(
 
     On the host (:mod:`jaxtests._signrank_draws`), nothing compiled, in the engine's loop
     (:func:`jaxtests._engine.run_chunks`): chunks of blocks sized by time, progress and
-    Ctrl-C between chunks. Memory is one block's (and the samples when asked for).
+    Ctrl-C between chunks. Memory is one block's (and the samples when asked for). In a
+    distributed run each process draws a contiguous share of the blocks
+    (:func:`jaxtests._distributed.share`); the integer shares are summed and the samples
+    gathered in order, so every process returns the one-process result bit for bit, and
+    ``WORK["samples"]`` counts a process's own.
     """
     z = np.concatenate([[_PSEUDO_OBSERVATION[prior_place]], d])
     m = z.shape[0]
@@ -289,23 +293,41 @@ def _signrank_samples(
     else:  # a caller's batch_size beyond the samples would only allocate
         block = min(batch_size, n_samples)
     n_steps = -(-n_samples // block)
-    samples = np.empty((n_samples, 3)) if return_samples else None
+    # Every process must run the same call: shares of different data would add up silently.
+    _distributed.same_call(
+        z, (rope, n_samples, prior_strength, block, return_samples), jax.random.key_data(key)
+    )
+    lo, hi = _distributed.share(n_steps)  # this process's blocks (all of them with one)
+    offset = lo * block  # this process's first sample
+    n_local = max(0, min(n_samples, hi * block) - offset)
+    samples = np.empty((n_local, 3)) if return_samples else None
     shares = np.zeros(3, np.int64)
 
     def run(first, n_run):
         nonlocal shares
-        for step in range(first, first + n_run):
+        for step in range(lo + first, min(lo + first + n_run, hi)):
             start = step * block
             count = min(block, n_samples - start)
             w = draws.dirichlet_weights(key, m, prior_strength, start, count)
             s = draws.posterior(z, w, rope, pairs)
             shares = shares + np.sum(draws.winner_shares(s), axis=0)
             if return_samples:
-                samples[start : start + count] = s
+                samples[start - offset : start - offset + count] = s
             del w, s  # one block's arrays at a time: the next block's are not allocated beside
 
     what = f"This signed-rank posterior ({n_samples:,} samples)"
-    _engine.run_chunks(run, n_steps, n_samples, block, progress, what)
+    # Every process runs as many chunks (their sizes are agreed collectively), its blocks past
+    # its share skipped; progress counts the whole run.
+    span = -(-n_steps // jax.process_count())
+    _engine.run_chunks(run, span, n_samples, block * jax.process_count(), progress, what)
+    _distributed.WORK["samples"] += n_local
+    if _distributed.active():
+        # gathered as 32-bit words: every bit as computed, whatever the precision in force
+        words = _distributed.gather_rows(shares.view(np.uint32)[None, :])
+        shares = np.sum(np.ascontiguousarray(words).view(np.int64), axis=0)
+        if return_samples:
+            words = _distributed.gather_rows(samples.view(np.uint32).reshape(n_local, 6))
+            samples = np.ascontiguousarray(words).view(np.float64).reshape(n_samples, 3)
     return shares, samples
 
 

@@ -127,6 +127,7 @@ def test_a_drawn_seed_is_shared(runs):
         ("label_sorted", "labels"),
         ("bootstrap", "resamples"),
         ("bootstrap_callable", "resamples"),
+        ("bayesian_signrank", "samples"),
     ],
 )
 def test_each_process_computes_only_its_share(runs, path, unit):
@@ -687,3 +688,19 @@ def test_the_bootstrap_compares_the_calls_of_every_process(monkeypatch):
     x = np.arange(10.0)
     with pytest.raises(ValueError, match=r"different calls .* process\(es\) \[1\] differ"):
         jaxtests.bootstrap((x,), "mean", n_resamples=300, key=0, method="percentile")
+
+
+def test_the_bayesian_sampler_compares_the_calls_of_every_process(monkeypatch):
+    # Process 1 (simulated) digested other differences: refused before any sample is drawn.
+    from jax.experimental import multihost_utils
+
+    from jaxtests import _distributed, _signrank_draws, bayesian
+
+    monkeypatch.setattr(_distributed, "active", lambda: True)
+    monkeypatch.setattr(
+        multihost_utils, "process_allgather", lambda m: np.stack([m, np.asarray(m) ^ 1])
+    )
+    monkeypatch.setattr(_signrank_draws, "dirichlet_weights", None)  # never reached
+    a = np.linspace(0.7, 0.9, 10)
+    with pytest.raises(ValueError, match=r"different calls .* process\(es\) \[1\] differ"):
+        bayesian.signrank(a, a + 0.01, rope=0.01, key=0)

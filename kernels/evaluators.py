@@ -433,10 +433,11 @@ class FusedCountsEval(Evaluator):
 class SubsetEval(Evaluator):
     """Monte Carlo two-sample splits: group-1 sums ``S1`` of uniform ``n1``-subsets.
 
-    ``mode="bernoulli"``: fair membership bits (fused sums ``P`` and counts
-    ``K``), then ``|K - n1|`` members removed or added by
-    :func:`jaxtests.kernels.resampling.subset_corrections`. ``"empty"`` /
-    ``"full"``: start from no item / every item and add ``n1`` / remove ``n2``
+    ``start`` (:class:`jaxtests.kernels.resampling.SubsetStart`) ``FAIR_BITS``:
+    fair membership bits (fused sums ``P`` and counts ``K``), then ``|K - n1|``
+    members removed or added by
+    :func:`jaxtests.kernels.resampling.subset_corrections`. ``EMPTY`` /
+    ``FULL``: start from no item / every item and add ``n1`` / remove ``n2``
     (cheaper when one group is small). Returns ``slope S1 + offset``
     (:class:`SplitData`).
 
@@ -449,7 +450,7 @@ class SubsetEval(Evaluator):
     draws: int
     n: int
     n_words: int
-    mode: str
+    start: kresampling.SubsetStart
     tiers: tuple
     family: kfamilies.Family = kfamilies.WORDS  # the fair-bit sums' family, as in FusedEval
     chunk: int = 4096  # lanes of a correction tier run in lockstep (never changes a split)
@@ -457,7 +458,7 @@ class SubsetEval(Evaluator):
     @property
     def banded(self):
         # Only fair-bit starts sum in float32; the others add float64 values.
-        return self.mode == "bernoulli"
+        return self.start is kresampling.SubsetStart.FAIR_BITS
 
     def __call__(self, key, block_ids, data):
         return self.approx(key, block_ids, data)[0]
@@ -477,9 +478,9 @@ class SubsetEval(Evaluator):
         n_lanes = block_ids.shape[0] * self.draws
         keys, local = krandom.draw_keys(key, first, n_lanes, 6)
         z, sizes = data.z, data.sizes
-        if self.mode == "bernoulli":
+        if self.start is kresampling.SubsetStart.FAIR_BITS:
             p, k = self.family.sums(keys, local, data.terms, self.n_words, sizes.word_mask)
-        elif self.mode == "empty":
+        elif self.start is kresampling.SubsetStart.EMPTY:
             p, k = jnp.zeros((z.shape[0], n_lanes)), jnp.zeros((n_lanes,), jnp.int32)
         else:
             p = jnp.broadcast_to(jnp.sum(z, axis=1)[:, None], (z.shape[0], n_lanes))
@@ -493,7 +494,7 @@ class SubsetEval(Evaluator):
             z,
             n=self.n,
             n_words=self.n_words,
-            mode=self.mode,
+            start=self.start,
             tiers=self.tiers,
             chunk=self.chunk,
             n_live=sizes.n_live,
@@ -509,7 +510,7 @@ def subset_evaluator(n, n1, n_words, draws, family=kfamilies.WORDS, chunk=4096):
     ``n`` items of ``z``; ``n_words`` is the capacity (``32 n_words >= n``
     positions: the draws' layout, independent of how far ``z`` is padded).
     The evaluator depends on ``n`` and ``n1`` only through ``n_words``, the
-    start mode and the bucketed expected need (tiers are a speed choice; any
+    start and the bucketed expected need (tiers are a speed choice; any
     tiers give exact subsets), so a capacity compiles a handful of programs
     at most. ``family`` and ``chunk`` (lanes of a correction tier run
     together) are the backend's choices (:mod:`jaxtests._profile`). Returns the
@@ -525,10 +526,10 @@ def subset_evaluator(n, n1, n_words, draws, family=kfamilies.WORDS, chunk=4096):
     cost_bern = live / 4 + 2.4 * need_bern
     cost_direct = 2.4 * min(n1, n2) * n / max(n1, n2)
     if cost_direct < cost_bern:
-        mode = "empty" if n1 <= n2 else "full"
+        start = kresampling.SubsetStart.EMPTY if n1 <= n2 else kresampling.SubsetStart.FULL
         tiers = kresampling.correction_tiers(n_max, krandom.ladder(min(n1, n2)), 0)
     else:
-        mode = "bernoulli"
+        start = kresampling.SubsetStart.FAIR_BITS
         spread_max = math.sqrt(n_max) / 2
         tiers = kresampling.correction_tiers(
             n_max, krandom.ladder(math.ceil(abs(n / 2 - n1) + 0.8 * spread_max)), spread_max
@@ -536,7 +537,7 @@ def subset_evaluator(n, n1, n_words, draws, family=kfamilies.WORDS, chunk=4096):
     bits = np.clip(n - 32 * np.arange(n_words), 0, 32).astype(np.uint64)
     mask = ((np.uint64(1) << bits) - np.uint64(1)).astype(np.uint32)
     sizes = SplitSizes(mask, np.uint32(n), np.int32(n1))
-    return SubsetEval(draws, n_max, n_words, mode, tiers, family, chunk), sizes
+    return SubsetEval(draws, n_max, n_words, start, tiers, family, chunk), sizes
 
 
 @dataclasses.dataclass(frozen=True)

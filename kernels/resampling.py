@@ -15,6 +15,7 @@ stream), so a draw's signs depend on its index only.
 Pure; no validation. ``uint64`` arithmetic needs ``jax.enable_x64``.
 """
 
+import enum
 import functools
 
 import jax.numpy as jnp
@@ -24,6 +25,7 @@ from jaxtests.kernels import random as krandom
 
 __all__ = [
     "F32_SUM_GROUP",
+    "SubsetStart",
     "bit_sums",
     "bit_sums_error_bound",
     "bit_sums_ordered",
@@ -47,6 +49,22 @@ __all__ = [
 ]
 
 _SHIFTS = (0, 8, 16, 24)
+
+
+class SubsetStart(enum.Enum):
+    """The set ``A`` a Monte Carlo split starts from, before :func:`subset_corrections`
+    adds or removes members to make it an ``n1``-subset."""
+
+    FAIR_BITS = "fair bits"  # each item a member with probability 1/2: the draw's words
+    EMPTY = "empty"  # no item: n1 members added
+    FULL = "full"  # every item: n2 members removed
+
+    def members(self, k0, k1, r, n_words, u):
+        """Whether positions ``u`` of draws ``r`` (key words ``k0, k1``) lie in ``A``."""
+        if self is SubsetStart.FAIR_BITS:
+            w = krandom.keyed_words(k0, k1, r * jnp.uint32(n_words) + (u >> 5))
+            return ((w >> (u & 31)) & 1) == 1
+        return jnp.full(u.shape, self is SubsetStart.FULL)
 
 
 F32_SUM_GROUP = 16  # words summed in float32 before each float64 accumulation
@@ -272,7 +290,7 @@ def bit_sums_error_bound(abs_sum, n_words, n_live=None):
     return (g32 * (1 + g64) + g64) * abs_sum
 
 
-def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream, n_live=None):
+def _trial_stream(lane_keys, r, *, n, n_words, start, rows, stream, n_live=None):
     """Trial ``t -> (u, bucket, Lemire-kept, membership bit)`` of each lane.
 
     ``t`` is a scalar (-> ``(q,)``) or a column ``(k, 1)`` of trials (-> ``(k, q)``).
@@ -295,11 +313,7 @@ def _trial_stream(lane_keys, r, *, n, n_words, mode, rows, stream, n_live=None):
         word = krandom.keyed_words(k2t, lift(k3), (lift(r) << 20) | (tu & jnp.uint32(0xFFFFF)))
         n_draw = jnp.asarray(n if n_live is None else n_live).astype(jnp.uint32)
         u, ok = krandom.uniform_below(word, n_draw)  # exactly uniform on [0, n_draw)
-        if mode == "bernoulli":
-            w = krandom.keyed_words(lift(k0), lift(k1), lift(r) * jnp.uint32(n_words) + (u >> 5))
-            member = ((w >> (u & 31)) & 1) == 1
-        else:
-            member = jnp.full(u.shape, mode == "full")
+        member = start.members(lift(k0), lift(k1), lift(r), n_words, u)
         if isinstance(direct, bool) and direct:  # static exact buckets: no hash to compute
             bucket = u
         else:
@@ -344,7 +358,7 @@ def _correction_chunk(
     *,
     n,
     n_words,
-    mode,
+    start,
     rows,
     stream,
     t_cap,
@@ -376,7 +390,7 @@ def _correction_chunk(
         want,
         n=n,
         n_words=n_words,
-        mode=mode,
+        start=start,
         rows=rows,
         stream=stream,
         n_live=n_live,
@@ -458,15 +472,15 @@ def correction_tiers(n, expected_need, spread, max_tiers=6):
 
 
 def subset_corrections(
-    lane_keys, r, need, want, z, *, n, n_words, mode, tiers, chunk=4096, n_live=None
+    lane_keys, r, need, want, z, *, n, n_words, start, tiers, chunk=4096, n_live=None
 ):
     """Exact corrections that turn fair membership bits into uniform ``n1``-subsets.
 
     Lane ``l`` is a draw with key words ``lane_keys[l] : (6,)`` uint32 and
-    counter ``r[l]`` (:func:`draw_keys`); its initial set ``A`` is given by the
-    words ``krandom.keyed_words(k0, k1, r n_words + j)`` (``mode="bernoulli"``), or is empty /
-    everything (``"empty"`` / ``"full"``). It needs ``need[l] >= 0`` distinct
-    positions, chosen uniformly among the members (``want[l]``) or the
+    counter ``r[l]`` (:func:`draw_keys`); its initial set ``A`` is ``start``
+    (:class:`SubsetStart`): given by the words ``krandom.keyed_words(k0, k1, r n_words +
+    j)`` (``FAIR_BITS``), or empty / everything (``EMPTY`` / ``FULL``). It needs
+    ``need[l] >= 0`` distinct positions, chosen uniformly among the members (``want[l]``) or the
     non-members of ``A``; returns ``sum_u z[:, u]`` over them, ``(H, L)`` for
     ``z : (H, n)``.
 
@@ -546,7 +560,7 @@ def subset_corrections(
     stage_cap = jnp.asarray([*caps, 2**31 - 1], jnp.int32)
     stage_step = jnp.asarray([chunk] * n_tiers + [min(chunk, size // rows_exact)], jnp.int32)
     run = functools.partial(
-        _correction_chunk, n=n, n_words=n_words, mode=mode, n_live=n_live, size=size
+        _correction_chunk, n=n, n_words=n_words, start=start, n_live=n_live, size=size
     )
     tail = jnp.zeros((chunk,), order.dtype)
 

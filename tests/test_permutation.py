@@ -159,7 +159,7 @@ def test_validation_messages():
         permutation_test(np.arange(40.0), np.arange(40.0), method="exact")
 
 
-def _corrected_sums(n, n1, z, mode, tiers, n_draws, seed):
+def _corrected_sums(n, n1, z, start, tiers, n_draws, seed):
     """Group-1 sums of the engine's Monte Carlo splits, straight from the kernels."""
     import jax
 
@@ -167,7 +167,7 @@ def _corrected_sums(n, n1, z, mode, tiers, n_draws, seed):
         n_words = -(-n // 32)
         keys, local = krandom.draw_keys(jax.random.key(seed), jnp.int64(0), n_draws, 6)
         zz = jnp.asarray(z)[None, :]
-        if mode == "bernoulli":
+        if start is kresampling.SubsetStart.FAIR_BITS:
             z32 = jnp.pad(zz, ((0, 0), (0, 32 * n_words - n))).reshape(1, n_words, 32)
             mask = jnp.asarray(
                 np.array([(1 << min(32, n - 32 * w)) - 1 for w in range(n_words)], np.uint32)
@@ -176,29 +176,30 @@ def _corrected_sums(n, n1, z, mode, tiers, n_draws, seed):
                 keys[:, 0], keys[:, 1], local, z32.astype(jnp.float32), mask
             )
         else:
-            p = jnp.zeros((1, n_draws)) if mode == "empty" else jnp.full((1, n_draws), sum(z))
-            k = jnp.full((n_draws,), 0 if mode == "empty" else n, jnp.int32)
+            empty = start is kresampling.SubsetStart.EMPTY
+            p = jnp.zeros((1, n_draws)) if empty else jnp.full((1, n_draws), sum(z))
+            k = jnp.full((n_draws,), 0 if empty else n, jnp.int32)
         c = k - n1
         corr = kresampling.subset_corrections(
-            keys, local, jnp.abs(c), c > 0, zz, n=n, n_words=n_words, mode=mode, tiers=tiers
+            keys, local, jnp.abs(c), c > 0, zz, n=n, n_words=n_words, start=start, tiers=tiers
         )
         return np.asarray(jnp.where(c > 0, p - corr, p + corr)[0])
 
 
 @pytest.mark.parametrize(
-    "mode, tiers",
+    "start, tiers",
     [
-        ("bernoulli", ((13, 1),)),  # buckets are the positions (exact record)
-        ("bernoulli", ((1, 1),)),  # needs above 1 restart with exact buckets
-        ("empty", ((13, 1),)),
-        ("full", ((13, 1),)),
+        (kresampling.SubsetStart.FAIR_BITS, ((13, 1),)),  # buckets are the positions
+        (kresampling.SubsetStart.FAIR_BITS, ((1, 1),)),  # needs above 1 restart exact buckets
+        (kresampling.SubsetStart.EMPTY, ((13, 1),)),
+        (kresampling.SubsetStart.FULL, ((13, 1),)),
     ],
 )
-def test_bernoulli_bits_plus_corrections_give_uniform_splits(mode, tiers):
+def test_bernoulli_bits_plus_corrections_give_uniform_splits(start, tiers):
     # Every one of the C(13, 4) = 715 splits equally likely: with z_i = 2^i the group-1 sum
     # names the split. Chi-square over all splits, 32,768 draws (failure budget 0.1% each).
     n, n1 = 13, 4
-    s = _corrected_sums(n, n1, 2.0 ** np.arange(n), mode, tiers, 2**15, seed=3)
+    s = _corrected_sums(n, n1, 2.0 ** np.arange(n), start, tiers, 2**15, seed=3)
     codes = s.astype(np.int64)
     assert np.all(s == codes) and all(bin(c).count("1") == n1 for c in np.unique(codes))
     counts = np.bincount(codes, minlength=2**n)[
@@ -216,7 +217,7 @@ def test_hashed_buckets_still_give_uniform_splits():
     z = np.array([2 * p * i + (i * i) % p for i in range(n)], float)  # Erdos-Turan Sidon set
     pair_sum = {z[a] + z[b]: (a, b) for a, b in itertools.combinations(range(n), 2)}
     assert len(pair_sum) == 780
-    s = _corrected_sums(n, n1, z, "bernoulli", ((8, 1),), 2**15, seed=4)
+    s = _corrected_sums(n, n1, z, kresampling.SubsetStart.FAIR_BITS, ((8, 1),), 2**15, seed=4)
     removed = z.sum() - s
     counts = {}
     for v in np.round(removed).astype(np.int64):
@@ -229,7 +230,7 @@ def test_monte_carlo_unbalanced_splits_within_interval_of_exact():
     # n1 = 3 of 15: the engine starts from no item and adds 3 (see _subset_evaluator).
     from jaxtests.kernels import evaluators as kevaluators
 
-    assert kevaluators.subset_evaluator(15, 3, 1, 1024)[0].mode == "empty"
+    assert kevaluators.subset_evaluator(15, 3, 1, 1024)[0].start is kresampling.SubsetStart.EMPTY
     x = np.array([2.9, 3.8, 1.1])
     y = np.array([0.3, 1.9, -0.4, 1.2, 0.8, 2.1, 0.0, 1.4, 2.2, 0.7, 1.8, 3.1])
     exact = permutation_test(x, y, alternative="greater")

@@ -29,6 +29,7 @@ import numpy as np
 from jax import lax
 
 from jaxtests import _aot, _distributed, _learners, _random
+from jaxtests._buckets import bucket, pad_axis
 from jaxtests._models import Model
 from jaxtests._sanity_scores import count_scores, fold_scores
 from jaxtests._validation import to_device
@@ -243,12 +244,35 @@ _ridge_partition = jax.jit(
 )
 
 
-@functools.partial(jax.jit, static_argnames=("rows", "sizes"))
-def _binary_labels(key, block, inverse, n_pos, *, rows, sizes):
-    """``(rows, n)`` ±1 label vectors of block ``block`` in instance order."""
-    words = klabels.draw_binary_labels(jax.random.fold_in(key, block), rows, n_pos, sizes)
-    pos = klabels.unpack_labels(words, jnp.float64)[inverse]  # slot order -> instance order
-    return (2 * pos - 1).T
+@functools.partial(jax.jit, static_argnames=("rows", "shape"))
+def _label_words(words, n_pos, masks, *, rows, shape):
+    """Packed bits ``(W, rows)`` of a label block under its key words (:func:`_block_words`).
+
+    The fold sizes are traced (``masks``, :func:`~jaxtests.kernels.labels.slot_masks`) and
+    ``shape`` is their :class:`~jaxtests.kernels.labels.LabelShape`: a new row count of the
+    same shape compiles nothing, with the same draws.
+    """
+    return klabels.draw_binary_labels_from_words(words, rows, n_pos, shape, masks)
+
+
+def _block_labels(words, n_pos, masks, inverse, *, rows, shape):
+    """``(rows, n)`` ±1 label vectors (float64, numpy) of the block of key words ``words``.
+
+    ``inverse[i]`` is instance ``i``'s slot: the bits are unpacked and put in instance
+    order on the host, so no program depends on the row count.
+    """
+    packed = _aot.call(
+        _label_words,
+        "sanity_streams._label_words",
+        (words, n_pos, masks),
+        {"rows": rows, "shape": shape},
+        work=rows * len(inverse),
+    )
+    packed = np.asarray(packed)
+    W = packed.shape[0]
+    bits = (packed[:, None, :] >> np.arange(32, dtype=np.uint32)[None, :, None]) & np.uint32(1)
+    pos = bits.reshape(32 * W, rows)[inverse].astype(np.float64)  # slot -> instance order
+    return (2.0 * pos - 1.0).T
 
 
 @dataclasses.dataclass(frozen=True)
@@ -432,14 +456,6 @@ def _builtin_scores(plan, progress):
     n = y.shape[0]
     n_classes = 0 if plan.classes is None else len(plan.classes)
     fit = _Fit(plan.model, plan.scoring, plan.classification, n_classes)
-    data = _Data(  # numpy put on the device: jnp.asarray compiles a program per shape
-        X=to_device(np.asarray(plan.X)),
-        y=to_device(np.asarray(y)),
-        train=to_device(np.asarray(plan.train, np.float64)),
-        index=to_device(np.asarray(plan.index)),
-        valid=to_device(np.asarray(plan.valid)),
-        strata=to_device(np.asarray(plan.strata)),
-    )
     sort_free = (
         plan.perms is None
         and plan.classification
@@ -454,13 +470,20 @@ def _builtin_scores(plan, progress):
         and all(kmeasures.measure(s).source == "counts" for s in fit.scoring)
     )
     counts = _host_ridge_counts(plan) if ridge_stream else None
+    kernel = fit.model.kind in _learners.KERNEL_MACHINES
+    # Label vectors made on the host (explicit permutations, sort-free blocks) are fitted on
+    # the rows padded to their shape bucket (weight 0) and the test indices padded to theirs,
+    # as in cross_validate: a new row count compiles no fit. Not the sort-based path (its
+    # draws follow the rows) nor a kernel machine (its working sets follow the rounding).
+    data = _device_data(plan, pad=not kernel and (plan.perms is not None or sort_free))
+    n_fit = data.X.shape[0]  # the rows a fit holds
     chunk = fit.chunk
     obs = None  # the ridge stream scores the observed counts
     if counts is None:
         # The sort-free blocks' first chunk has min(chunk, rows, B) label vectors: the observed
         # ones scored in that shape share its program (each row's fit is its own: the same bits).
         k = min(chunk, block_rows(n), B) if sort_free else 1
-        Y0 = np.repeat(np.asarray(y)[None], k, axis=0)
+        Y0 = pad_axis(np.repeat(np.asarray(y)[None], k, axis=0), n_fit)
         obs = np.asarray(_data_scores(fit, data, Y0))[0]
     done = 0
 
@@ -474,13 +497,13 @@ def _builtin_scores(plan, progress):
         """The fits of label vectors ``Y`` started on ``on``'s device: ``[(scores, m)]``."""
         # fixed-size chunks (last one padded): a permutation's fit never depends on B.
         # Cut and padded in numpy: an eager jnp operation compiles a program per shape.
-        Y = np.asarray(Y)
+        Y = pad_axis(Y, n_fit)
         out = []
         for s in range(0, Y.shape[0], chunk):
             part = Y[s : s + chunk]
             m = part.shape[0]
             if m < chunk and Y.shape[0] > chunk:
-                part = np.concatenate([part, np.broadcast_to(part[-1:], (chunk - m, n))])
+                part = np.concatenate([part, np.broadcast_to(part[-1:], (chunk - m, n_fit))])
             out.append((_data_scores(fit, on, part), m))
         return out
 
@@ -495,7 +518,6 @@ def _builtin_scores(plan, progress):
     # copied once to each; _distributed.dealt), read back in order: each call's scores
     # depend on its own labels only, so the devices change no bit. A kernel machine's
     # solver loops on the host: one device.
-    kernel = fit.model.kind in _learners.KERNEL_MACHINES
     devices = _distributed.local_devices(data.X)[: 1 if kernel else None]
 
     def copies_for(items, *arrays):
@@ -607,24 +629,48 @@ def _builtin_scores(plan, progress):
     sizes = split[1] if split is not None else (n,)
     m = klabels.label_slots(sizes)
     slot = np.concatenate([k * m + np.arange(s) for k, s in enumerate(sizes)])
-    inverse = to_device(slot[np.argsort(order)])
+    inverse = slot[np.argsort(order)]
     blocks = _mine(range(n_blocks))
-    copies = copies_for(blocks, data, inverse)
+    # the blocks' key words on the host, all at once; the labels' program sees the fold sizes
+    # traced (one program per label shape) and they are put in instance order on the host
+    words = _block_words(key, blocks[0], len(blocks), len(blocks)) if blocks else None
+    shape = klabels.label_shape(sizes)
+    copies = copies_for(blocks, data, to_device(klabels.slot_masks(sizes)), to_device(n_pos))
 
     def start_block(i, blk):
-        on, inv = copies[i % len(copies)]
-        Y = _aot.call(
-            _binary_labels,
-            "sanity_streams._binary_labels",
-            (key, np.int32(blk), inv, n_pos),
-            {"rows": rows, "sizes": tuple(sizes)},
-            work=rows * n,
-        )
-        return start_chunks(np.asarray(Y)[: min(rows, B - blk * rows)], on)
+        on, masks, pos = copies[i % len(copies)]
+        Y = _block_labels(words[blk - blocks[0]], pos, masks, inverse, rows=rows, shape=shape)
+        return start_chunks(Y[: min(rows, B - blk * rows)], on)
 
     with _aot.one_call():  # one tier for every block's programs, counted once
         dealt(blocks, copies, start_block, lambda started: land(scores_of(started)))
     return obs, _joined(chunks, obs)
+
+
+def _device_data(plan, pad):
+    """The run's :class:`_Data` on the device; ``pad``: the rows padded to the shape bucket
+    of ``n`` (zeros of weight 0 in every fold, never tested) and the test indices to that of
+    the largest fold (entries not valid)."""
+    arrays = [
+        np.asarray(plan.X),
+        np.asarray(plan.y),
+        np.asarray(plan.train, np.float64),
+        np.asarray(plan.index),
+        np.asarray(plan.valid),
+        np.asarray(plan.strata),
+    ]
+    if pad:
+        n, m = bucket(arrays[1].shape[0]), bucket(arrays[3].shape[-1])
+        arrays = [
+            pad_axis(arrays[0], n, axis=0),
+            pad_axis(arrays[1], n),
+            pad_axis(arrays[2], n),
+            pad_axis(arrays[3], m),
+            pad_axis(arrays[4], m),
+            pad_axis(arrays[5], n),
+        ]
+    # numpy put on the device: jnp.asarray compiles a program per shape
+    return _Data(*(to_device(a) for a in arrays))
 
 
 def _mine(items):

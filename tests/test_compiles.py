@@ -434,3 +434,24 @@ def test_permutation_test_score_first_call_compiles_its_programs_only(model, pro
 
     out = python_json(_PTS_FIRST_CALL, model, env={"JAXTESTS_CACHE_DIR": "off"})
     assert out == [programs, programs]
+
+
+@pytest.mark.parametrize("model", ["lda", "knn"])
+def test_permutation_test_score_fits_a_new_row_count_in_its_bucket_without_compiling(model):
+    # Issue 37's new size: the label blocks' program sees the fold sizes traced and the fits
+    # the rows padded to their shape bucket (100, 101 and 117 rows: 128), explicit
+    # permutations too; the draws of each size are its own (checked by test_sanity).
+    spec = getattr(jaxtests.models, model)()
+
+    def call(n, **kw):
+        X = RNG.normal(size=(n, 3))
+        y = np.where(X[:, 0] + RNG.normal(size=n) > 0, 1, -1)
+        jaxtests.permutation_test_score(spec, X, y, key=0, **kw)
+
+    perms = dict(permutations=np.stack([RNG.permutation(100) for _ in range(8)]))
+    call(100, n_permutations=40), call(100, **perms)
+    with CompileCounter() as counter:
+        call(101, n_permutations=40)
+        call(117, n_permutations=40)
+        call(117, permutations=np.stack([RNG.permutation(117) for _ in range(8)]))
+    assert (counter.traces, counter.compiles) == (0, 0)

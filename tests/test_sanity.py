@@ -155,13 +155,13 @@ def _generic_scores(model, X, y, key, cv, B, scoring):
     m = klabels.label_slots(sizes)
     slot = np.concatenate([k * m + np.arange(s) for k, s in enumerate(sizes)])
     rows = _sanity_streams.block_rows(len(y))
-    Y = _sanity_streams._binary_labels(
-        perm_key,
-        jnp.asarray(0, jnp.int32),
-        jnp.asarray(slot[np.argsort(order)]),
+    Y = _sanity_streams._block_labels(
+        _sanity_streams._block_words(perm_key, 0, 1, 1)[0],
+        np.array([(y[t] > 0).sum() for t in test], np.uint32),  # stratified: per fold
+        klabels.slot_masks(sizes),
+        slot[np.argsort(order)],
         rows=rows,
-        n_pos=tuple(int((y[t] > 0).sum()) for t in test),  # stratified: per fold
-        sizes=sizes,
+        shape=klabels.label_shape(sizes),
     )[:B]
     idx, va = padded_test_index(test[None])
     return _sanity_streams._FIT_SCORES(
@@ -299,15 +299,14 @@ def test_pvalue_properties(data, key, B, noise):
 # ---------------------------------------------------------------- other learners and modes
 
 
-def test_generic_learners_see_the_same_draws(data):
-    # the sort-free draws feed every learner; logistic regression's null scores
-    # equal a direct float64 evaluation on the same label vectors
+@pytest.mark.parametrize("model", [models.logistic(), models.lda(), models.knn(5)], ids=str)
+def test_generic_learners_see_the_same_draws(data, model):
+    # the sort-free draws feed every learner; its null scores equal a direct float64
+    # evaluation on the same label vectors, unpadded (the run fits 148 rows padded to 192)
     X, y = data
-    r = permutation_test_score(
-        models.logistic(), X, y, cv=5, n_permutations=64, key=1, scoring=SCORING
-    )
+    r = permutation_test_score(model, X, y, cv=5, n_permutations=64, key=1, scoring=SCORING)
     np.testing.assert_array_equal(
-        r.permutation_scores, _generic_scores(models.logistic(), X, y, 1, 5, 64, SCORING)
+        r.permutation_scores, _generic_scores(model, X, y, 1, 5, 64, SCORING)
     )
     assert float(r.pvalue[0]) == pytest.approx(1 / 65)  # strong signal
     assert float(np.mean(r.permutation_scores[:, 0])) < 0.65

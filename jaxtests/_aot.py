@@ -523,8 +523,9 @@ def forced(tier):
 @contextlib.contextmanager
 def one_call():
     """Within the block (one public call's loop of chunks) each program's tier is decided
-    once, at its first call, and counts as one call towards promotion."""
-    _scopes.append({})
+    once, at its first call, and counts as one call towards promotion. A block inside
+    another belongs to the same public call: it shares the outer block's decisions."""
+    _scopes.append(_scopes[-1] if _scopes else {})
     try:
         yield
     finally:

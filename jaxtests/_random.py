@@ -142,7 +142,14 @@ def bits32_words(words, n):
 
 def uniform64_words(words, n):
     """``jax.random.uniform(key, (n,), float64)`` (partitionable threefry)."""
-    a, b = threefry2x32(words[0], words[1], *_counters(n))
+    return uniform64_pairs(words[0], words[1], n)
+
+
+def uniform64_pairs(k0, k1, n):
+    """``jax.random.uniform(key, (n,), float64)`` of the keys' words ``k0, k1`` (scalars, or
+    arrays ``(k,)`` -> ``(k, n)``), partitionable threefry."""
+    k0, k1 = np.asarray(k0, np.uint32)[..., None], np.asarray(k1, np.uint32)[..., None]
+    a, b = threefry2x32(k0, k1, *_counters(n))
     bits = (a.astype(np.uint64) << np.uint64(32)) | b.astype(np.uint64)
     # JAX's uniform: 52 random mantissa bits under the exponent of 1.0, minus 1
     one = np.array(1.0).view(np.uint64)

@@ -15,7 +15,13 @@ Multiclass labels (three or more classes, encoded as the indices of the sorted
 classes as in ``cross_validate``) take the sort-based path: one permutation of
 the class vector per key ``fold_in(key, b)`` (within each fold of a stratified
 split, so every fold keeps its class counts), fitted in vmapped chunks by the
-learners' multiclass fits, scored from per-fold confusion matrices.
+learners' multiclass fits, scored from per-fold confusion matrices. So do real
+targets, groups and ``permute="train"``; those permutations are drawn on the host
+(JAX's uniforms, numpy's stable sorts).
+
+Every label vector is whole before its fit, and the fits (all but the kernel
+machines') see the rows padded to their shape bucket with weight 0, so a new row
+count in a bucket compiles nothing.
 """
 
 import dataclasses
@@ -197,46 +203,45 @@ def _permute_within_strata(keys, y, train, strata, mode):
     return jax.vmap(one)(keys)
 
 
-def _sorted_scores(data, key, start, *, fit, mode, size):
-    """:func:`_sorted_block`; kernel machines fit its chunks in host-level calls."""
-    if fit.model.kind not in _learners.KERNEL_MACHINES:
-        return _sorted_block(data, key, start, fit=fit, mode=mode, size=size)
-    chunk = min(fit.chunk, _SORTED_CHUNK)
-    Y = _sorted_labels(data, key, start, fit=fit, mode=mode, size=size)
-    out = [_data_scores(fit, data, Y[c : c + chunk]) for c in range(0, Y.shape[0], chunk)]
-    return jnp.concatenate(out)[:size]
+def _sorted_labels(key, y, train, strata, *, mode, start, count):
+    """Label vectors ``(count, n)`` (``(count, K, n)`` for ``mode="train"``) of the sort-based
+    permutations ``start .. start + count - 1`` (:func:`_permute_within_strata`, one key
+    ``fold_in(key, i)`` each), numpy.
+
+    Drawn on the host for JAX's default threefry keys and float64 labels: the same
+    uniforms and stable sorts, so the same permutations, and no program for any row
+    count; otherwise by :func:`_permute_labels`.
+    """
+    words = _random.host_words(key)
+    y = np.asarray(y)
+    if words is None or y.dtype != np.float64:
+        index = np.asarray(start, np.int32) + np.arange(count, dtype=np.int32)
+        return np.asarray(_permute_labels(key, index, y, train, strata, mode=mode))
+    index = np.arange(start, start + count, dtype=np.int64).astype(np.uint32)
+    k0, k1 = _random.fold_in_pair(words[0], words[1], index)
+    n, strata = y.shape[0], np.asarray(strata)
+    if mode == "train":
+        K = train.shape[0]
+        u = _random.uniform64_pairs(k0, k1, K * n).reshape(count, K, n)
+        # test instances are their own singleton strata: they never move
+        s = np.where(np.asarray(train) > 0, strata[None, :], strata.max() + 1 + np.arange(n))
+        order = np.argsort(s.astype(y.dtype) * 2 + u, axis=-1, kind="stable")
+        slots = np.broadcast_to(np.argsort(s, axis=-1, kind="stable"), order.shape)
+        perm = np.empty_like(order)
+        np.put_along_axis(perm, slots, order, axis=-1)
+        return y[perm]
+    u = _random.uniform64_pairs(k0, k1, n)
+    order = np.argsort(strata.astype(y.dtype) * 2 + u, axis=-1, kind="stable")
+    perm = np.empty_like(order)
+    perm[:, np.argsort(strata, kind="stable")] = order
+    return y[perm]
 
 
-@functools.partial(jax.jit, static_argnames=("fit", "mode", "size"))
-def _sorted_labels(data, key, start, *, fit, mode, size):
-    """The label vectors of :func:`_sorted_block`, its chunks concatenated (the last padded)."""
-    chunk = min(fit.chunk, _SORTED_CHUNK)
-    n_chunks = -(-size // chunk)
-    keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(
-        start + jnp.arange(n_chunks * chunk, dtype=start.dtype)
-    )
-    return _permute_within_strata(keys, data.y, data.train, data.strata, mode)
-
-
-@functools.partial(jax.jit, static_argnames=("fit", "mode", "size"))
-def _sorted_block(data, key, start, *, fit, mode, size):
-    """Scores ``(size, S)`` of sort-based permutations ``start .. start + size - 1``."""
-    # one key per permutation index: draws do not depend on the block size
-    chunk = min(fit.chunk, _SORTED_CHUNK)
-    n_chunks = -(-size // chunk)
-    keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(
-        start + jnp.arange(n_chunks * chunk, dtype=start.dtype)
-    )
-
-    def scores(ks):
-        Y = _permute_within_strata(ks, data.y, data.train, data.strata, mode)
-        return _data_scores(fit, data, Y)
-
-    # fits in fixed-size chunks (the last padded): batched products round
-    # differently for different batch shapes, and a permutation's score must
-    # not depend on `batch_size` or on the number of permutations
-    out = lax.map(scores, keys.reshape(n_chunks, chunk))
-    return out.reshape(n_chunks * chunk, -1)[:size]
+@functools.partial(jax.jit, static_argnames="mode")
+def _permute_labels(key, index, y, train, strata, *, mode):
+    """:func:`_permute_within_strata` of the keys ``fold_in(key, i)`` of ``index``."""
+    keys = jax.vmap(lambda i: jax.random.fold_in(key, i))(index)
+    return _permute_within_strata(keys, y, train, strata, mode)
 
 
 _ridge_partition = jax.jit(
@@ -452,6 +457,12 @@ def _partition(train, test):
 
 def _builtin_scores(plan, progress):
     """Observed and permuted scores of a built-in learner (``(S,)`` and ``(B, S)``)."""
+    with _aot.one_call():  # every program's tier is chosen once for the call, counted once
+        return _scores(plan, progress)
+
+
+def _scores(plan, progress):
+    """:func:`_builtin_scores`."""
     y, B, key = plan.y, plan.n_permutations, plan.key
     n = y.shape[0]
     n_classes = 0 if plan.classes is None else len(plan.classes)
@@ -471,19 +482,23 @@ def _builtin_scores(plan, progress):
     )
     counts = _host_ridge_counts(plan) if ridge_stream else None
     kernel = fit.model.kind in _learners.KERNEL_MACHINES
-    # Label vectors made on the host (explicit permutations, sort-free blocks) are fitted on
-    # the rows padded to their shape bucket (weight 0) and the test indices padded to theirs,
-    # as in cross_validate: a new row count compiles no fit. Not the sort-based path (its
-    # draws follow the rows) nor a kernel machine (its working sets follow the rounding).
-    data = _device_data(plan, pad=not kernel and (plan.perms is not None or sort_free))
+    # Every label vector is made whole before its fit (on the host, or by a program of its
+    # own), so the fits see the rows padded to their shape bucket (weight 0) and the test
+    # indices padded to theirs, as in cross_validate: a new row count compiles no fit. Not
+    # a kernel machine: its working sets follow the rounding.
+    data = _device_data(plan, pad=not kernel)
     n_fit = data.X.shape[0]  # the rows a fit holds
     chunk = fit.chunk
+    sorted_chunk = min(chunk, _SORTED_CHUNK)
     obs = None  # the ridge stream scores the observed counts
     if counts is None:
         # The sort-free blocks' first chunk has min(chunk, rows, B) label vectors: the observed
         # ones scored in that shape share its program (each row's fit is its own: the same bits).
-        k = min(chunk, block_rows(n), B) if sort_free else 1
-        Y0 = pad_axis(np.repeat(np.asarray(y)[None], k, axis=0), n_fit)
+        # The sort-based path fits whole chunks of _SORTED_CHUNK; permute="train" fits
+        # labels per fold (the observed ones in every fold).
+        k = min(chunk, block_rows(n), B) if sort_free else sorted_chunk
+        shape = (k, plan.train.shape[0], n) if plan.permute == "train" else (k, n)
+        Y0 = pad_axis(np.broadcast_to(np.asarray(y), shape), n_fit)
         obs = np.asarray(_data_scores(fit, data, Y0))[0]
     done = 0
 
@@ -548,12 +563,22 @@ def _builtin_scores(plan, progress):
         step = plan.batch_size or chunk
         starts = _mine(range(0, B, step))
         copies = copies_for(starts, data)
+        yh, train, strata = np.asarray(y), np.asarray(plan.train), np.asarray(plan.strata)
 
         def start_sorted(i, s):
             on, size = copies[i % len(copies)][0], min(step, B - s)
-            return _sorted_scores(on, key, np.int32(s), fit=fit, mode=mode, size=size)
+            # whole chunks of permutations, the last one's surplus dropped: a fit's batch
+            # never depends on B or batch_size (batched products round by their shape)
+            count = sorted_chunk * -(-size // sorted_chunk)
+            Y = pad_axis(
+                _sorted_labels(key, yh, train, strata, mode=mode, start=s, count=count), n_fit
+            )
+            return [
+                (_data_scores(fit, on, Y[c : c + sorted_chunk]), min(sorted_chunk, size - c))
+                for c in range(0, count, sorted_chunk)
+            ]
 
-        dealt(starts, copies, start_sorted, land)
+        dealt(starts, copies, start_sorted, lambda started: land(scores_of(started)))
         return obs, _joined(chunks, obs)
 
     # binary labels, permuted over all instances: sort-free blocks

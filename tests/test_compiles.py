@@ -436,22 +436,32 @@ def test_permutation_test_score_first_call_compiles_its_programs_only(model, pro
     assert out == [programs, programs]
 
 
-@pytest.mark.parametrize("model", ["lda", "knn"])
+@pytest.mark.parametrize("model", ["lda", "knn", "ridge"])
 def test_permutation_test_score_fits_a_new_row_count_in_its_bucket_without_compiling(model):
-    # Issue 37's new size: the label blocks' program sees the fold sizes traced and the fits
+    # Issue 37's new size: the label blocks' program sees the fold sizes traced, the
+    # sort-based permutations (a regression, groups) are drawn on the host, and the fits see
     # the rows padded to their shape bucket (100, 101 and 117 rows: 128), explicit
-    # permutations too; the draws of each size are its own (checked by test_sanity).
+    # permutations too; each size's draws are its own (tests/test_random_host.py).
     spec = getattr(jaxtests.models, model)()
+    regression = spec.task == "regression"
 
     def call(n, **kw):
         X = RNG.normal(size=(n, 3))
-        y = np.where(X[:, 0] + RNG.normal(size=n) > 0, 1, -1)
+        y = X[:, 0] + RNG.normal(size=n)
+        if regression:
+            kw["scoring"] = "r2"
+        else:
+            y = np.where(y > 0, 1, -1)
         jaxtests.permutation_test_score(spec, X, y, key=0, **kw)
 
-    perms = dict(permutations=np.stack([RNG.permutation(100) for _ in range(8)]))
-    call(100, n_permutations=40), call(100, **perms)
+    def calls(n):
+        call(n, n_permutations=40)
+        call(n, permutations=np.stack([RNG.permutation(n) for _ in range(8)]))
+        if not regression:
+            call(n, n_permutations=20, groups=np.arange(n) % 4)
+
+    calls(100)
     with CompileCounter() as counter:
-        call(101, n_permutations=40)
-        call(117, n_permutations=40)
-        call(117, permutations=np.stack([RNG.permutation(117) for _ in range(8)]))
+        calls(101)
+        calls(117)
     assert (counter.traces, counter.compiles) == (0, 0)

@@ -67,6 +67,39 @@ def test_label_block_words_equal_the_program():
     np.testing.assert_array_equal(got[7:], 0)  # blocks past n_blocks: zero words
 
 
+@pytest.mark.parametrize("mode", ["all", "train"])
+def test_sort_based_permutations_equal_the_program(mode):
+    # permutation_test_score's sort-based path (regression, groups, permute="train",
+    # multiclass): permutations start .. start + count - 1 within strata (test instances
+    # fixed in "train" mode), drawn on the host, are jax.random's, index for index
+    rng = np.random.default_rng(4)
+    n, K = 37, 4
+    y, strata = rng.normal(size=n), rng.integers(0, 3, n)
+    train = (rng.random((K, n)) < 0.7).astype(np.float64)
+    key = _random._seed_key(2**40 + 9)
+    with jax.enable_x64(True):
+        want = np.asarray(
+            _sanity_streams._permute_labels(
+                key, np.arange(5, 14, dtype=np.int32), y, train, strata, mode=mode
+            )
+        )
+        with CompileCounter() as counter:
+            got = _sanity_streams._sorted_labels(key, y, train, strata, mode=mode, start=5, count=9)
+    assert (counter.traces, counter.compiles) == (0, 0)
+    np.testing.assert_array_equal(got, want)
+    # each row a permutation within the strata (in "train" mode, of each fold's training
+    # rows, its test rows in place), and not the identity
+    rows = want.reshape(9, -1, n)
+    moving = train > 0 if mode == "train" else np.ones((1, n), bool)
+    for row in rows:
+        for r, keep in zip(row, moving, strict=True):
+            np.testing.assert_array_equal(r[~keep], y[~keep])
+            for g in range(3):
+                sel = keep & (strata == g)
+                np.testing.assert_array_equal(np.sort(r[sel]), np.sort(y[sel]))
+    assert not np.any(np.all(rows == y, axis=-1))
+
+
 def test_host_keys_compile_nothing():
     key = _random._seed_key(11)
     with CompileCounter() as counter:
@@ -87,3 +120,18 @@ def test_other_key_kinds_take_jax_random():
     got = [jax.random.key_data(k) for k in _random.split_key(rbg, 3)]
     np.testing.assert_array_equal(got, jax.random.key_data(jax.random.split(rbg, 3)))
     assert _random.host_words(_random._seed_key(3)) is not None
+
+
+def test_sort_based_permutations_of_other_key_kinds_take_jax_random():
+    # an rbg key's permutations come from the program (jax.random's own draws for that key)
+    rng = np.random.default_rng(5)
+    y, strata = rng.normal(size=20), np.zeros(20, np.int64)
+    train = np.ones((1, 20))
+    rbg = jax.random.key(3, impl="rbg")
+    with jax.enable_x64(True):
+        got = _sanity_streams._sorted_labels(rbg, y, train, strata, mode="all", start=2, count=3)
+        want = _sanity_streams._permute_labels(
+            rbg, np.arange(2, 5, dtype=np.int32), y, train, strata, mode="all"
+        )
+    np.testing.assert_array_equal(got, np.asarray(want))
+    np.testing.assert_array_equal(np.sort(got, axis=-1), np.broadcast_to(np.sort(y), (3, 20)))

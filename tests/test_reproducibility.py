@@ -74,7 +74,6 @@ def ptscore_cases():
     # The ridge label stream's calls spread over the devices (one block per call here,
     # batch_size=1), and another learner's label blocks (5 blocks of 1,024): the permutation
     # scores, the observed scores and the devices used.
-    import jax
     import numpy as np
 
     from jaxtests import _sanity_streams, models, permutation_test_score
@@ -83,36 +82,30 @@ def ptscore_cases():
     X = rng.normal(size=(90, 4))
     y = np.where(X[:, 0] + rng.normal(size=90) > 0, 1, -1)
     used, real = set(), _sanity_streams._ridge_binary_stream
-    fits, real_fits = set(), _sanity_streams._data_scores
-    sorted_on, real_sorted = set(), _sanity_streams._sorted_scores
+    fits, sorted_on, real_fits = set(), set(), _sanity_streams._data_scores
+    fitted_on = [fits]  # the devices of the fits of the call running
 
     def spy(part, *args, **kwargs):
         used.add(part.XT.devices().pop().id)
         return real(part, *args, **kwargs)
 
     def spy_fits(fit, data, Y):
-        if not isinstance(data.X, jax.core.Tracer):  # the sort-based path fits in its program
-            fits.add(data.X.devices().pop().id)
+        fitted_on[0].add(data.X.devices().pop().id)
         return real_fits(fit, data, Y)
-
-    def spy_sorted(data, *args, **kwargs):
-        sorted_on.add(data.X.devices().pop().id)
-        return real_sorted(data, *args, **kwargs)
 
     _sanity_streams._ridge_binary_stream = spy
     _sanity_streams._data_scores = spy_fits
-    _sanity_streams._sorted_scores = spy_sorted
     try:
         r = permutation_test_score(models.ridge_classifier(), X, y, n_permutations=4100,
                                    key=5, batch_size=1)
         s = permutation_test_score(models.lda(), X, y, n_permutations=4100, key=6)
+        fitted_on[0] = sorted_on
         # the sort-based path (a regression), 16 permutations a call
         t = permutation_test_score(models.ridge(), X, X[:, 0] + y, n_permutations=64, key=7,
                                    scoring="r2", batch_size=16)
     finally:
         _sanity_streams._ridge_binary_stream = real
         _sanity_streams._data_scores = real_fits
-        _sanity_streams._sorted_scores = real_sorted
     return {"scores": np.asarray(r.permutation_scores).tolist(), "score": float(r.score),
             "devices": sorted(used), "lda": np.asarray(s.permutation_scores).tolist(),
             "lda_score": float(s.score), "lda_devices": sorted(fits),

@@ -13,7 +13,15 @@ result: padded entries are zeros that add nothing to a sum, or are masked out.
 
 import numpy as np
 
-__all__ = ["CAPACITY_WORDS", "LADDER", "bucket", "capacity_words", "pad_axis", "pad_last"]
+__all__ = [
+    "CAPACITY_WORDS",
+    "LADDER",
+    "bucket",
+    "capacity_words",
+    "fine_bucket",
+    "pad_axis",
+    "pad_last",
+]
 
 # 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, ... up to 3 * 2^40.
 LADDER = tuple(sorted({1, *(2**k for k in range(42)), *(3 * 2**k for k in range(41))}))
@@ -29,6 +37,15 @@ def bucket(n, minimum=1):
     """The smallest ladder size ``>= max(n, minimum)``."""
     n = max(int(n), int(minimum))
     return LADDER[int(np.searchsorted(LADDER, n))]
+
+
+def fine_bucket(n):
+    """The smallest ``k 2^j >= n`` with ``8 <= k < 16`` (``n`` itself below 16): at most
+    1/8 more than ``n``, for programs whose run time follows the padded size (the fits of
+    ``permutation_test_score``, run for every permutation)."""
+    n = int(n)
+    q = 2 ** max(0, n.bit_length() - 4)
+    return q * -(-n // q)
 
 
 def capacity_words(n, n_h=1):

@@ -80,15 +80,21 @@ def threefry2x32(k0, k1, x0, x1):
     k0, k1, x0, x1 = np.broadcast_arrays(*(np.asarray(v, np.uint32) for v in (k0, k1, x0, x1)))
     with np.errstate(over="ignore"):  # words wrap modulo 2^32, as the hash means them to
         ks = (k0, k1, k0 ^ k1 ^ np.uint32(_PARITY))
-        x0, x1 = x0 + ks[0], x1 + ks[1]
+        # fresh arrays (0-d for scalars), updated in place below
+        x0 = np.add(x0, ks[0], out=np.empty(x0.shape, np.uint32))
+        x1 = np.add(x1, ks[1], out=np.empty(x1.shape, np.uint32))
+        tmp = np.empty_like(x1)
         for i in range(5):
             for r in _ROTATIONS[i % 2]:
-                x0 = x0 + x1
-                x1 = (x1 << np.uint32(r)) | (x1 >> np.uint32(32 - r))
-                x1 = x0 ^ x1
-            x0 = x0 + ks[(i + 1) % 3]
-            x1 = x1 + ks[(i + 2) % 3] + np.uint32(i + 1)
-    return x0, x1
+                np.add(x0, x1, out=x0)
+                np.left_shift(x1, np.uint32(r), out=tmp)  # x1 rotated left by r
+                np.right_shift(x1, np.uint32(32 - r), out=x1)
+                np.bitwise_or(x1, tmp, out=x1)
+                np.bitwise_xor(x1, x0, out=x1)
+            np.add(x0, ks[(i + 1) % 3], out=x0)
+            np.add(x1, ks[(i + 2) % 3], out=x1)
+            np.add(x1, np.uint32(i + 1), out=x1)
+    return x0[()], x1[()]  # scalars for scalar inputs
 
 
 def host_threefry():
@@ -150,10 +156,14 @@ def uniform64_pairs(k0, k1, n):
     arrays ``(k,)`` -> ``(k, n)``), partitionable threefry."""
     k0, k1 = np.asarray(k0, np.uint32)[..., None], np.asarray(k1, np.uint32)[..., None]
     a, b = threefry2x32(k0, k1, *_counters(n))
-    bits = (a.astype(np.uint64) << np.uint64(32)) | b.astype(np.uint64)
-    # JAX's uniform: 52 random mantissa bits under the exponent of 1.0, minus 1
-    one = np.array(1.0).view(np.uint64)
-    return ((bits >> np.uint64(12)) | one).view(np.float64) - 1.0
+    bits = a.astype(np.uint64)  # the 64-bit word a b, then JAX's uniform: 52 random
+    np.left_shift(bits, np.uint64(32), out=bits)  # mantissa bits under the exponent of 1.0,
+    np.bitwise_or(bits, b, out=bits, casting="unsafe")  # minus 1 (in place: no copies)
+    np.right_shift(bits, np.uint64(12), out=bits)
+    np.bitwise_or(bits, np.array(1.0).view(np.uint64), out=bits)
+    out = bits.view(np.float64)
+    np.subtract(out, 1.0, out=out)
+    return out
 
 
 def split_key(key, n=2):

@@ -16,6 +16,7 @@ from jaxtests._buckets import (
     LADDER,
     bucket,
     capacity_words,
+    fine_bucket,
     pad_last,
 )
 from jaxtests._monitoring import CompileCounter
@@ -440,7 +441,7 @@ def test_permutation_test_score_first_call_compiles_its_programs_only(model, pro
 def test_permutation_test_score_fits_a_new_row_count_in_its_bucket_without_compiling(model):
     # Issue 37's new size: the label blocks' program sees the fold sizes traced, the
     # sort-based permutations (a regression, groups) are drawn on the host, and the fits see
-    # the rows padded to their shape bucket (100, 101 and 117 rows: 128), explicit
+    # the rows padded to their fine bucket (98, 101 and 104 rows: 104), explicit
     # permutations too; each size's draws are its own (tests/test_random_host.py).
     spec = getattr(jaxtests.models, model)()
     regression = spec.task == "regression"
@@ -460,8 +461,19 @@ def test_permutation_test_score_fits_a_new_row_count_in_its_bucket_without_compi
         if not regression:
             call(n, n_permutations=20, groups=np.arange(n) % 4)
 
-    calls(100)
+    calls(98)
     with CompileCounter() as counter:
         calls(101)
-        calls(117)
+        calls(104)
     assert (counter.traces, counter.compiles) == (0, 0)
+
+
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 100, 104, 105, 1000, 1025, 98_765])
+def test_fine_bucket_is_the_smallest_ladder_size_within_an_eighth(n):
+    # the fine ladder: every size below 16, then k 2^j for 8 <= k < 16
+    def on_ladder(m):
+        return m < 16 or m % 2 ** (m.bit_length() - 4) == 0
+
+    size = fine_bucket(n)
+    assert n <= size <= n * 9 / 8 and on_ladder(size)
+    assert not any(on_ladder(m) for m in range(n, size))

@@ -302,7 +302,7 @@ def test_pvalue_properties(data, key, B, noise):
 @pytest.mark.parametrize("model", [models.logistic(), models.lda(), models.knn(5)], ids=str)
 def test_generic_learners_see_the_same_draws(data, model):
     # the sort-free draws feed every learner; its null scores equal a direct float64
-    # evaluation on the same label vectors, unpadded (the run fits 148 rows padded to 192)
+    # evaluation on the same label vectors, unpadded (the run fits 148 rows padded to 160)
     X, y = data
     r = permutation_test_score(model, X, y, cv=5, n_permutations=64, key=1, scoring=SCORING)
     np.testing.assert_array_equal(

@@ -135,3 +135,12 @@ def test_sort_based_permutations_of_other_key_kinds_take_jax_random():
         )
     np.testing.assert_array_equal(got, np.asarray(want))
     np.testing.assert_array_equal(np.sort(got, axis=-1), np.broadcast_to(np.sort(y), (3, 20)))
+
+
+def test_tied_sort_keys_are_ordered_as_a_stable_sort():
+    # jnp.argsort is stable; the host's quicksort re-sorts the rows holding equal keys
+    keys = np.random.default_rng(0).integers(0, 5, (3, 300)).astype(np.float64)
+    keys[1] = np.random.default_rng(1).random(300)  # a row without ties
+    want = np.argsort(keys, axis=-1, kind="stable")
+    assert np.any(np.argsort(keys, axis=-1) != want)  # a quicksort alone differs here
+    np.testing.assert_array_equal(_sanity_streams._stable_order(keys), want)

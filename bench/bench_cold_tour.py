@@ -202,6 +202,19 @@ CALLS = {
         "permutation_test_score(LinearDiscriminantAnalysis(), "
         "rng.normal(size=(n, 5)), lab(n), n_permutations=100, cv=5)",
     ),
+    "permutation_test_score (ridge regression, 100)": (
+        "X = rng.normal(size=(n, 5)); "
+        "jt.permutation_test_score(jt.models.ridge(), X, X[:, 0] + rng.normal(size=n), "
+        "n_permutations=100, key=0, scoring='r2')",
+        100,
+        101,
+        "sklearn permutation_test_score",
+        "from sklearn.linear_model import Ridge; from sklearn.pipeline import make_pipeline; "
+        "from sklearn.preprocessing import StandardScaler; "
+        "from sklearn.model_selection import permutation_test_score; X = rng.normal(size=(n, 5)); "
+        "permutation_test_score(make_pipeline(StandardScaler(), Ridge()), X, "
+        "X[:, 0] + rng.normal(size=n), n_permutations=100, cv=5, scoring='r2')",
+    ),
     "ScoreTable.report (15 x 4)": (
         "jt.read_scores({'dataset': [i for i in range(n) for j in range(4)], "
         "'learner': [f'l{j}' for i in range(n) for j in range(4)], "

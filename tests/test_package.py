@@ -18,6 +18,7 @@ ALLOWED_KERNEL_IMPORTS = {
     "dataclasses",
     "abc",  # abstract methods of the evaluator and family protocols
     "collections",
+    "enum",  # the typed start of a Monte Carlo split (resampling.SubsetStart)
     "jaxtests",
 }
 

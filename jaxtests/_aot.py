@@ -60,6 +60,8 @@ _MAX_BYTES = 1 << 30  # a program file larger than this is not ours
 _NOT_PROGRAM = ("cache", "log", "pprint", "traceback")
 LOADED = PROGRAM_LOADED  # a jax.monitoring event per program loaded from disk
 _programs = {}  # key -> jax.stages.Compiled, or None (plain path)
+_keys = {}  # a call's parts -> its key (:func:`_key`)
+_MAX_KEYS = 4096
 
 COMPILE_ENV = "JAXTESTS_COMPILE"
 _MODES = ("auto", "optimized", "quick")
@@ -157,8 +159,8 @@ def _settings_text(values, env):
     return repr((values, env))
 
 
-def _settings():
-    """Every JAX setting in force and XLA's variables as the backend started with them, as text."""
+def _setting_values():
+    """Every JAX setting in force and XLA's variables as the backend started with them."""
     every = jax.config.values  # a new dict at each access
     scoped, plain = _setting_names(len(every))
     values = (
@@ -169,7 +171,12 @@ def _settings():
     )
     from jaxtests import _cache
 
-    env = _cache.backend_env()
+    return values, _cache.backend_env()
+
+
+def _settings(settings=None):
+    """:func:`_setting_values` (or ``settings``, its value) as text."""
+    values, env = _setting_values() if settings is None else settings
     try:
         return _settings_text(values, env)
     except TypeError:  # an unhashable setting: no memo
@@ -184,23 +191,35 @@ def _layout(n_processes, n_devices):
 
 def _key(name, args, static, compiler_options):
     leaves, tree = jax.tree_util.tree_flatten(args)
-    text = repr(
-        (
-            name,
-            sorted(static.items()),
-            sorted((compiler_options or {}).items()),
-            str(tree),
-            [_aval(x) for x in leaves],
-        )
-    )
+    avals = [_aval(x) for x in leaves]
+    static, options = sorted(static.items()), sorted((compiler_options or {}).items())
+    settings = _setting_values()
+    n_processes, n_devices = jax.process_count(), jax.device_count()
+    # The text and its digest cost about 0.1-0.3 ms a call (a loop of chunks makes hundreds):
+    # a call like an earlier one (equal static arguments, as jit's own cache compares them)
+    # takes its key from the memo.
+    memo = (name, tuple(static), tuple(options), tree, tuple(avals), settings)
+    memo += (n_processes, n_devices)
+    try:
+        return _keys[memo]
+    except TypeError:  # an unhashable part: no memo
+        memo = None
+    except KeyError:
+        pass
+    text = repr((name, static, options, str(tree), avals))
     # A function or object without a stable repr (a user statistic), or an elided one.
     if " at 0x" in text or "..." in text:
         raise TypeError("unstable static argument")
     h = hashlib.sha256()
-    layout = _layout(jax.process_count(), jax.device_count())
-    for part in (_FORMAT, _code_digest(), jax.__version__, _machine(), _settings(), layout, text):
+    digest, layout = _settings(settings), _layout(n_processes, n_devices)
+    for part in (_FORMAT, _code_digest(), jax.__version__, _machine(), digest, layout, text):
         h.update(repr(part).encode() + b"\0")
-    return h.hexdigest()[:32]
+    key = h.hexdigest()[:32]
+    if memo is not None:
+        if len(_keys) >= _MAX_KEYS:
+            _keys.clear()
+        _keys[memo] = key
+    return key
 
 
 # -- the output tree as JSON: tuples, lists, dicts with string keys, None, and the named

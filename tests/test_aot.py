@@ -124,3 +124,30 @@ def test_a_program_with_a_custom_call_is_not_stored(tmp_path):
     assert first["out"] == second["out"]
     stored = os.listdir(cache + "-programs")
     assert len(stored) == 1  # the label blocks' program; the fits' are not kept
+
+
+def test_a_call_like_an_earlier_one_takes_its_key_from_the_memo():
+    # The key's text and digest are computed once per kind of call; a changed setting, shape
+    # or static argument is another key, and the memo's keys are the computed ones.
+    import jax
+    import numpy as np
+
+    from jaxtests import _aot
+
+    args, static = (np.zeros((3, 4)), np.int32(2)), {"mode": "a", "size": 3}
+    first = _aot._key("t.f", args, static, None)
+    assert _aot._key("t.f", args, dict(static), None) == first
+    memo = next(k for k, v in _aot._keys.items() if v == first)
+    _aot._keys[memo] = "from the memo"
+    assert _aot._key("t.f", (np.ones((3, 4)), np.int32(5)), static, None) == "from the memo"
+    _aot._keys.clear()
+    assert _aot._key("t.f", args, static, None) == first  # computed again, the same
+    others = {
+        _aot._key("t.f", (np.zeros((3, 5)), np.int32(2)), static, None),
+        _aot._key("t.f", args, {"mode": "b", "size": 3}, None),
+        _aot._key("t.f", args, static, {"xla_cpu_use_fusion_emitters": False}),
+        _aot._key("t.g", args, static, None),
+    }
+    with jax.enable_x64(not jax.config.jax_enable_x64):
+        others.add(_aot._key("t.f", args, static, None))
+    assert len(others) == 5 and first not in others

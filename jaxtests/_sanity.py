@@ -343,7 +343,9 @@ def permutation_test_score(
         e.g. to reproduce scikit-learn's draws.
     batch_size : int, optional
         Permutations per compiled call, built-in models only (memory and progress
-        granularity only): the permutations and the scores do not depend on it.
+        granularity only; rounded up to whole fits of the learner's label vectors
+        where the permutations are made on the host): the permutations and the
+        scores do not depend on it.
     n_jobs : int, optional
         joblib workers for scikit-learn estimators (refused for built-in models).
     progress : bool, tqdm bar, callable or None

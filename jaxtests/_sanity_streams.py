@@ -47,10 +47,10 @@ from jaxtests.kernels import ridge_partition as kridge_partition
 _BLOCK_BYTES = 2**23  # a block of permuted labels: about 8 MB as float64
 _CALL_BLOCKS = 16  # label blocks per call of the compiled ridge stream
 _TF32_ENV = "JAXTESTS_RIDGE_TF32"  # override of _tf32_decisions: "1" or "0"
-# Label vectors per fit on the sort-based paths (groups, permute="train", regression,
-# multiclass): at most the learner's chunk; each call fits whole chunks (a B below one
-# chunk computes the rest and drops it), so fewer than 64 cost more calls (~0.4 ms each).
-_SORTED_CHUNK = 64
+# Label vectors per fit where they come from the host (explicit permutations, and the
+# sort-based paths: groups, permute="train", regression, multiclass), at most the learner's
+# chunk: fewer cost more calls (~0.1-0.4 ms each), more cost more padding in a run's last fit.
+_HOST_CHUNK = 64
 
 
 def block_rows(n):
@@ -503,15 +503,19 @@ def _scores(plan, progress):
     data = _device_data(plan, pad=not kernel)
     n_fit = data.X.shape[0]  # the rows a fit holds
     chunk = fit.chunk
-    sorted_chunk = min(chunk, _SORTED_CHUNK)
+    # Label vectors per fit, fixed for the run: every fit takes `width` of them (the last
+    # call's padded), so a permutation's score depends on neither B nor batch_size (batched
+    # products round by their shape), and the observed labels, scored in that shape, share
+    # the program (each row's fit is its own: the same bits).
+    width = min(chunk, block_rows(n))  # powers of two: the sort-free blocks hold whole fits
+    if not sort_free:  # label vectors from the host
+        width = min(width, _HOST_CHUNK)
+    # explicit and sort-based permutations: calls of whole fits
+    step = width * -(-(plan.batch_size or chunk) // width)
     obs = None  # the ridge stream scores the observed counts
     if counts is None:
-        # The sort-free blocks' first chunk has min(chunk, rows, B) label vectors: the observed
-        # ones scored in that shape share its program (each row's fit is its own: the same bits).
-        # The sort-based path fits whole chunks of _SORTED_CHUNK; permute="train" fits
-        # labels per fold (the observed ones in every fold).
-        k = min(chunk, block_rows(n), B) if sort_free else sorted_chunk
-        shape = (k, plan.train.shape[0], n) if plan.permute == "train" else (k, n)
+        # permute="train" fits labels per fold (the observed ones in every fold)
+        shape = (width, plan.train.shape[0], n) if plan.permute == "train" else (width, n)
         Y0 = pad_axis(np.broadcast_to(np.asarray(y), shape), n_fit)
         obs = np.asarray(_data_scores(fit, data, Y0))[0]
     done = 0
@@ -524,15 +528,15 @@ def _scores(plan, progress):
 
     def start_chunks(Y, on=data):
         """The fits of label vectors ``Y`` started on ``on``'s device: ``[(scores, m)]``."""
-        # fixed-size chunks (last one padded): a permutation's fit never depends on B.
-        # Cut and padded in numpy: an eager jnp operation compiles a program per shape.
+        # fits of `width` label vectors, the last padded with copies of its last one. Cut
+        # and padded in numpy: an eager jnp operation compiles a program per shape.
         Y = pad_axis(Y, n_fit)
         out = []
-        for s in range(0, Y.shape[0], chunk):
-            part = Y[s : s + chunk]
+        for s in range(0, Y.shape[0], width):
+            part = Y[s : s + width]
             m = part.shape[0]
-            if m < chunk and Y.shape[0] > chunk:
-                part = np.concatenate([part, np.broadcast_to(part[-1:], (chunk - m, n_fit))])
+            if m < width:
+                part = np.concatenate([part, np.broadcast_to(part[-1:], (width - m, *Y.shape[1:]))])
             out.append((_data_scores(fit, on, part), m))
         return out
 
@@ -558,7 +562,6 @@ def _scores(plan, progress):
 
     chunks = []
     if plan.perms is not None:
-        step = plan.batch_size or chunk
         starts = _mine(range(0, B, step))
         copies = copies_for(starts, data)
         yh = np.asarray(y)  # the labels permuted on the host: no program per shape
@@ -574,23 +577,14 @@ def _scores(plan, progress):
     # the sort-based path: regression, groups, permute="train" and multiclass labels
     if not sort_free:
         mode = plan.permute if plan.permute == "train" else "all"
-        step = plan.batch_size or chunk
         starts = _mine(range(0, B, step))
         copies = copies_for(starts, data)
         yh, train, strata = np.asarray(y), np.asarray(plan.train), np.asarray(plan.strata)
 
         def start_sorted(i, s):
-            on, size = copies[i % len(copies)][0], min(step, B - s)
-            # whole chunks of permutations, the last one's surplus dropped: a fit's batch
-            # never depends on B or batch_size (batched products round by their shape)
-            count = sorted_chunk * -(-size // sorted_chunk)
-            Y = pad_axis(
-                _sorted_labels(key, yh, train, strata, mode=mode, start=s, count=count), n_fit
-            )
-            return [
-                (_data_scores(fit, on, Y[c : c + sorted_chunk]), min(sorted_chunk, size - c))
-                for c in range(0, count, sorted_chunk)
-            ]
+            count = min(step, B - s)
+            Y = _sorted_labels(key, yh, train, strata, mode=mode, start=s, count=count)
+            return start_chunks(Y, copies[i % len(copies)][0])
 
         dealt(starts, copies, start_sorted, lambda started: land(scores_of(started)))
         return obs, _joined(chunks, obs)

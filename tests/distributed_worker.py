@@ -112,7 +112,7 @@ def run():
     record(
         "label_sorted",
         lambda: jaxtests.permutation_test_score(
-            ridge, X, lab, n_permutations=40, key=9, permute="train", cv=split, batch_size=16
+            ridge, X, lab, n_permutations=160, key=9, permute="train", cv=split, batch_size=64
         ),
         "permutation_scores",
     )

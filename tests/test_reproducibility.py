@@ -100,9 +100,9 @@ def ptscore_cases():
                                    key=5, batch_size=1)
         s = permutation_test_score(models.lda(), X, y, n_permutations=4100, key=6)
         fitted_on[0] = sorted_on
-        # the sort-based path (a regression), 16 permutations a call
-        t = permutation_test_score(models.ridge(), X, X[:, 0] + y, n_permutations=64, key=7,
-                                   scoring="r2", batch_size=16)
+        # the sort-based path (a regression), 64 permutations a call (its fits' width)
+        t = permutation_test_score(models.ridge(), X, X[:, 0] + y, n_permutations=256, key=7,
+                                   scoring="r2", batch_size=64)
     finally:
         _sanity_streams._ridge_binary_stream = real
         _sanity_streams._data_scores = real_fits

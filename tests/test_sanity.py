@@ -249,6 +249,31 @@ def test_count_scores_by_hand():
 _REFERENCE = {}
 
 
+@pytest.mark.parametrize("how", ["permutations", "sort-based"])
+def test_regression_scores_depend_on_neither_batch_size_nor_count(how):
+    # Real-valued scores carry every rounding of their fits: each fit takes the same number
+    # of label vectors whatever batch_size and n_permutations (explicit permutations were
+    # fitted in batches of batch_size: 3e-16 apart)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(97, 4))
+    y = X[:, 0] + rng.normal(size=97)
+    perms = np.stack([rng.permutation(97) for _ in range(50)])
+    kw = dict(permutations=perms) if how == "permutations" else dict(n_permutations=50)
+
+    def scores(m=50, **extra):
+        if how == "permutations":
+            kw["permutations"] = perms[:m]
+        else:
+            kw["n_permutations"] = m
+        r = permutation_test_score(models.ridge(2.0), X, y, key=1, scoring="r2", **kw, **extra)
+        return np.asarray(r.permutation_scores)
+
+    ref = scores()
+    for batch_size in (7, 16, 200):
+        np.testing.assert_array_equal(scores(batch_size=batch_size), ref)
+    np.testing.assert_array_equal(scores(m=9), ref[:9])
+
+
 @settings(
     max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -321,13 +321,10 @@ def _signrank_samples(
     span = -(-n_steps // jax.process_count())
     _engine.run_chunks(run, span, n_samples, block * jax.process_count(), progress, what)
     _distributed.WORK["samples"] += n_local
-    if _distributed.active():
-        # gathered as 32-bit words: every bit as computed, whatever the precision in force
-        words = _distributed.gather_rows(shares.view(np.uint32)[None, :])
-        shares = np.sum(np.ascontiguousarray(words).view(np.int64), axis=0)
+    if _distributed.active():  # the processes' shares summed, their samples in order
+        shares = np.sum(_distributed.gather_rows(shares[None, :]), axis=0)
         if return_samples:
-            words = _distributed.gather_rows(samples.view(np.uint32).reshape(n_local, 6))
-            samples = np.ascontiguousarray(words).view(np.float64).reshape(n_samples, 3)
+            samples = _distributed.gather_rows(samples)
     return shares, samples
 
 

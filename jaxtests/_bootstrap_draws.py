@@ -572,11 +572,7 @@ def distribution(
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
     _distributed.WORK["resamples"] += out.size
-    if not _distributed.active():
-        return out
-    # gathered as 32-bit words: every bit as computed, whatever the precision in force
-    words = _distributed.gather_rows(out.view(np.uint32).reshape(-1, 2))
-    return np.ascontiguousarray(words).reshape(-1).view(np.float64)
+    return _distributed.gather_rows(out)
 
 
 def jackknife(stat, samples, paired, live=None):

@@ -228,13 +228,18 @@ def gather_rows(local):
     """Every process's rows, in process order, on every process (identity with one).
 
     ``local : (r_i, ...)`` numpy or JAX array of this process's rows (of its
-    :func:`share`); the ``r_i`` may differ.
+    :func:`share`); the ``r_i`` may differ. 64-bit values travel as 32-bit words: every
+    bit as computed, whatever the precision in force (without x64 they would be cut).
     """
     if not active():
         return local
     from jax.experimental import multihost_utils
 
-    local = np.asarray(local)
+    local = np.ascontiguousarray(local)
+    if local.dtype.itemsize == 8:
+        width = 2 * int(np.prod(local.shape[1:], dtype=np.int64))
+        words = gather_rows(local.view(np.uint32).reshape(local.shape[0], width))
+        return np.ascontiguousarray(words).view(local.dtype).reshape(-1, *local.shape[1:])
     sizes = np.asarray(multihost_utils.process_allgather(np.int64(local.shape[0]))).ravel()
     pad = np.zeros((int(sizes.max()), *local.shape[1:]), local.dtype)
     pad[: local.shape[0]] = local

@@ -287,10 +287,7 @@ def _block_labels(words, n_pos, masks, inverse, *, rows, shape):
         {"rows": rows, "shape": shape},
         work=rows * len(inverse),
     )
-    packed = np.asarray(packed)
-    W = packed.shape[0]
-    bits = (packed[:, None, :] >> np.arange(32, dtype=np.uint32)[None, :, None]) & np.uint32(1)
-    pos = bits.reshape(32 * W, rows)[inverse].astype(np.float64)  # slot -> instance order
+    pos = klabels.unpack_labels(np.asarray(packed), np.float64, xp=np)[inverse]  # instance order
     return (2.0 * pos - 1.0).T
 
 
@@ -652,10 +649,9 @@ def _scores(plan, progress):
             out, nb, b0 = started
             land(np.asarray(out)[: min(nb * rows, B - b0 * rows)])
 
-        with _aot.one_call():  # one tier for every call of the stream, counted once
-            dealt(starts, streams, start_stream, land_stream)
-            if obs is None:  # this process drew no blocks: the observed scores alone
-                start_stream(0, 0, 0)
+        dealt(starts, streams, start_stream, land_stream)
+        if obs is None:  # this process drew no blocks: the observed scores alone
+            start_stream(0, 0, 0)
         return obs, _joined(chunks, obs)
 
     # instance order[offs[k] + j] sits in slot k m + j of the label draws
@@ -675,8 +671,7 @@ def _scores(plan, progress):
         Y = _block_labels(words[blk - blocks[0]], pos, masks, inverse, rows=rows, shape=shape)
         return start_chunks(Y[: min(rows, B - blk * rows)], on)
 
-    with _aot.one_call():  # one tier for every block's programs, counted once
-        dealt(blocks, copies, start_block, lambda started: land(scores_of(started)))
+    dealt(blocks, copies, start_block, lambda started: land(scores_of(started)))
     return obs, _joined(chunks, obs)
 
 

@@ -327,10 +327,13 @@ def ranked_rows(flag, rank, first, size):
     return jnp.full(size, R, jnp.int32).at[slot].set(rows, mode="drop")
 
 
-def unpack_labels(words, dtype=jnp.float32):
-    """Packed bits ``(W, R)`` -> ``(32 W, R)`` 0/1 values, row ``i`` = slot ``i``."""
+def unpack_labels(words, dtype=jnp.float32, xp=jnp):
+    """Packed bits ``(W, R)`` -> ``(32 W, R)`` 0/1 values, row ``i`` = slot ``i``.
+
+    ``xp=numpy`` unpacks concrete words on the host (no program per shape).
+    """
     W, R = words.shape
-    shifts = jnp.arange(32, dtype=_U32)[None, :, None]
+    shifts = xp.arange(32, dtype=xp.uint32)[None, :, None]
     # via int32: x86 converts signed (not unsigned) integers to floats in vector registers
-    bits = ((words[:, None, :] >> shifts) & _U32(1)).astype(jnp.int32)
+    bits = ((words[:, None, :] >> shifts) & xp.uint32(1)).astype(xp.int32)
     return bits.astype(dtype).reshape(W * 32, R)

@@ -5,6 +5,8 @@
 #   host    the same with the host CPU side and the cold starts (a longer run)
 #   tests   the test files that exercise device-dependent code, on the GPU
 #   tf32    bench/bench_ridge_tf32.py: the ridge stream's decisions in TF32 and in HIGHEST
+#   first   bench/bench_gpu_first.py: first calls in fresh processes, compile time per program
+#           (1000 hypotheses under each family, block budget and autotuning; m = 10^4)
 #   ab      a few workloads with the working tree, then with each variant .ab/NAME/ (files laid
 #           over the tree, e.g. .ab/old/kernels/resampling.py; carry .ab): A/B of changes
 # Every log lands in $OUT (the device tool brings it back).
@@ -22,7 +24,13 @@ for phase in "$@"; do
   echo "=== $phase $(date +%T)"
   case $phase in
     bench) timeout "${BENCH_S:-220}" python3 bench/bench_gpu.py --no-host --no-cold \
-      --budget "${BUDGET_S:-110}" --log "$OUT/bench.jsonl" 2>&1 | tee "$OUT/bench.log" ;;
+      --budget "${BUDGET_S:-110}" ${BENCH_ARGS:-} --log "$OUT/bench.jsonl" 2>&1 | tee "$OUT/bench.log" ;;
+    first) for v in "h1000" "h1000 --several 23" "h1000 --several 21" "h1000 --family dense32" \
+        "h1000 autotune0" "m1e4" "m1e4 --family dense32"; do
+        flags=; case $v in *autotune0) flags=--xla_gpu_autotune_level=0; v=${v% autotune0};; esac
+        XLA_FLAGS="$flags" timeout "${FIRST_S:-60}" python3 bench/bench_gpu_first.py --workload $v \
+          --label "$v $flags" 2>&1 | grep -E '^\{|Error' | tee -a "$OUT/first.jsonl"
+      done ;;
     host) timeout "${BENCH_S:-400}" python3 bench/bench_gpu.py --budget "${BUDGET_S:-120}" ${HOST_ARGS:-} \
       --host-budget "${HOST_S:-150}" --log "$OUT/host.jsonl" 2>&1 | tee "$OUT/host.log" ;;
     tests) timeout "${TESTS_S:-180}" python3 -m pytest -p no:cacheprovider -n 8 -v \

@@ -21,14 +21,17 @@ import time
 os.environ["JAXTESTS_CACHE_DIR"] = "off"
 os.environ.setdefault("JAXTESTS_COMPILE", "optimized")
 
-import jax  # noqa: E402
-import numpy as np  # noqa: E402
+import jax
+import numpy as np
 
 WORKLOADS = {
     "h1000": ((1000, 1000), 10**5),  # 1000 hypotheses x m = 1000
     "m1e4": ((10_000,), 10**6),
 }
-_EVENT = re.compile(r"Finished (tracing \+ transforming|jaxpr to MLIR|XLA compilation of) (.*?) (?:for .*? )?in ([0-9.e-]+) s")
+_EVENT = re.compile(
+    r"Finished (tracing \+ transforming|jaxpr to MLIR|XLA compilation of) (.*?) (?:for .*? )?"
+    r"in ([0-9.e-]+) s"
+)
 
 
 class _Compiles(logging.Handler):

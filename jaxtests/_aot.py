@@ -51,6 +51,7 @@ __all__ = [
     "loop_options",
     "mode",
     "one_call",
+    "quick_or",
 ]
 
 _FORMAT = 5  # bump when the key or the file layout changes
@@ -73,6 +74,8 @@ QUICK_OPTIONS = {"xla_cpu_use_fusion_emitters": False}
 # (CPU time at 2^26: sign flips of 600 at 10^5 draws 52 vs 6 ms, two-sample 300 + 300 118 vs
 # 57 ms; the bootstrap's programs run as fast in either tier).
 QUICK_WORK = 2**26
+_NO_OPTION = "No such compile option"
+_loop_emitters = [True]  # False once this jaxlib said it has no loop emitters (:func:`quick_or`)
 PROMOTE_AFTER = 8  # quick calls (public calls: :func:`one_call`) before the optimised compile
 _quick_calls = {}  # optimised program's key -> quick calls made in its place
 _held = set()  # keys of the optimised programs this process compiled or loaded
@@ -555,14 +558,38 @@ def loop_options():
     """Compiler options for programs that run fastest with XLA:CPU's loop emitters (a bootstrap
     of a user's statistic): :data:`QUICK_OPTIONS` on the CPU, unless the optimised tier is
     forced (``JAXTESTS_COMPILE=optimized``: the fusion emitters everywhere)."""
-    if _machine()[0] != "cpu" or mode() == "optimized":
+    if _machine()[0] != "cpu" or mode() == "optimized" or not _loop_emitters[0]:
         return {}
     return dict(QUICK_OPTIONS)
 
 
 def _may_be_quick(work):
     """Whether a call of this ``work`` can take the quick tier at all (one CPU process)."""
-    return work is not None and _machine()[0] == "cpu" and jax.process_count() == 1
+    return (
+        work is not None
+        and _machine()[0] == "cpu"
+        and jax.process_count() == 1
+        and _loop_emitters[0]
+    )
+
+
+def quick_or(run, again):
+    """``run()``, a call that may compile with :data:`QUICK_OPTIONS`; ``again()`` instead where
+    this jaxlib no longer knows them.
+
+    XLA:CPU retired its loop emitters in 2026 (openxla/xla#48001; jax 0.11.2 answers "No
+    such compile option: 'xla_cpu_use_fusion_emitters'"). The first such answer turns the
+    quick tier off for the process (:func:`loop_options` is then empty too), so ``again``,
+    which asks for the tier anew, gets the optimised program. No probe: where the option is
+    known nothing is compiled for the question.
+    """
+    try:
+        return run()
+    except jax.errors.JaxRuntimeError as exc:
+        if _NO_OPTION not in str(exc):
+            raise
+    _loop_emitters[0] = False
+    return again()
 
 
 def _quick(key, folder, work):
@@ -617,7 +644,10 @@ def _unkept(fn, name, args, static, compiler_options, work):
             return fn(*args, **static)
         if _quick(key, None, work):
             options = {**(compiler_options or {}), **QUICK_OPTIONS}
-            return _twin(fn, static, options)(*args, **static)
+            return quick_or(
+                lambda: _twin(fn, static, options)(*args, **static),
+                lambda: fn(*args, **static),
+            )
         _held.add(key)
     return fn(*args, **static)
 
@@ -641,7 +671,10 @@ def call(fn, name, args, static=None, compiler_options=None, work=None):
         return _unkept(fn, name, args, static, compiler_options, work)
     if _quick(key, folder, work):
         options = {**(compiler_options or {}), **QUICK_OPTIONS}
-        return call(_twin(fn, static, options), f"{name}~quick", args, static, options)
+        return quick_or(
+            lambda: call(_twin(fn, static, options), f"{name}~quick", args, static, options),
+            lambda: call(fn, name, args, static, compiler_options, work),
+        )
     _held.add(key)
     if folder is None:
         return fn(*args, **static)

@@ -319,6 +319,16 @@ def _programs(stat):
     return progs
 
 
+def _run(stat, method, *args, **kwargs):
+    """A callable's program ``method`` run, with the loop emitters where this jaxlib has them
+    (:func:`jaxtests._aot.quick_or`: without them, its programs are jitted again without)."""
+
+    def run():
+        return getattr(_programs(stat), method)(*args, **kwargs)
+
+    return _aot.quick_or(run, run)
+
+
 def resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks, live=None):
     """``n_blocks`` blocks of ``draws`` resamples from draw ``first``: ``(n_blocks draws,)``,
     on the device the samples are on (its own stored program: :func:`jaxtests._aot.call`)."""
@@ -329,9 +339,17 @@ def resample_blocks(key, first, samples, layouts, stat, paired, draws, n_blocks,
         return _aot.call(
             _BUILTIN_BLOCKS, "bootstrap_draws._builtin_blocks", args, static, work=work
         )
-    fn = _programs(stat).resample_blocks
-    return fn(
-        key, first, samples, layouts, paired=paired, draws=draws, n_blocks=n_blocks, live=live
+    return _run(
+        stat,
+        "resample_blocks",
+        key,
+        first,
+        samples,
+        layouts,
+        paired=paired,
+        draws=draws,
+        n_blocks=n_blocks,
+        live=live,
     )
 
 
@@ -344,11 +362,11 @@ def observed(samples, layouts, stat, paired, live=None):
         return _aot.call(
             _BUILTIN_OBSERVED, "bootstrap_draws._builtin_observed", args, static, work=work
         )
-    return _programs(stat).observed(samples, layouts, paired=paired, live=live)
+    return _run(stat, "observed", samples, layouts, paired=paired, live=live)
 
 
 def _jackknife_block(first, samples, stat, which, paired, rows):
-    return _programs(stat).jackknife_rows(first, samples, which=which, paired=paired, rows=rows)
+    return _run(stat, "jackknife_rows", first, samples, which=which, paired=paired, rows=rows)
 
 
 def _loo_mean(x, col=None, n=None):

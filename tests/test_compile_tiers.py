@@ -179,3 +179,36 @@ def test_a_small_call_starts_quick_and_is_promoted_once(tmp_path):
     later = python_json(PROMOTION, 1, env=env)
     assert later["rows"][0][:2] == [0, 2] and later["twins"] == 0  # two programs loaded
     assert later["rows"][0][2] == out["rows"][0][2]
+
+
+@pytest.mark.parametrize(
+    "name", ["signflip mean, null", "signflip callable", "bootstrap callable BCa"]
+)
+def test_a_jaxlib_without_loop_emitters_runs_the_optimised_programs(name, monkeypatch):
+    # jax 0.11.2 (an H200's, 2026-11-28) answered "No such compile option:
+    # 'xla_cpu_use_fusion_emitters'" to every quick twin: XLA:CPU retired its loop emitters.
+    # An option this jaxlib does not know stands in for it; the call must still answer, with
+    # the optimised tier's bits, and the quick tier stays off for the process.
+    with _aot.forced("optimized"):
+        optimized = _bits(CALLS[name]())
+    monkeypatch.setattr(_aot, "QUICK_OPTIONS", {"xla_cpu_use_retired_emitters": False})
+    monkeypatch.setattr(_aot, "_loop_emitters", [True])
+    with _aot.forced("quick"):
+        assert _aot.loop_options() == {"xla_cpu_use_retired_emitters": False}
+        assert _bits(CALLS[name]()) == optimized
+        assert _aot._loop_emitters == [False] and _aot.loop_options() == {}
+        assert not _aot._may_be_quick(1)
+        assert _bits(CALLS[name]()) == optimized
+    with pytest.raises(jax.errors.JaxRuntimeError, match="No such compile option"):
+        jax.jit(lambda: None, compiler_options=_aot.QUICK_OPTIONS).lower().compile()
+
+
+def test_quick_or_passes_other_errors_on(monkeypatch):
+    monkeypatch.setattr(_aot, "_loop_emitters", [True])
+
+    def fails():
+        raise jax.errors.JaxRuntimeError("RESOURCE_EXHAUSTED: out of memory")
+
+    with pytest.raises(jax.errors.JaxRuntimeError, match="RESOURCE_EXHAUSTED"):
+        _aot.quick_or(fails, lambda: 1)
+    assert _aot._loop_emitters == [True]

@@ -25,6 +25,7 @@ __all__ = [
     "balanced_accuracy",
     "binary_clf_curve",
     "class_counts",
+    "class_sum",
     "confusion_counts",
     "confusion_matrix",
     "error",
@@ -184,7 +185,7 @@ def balanced_accuracy(c, zero_division=jnp.nan, axis=-1):
     present = support > 0
     recall = ratio(c.tp, support, 0.0)
     n_present = jnp.sum(present, axis=axis, dtype=c.tp.dtype)
-    total = jnp.sum(jnp.where(present, recall, 0.0), axis=axis)
+    total = class_sum(jnp.where(present, recall, 0.0), axis=axis)
     return ratio(total, n_present, zero_division)
 
 
@@ -206,6 +207,20 @@ def mcc(c, zero_division=0.0, axis=-1):
     return ratio(cov_tp, jnp.sqrt(cov_tt * cov_pp), zero_division)
 
 
+def class_sum(x, axis=-1):
+    """Sum over the classes on ``axis`` in their order, by explicit adds.
+
+    A reduce's order is each backend's own (an H200 summed a macro F1's three classes
+    otherwise than XLA:CPU: a null distribution 2 ulp apart); XLA keeps the order of
+    elementwise adds, so the same draws give the same bits on every device.
+    """
+    x = jnp.moveaxis(x, axis, -1)
+    total = x[..., 0]
+    for k in range(1, x.shape[-1]):
+        total = total + x[..., k]
+    return total
+
+
 def macro_mean(c, val, axis=-1):
     """Unweighted mean of per-class ``val`` over the classes that occur; ``(..., C)`` -> ``(...)``.
 
@@ -217,7 +232,7 @@ def macro_mean(c, val, axis=-1):
     ``_nanaverage``; NaN when nothing is left.
     """
     keep = ((c.tp + c.fn + c.fp) > 0) & ~jnp.isnan(val)
-    total = jnp.sum(jnp.where(keep, val, 0.0), axis=axis)
+    total = class_sum(jnp.where(keep, val, 0.0), axis=axis)
     return ratio(total, jnp.sum(keep, axis=axis, dtype=val.dtype), jnp.nan)
 
 

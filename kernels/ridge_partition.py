@@ -211,40 +211,42 @@ def ridge_partition_counts(part, positive, repair_rows=8, decision_fn=None):
     T = total[None] - S - part.xbar[:, :, None] * T1[:, None, :]
     c = 2 * T1 / part.n_train[:, None] - 1  # (K, R)
     Tc = jnp.concatenate([T, c[:, None, :]], axis=1).astype(jnp.float32)
+    # Per decision: |f - (M_k T + ybar)| <= gamma_{d+4} (sum_j |m_j| |t_j| + |ybar|) + err_k
+    # (the inputs' rounding to float32 and a (d + 1)-term dot in any order). The sum comes
+    # from the same dot of |M32|, |Tc|, nonnegative terms, which is at least `lower` of it:
+    # the bound of a column max (|M_k|_1 |T|_inf) overstated it a thousandfold on features of
+    # unequal scales, so that every label vector of breast cancer had a decision within it and
+    # was decided again in float64, 8 at a time (an H200, 2026-11-28: 12,544 steps of that
+    # loop were 0.45 s of 10^5 permutations).
+    n_terms = d + 1
     if decision_fn is None:
         f = jnp.einsum("kmd,kdr->kmr", part.M32, Tc, precision=_F32)  # M_k T + ybar, float32
-    # |T|_inf as a chain of maxima: XLA:CPU runs small float64 reductions slowly
-    t_inf = jnp.abs(T[:, 0])
-    for j in range(1, d):
-        t_inf = jnp.maximum(t_inf, jnp.abs(T[:, j]))
-    gamma = (d + 4) * 2.0**-24 * 1.01
-    bound = gamma * (part.norm1[:, None] * t_inf + jnp.abs(c)) + part.err[:, None]
-    # rounded up, and stored once: fused into its consumer, XLA would re-derive
-    # it (a dozen float64 operations) for every decision (XLA drops barriers)
-    bound = (bound * (1 + 2.0**-20)).astype(jnp.float32)
-    bound = lax.cond(S1[0, 0] >= 0, lambda b: b, jnp.zeros_like, bound)
-    if decision_fn is not None:
-        # per lane: norm1 |T|_inf overstates sum_k |m_k| |t_k| a thousandfold on features of
-        # unequal scales (every lane flagged on breast cancer); the same dot of |M32|, |Tc|,
-        # nonnegative terms, is at least (1 - 2^-10)^2 (1 - gamma) of that sum
-        n_terms = d + 1
-        lower = (1 - _TF32_INPUT) ** 2 * (1 - _gamma(n_terms, _TF32_ADD))
-        scale = jnp.float32(tf32_decision_bound(n_terms) / lower * 1.01)  # 1.01: float32 ops
-        near = scale * decision_fn(jnp.abs(part.M32), jnp.abs(Tc))  # >= |f_t - f_h|
+        size = jnp.einsum("kmd,kdr->kmr", jnp.abs(part.M32), jnp.abs(Tc), precision=_F32)
+        lower = 1 - _gamma(n_terms + 1, 2.0**-24)  # n_terms products and adds, rounded
+    else:
         f = decision_fn(part.M32, Tc)
-        # only the lanes near the band's edge or near 0 can decide otherwise than f_h: a lane
-        # deep inside the band is inside for f_h too (its sign is never read: its vector is
+        size = decision_fn(jnp.abs(part.M32), jnp.abs(Tc))
+        lower = (1 - _TF32_INPUT) ** 2 * (1 - _gamma(n_terms, _TF32_ADD))
+    lower *= (1 - 2.0**-24) ** 2  # |M32| |Tc| against |M| |T|: both rounded to float32
+    scale = jnp.float32(_gamma(d + 4, 2.0**-24) / lower * 1.01)  # 1.01: the float32 ops here
+    err = (part.err * (1 + 2.0**-20)).astype(jnp.float32)  # rounded up
+    bound = scale * size + err[:, None, None]  # (K, m, R)
+    if decision_fn is not None:
+        # a TF32 decision is within `near` of the true float32 one (the dot above, of
+        # nonnegative terms, is at least (1 - 2^-10)^2 (1 - gamma) of sum |m_k| |t_k|): only
+        # the lanes near the band's edge or near 0 can decide otherwise than f_h. A lane deep
+        # inside the band is inside for f_h too (its sign is never read: its vector is
         # repaired), one far outside has f_h's sign (1%: float32 rounding of the edges)
-        b = bound[:, None, :]
+        near = jnp.float32(tf32_decision_bound(n_terms) / lower * 1.01) * size
         a = jnp.abs(f)
-        flag = (a <= b * jnp.float32(1.01) + near) & (a >= b * jnp.float32(0.99) - near)
+        flag = (a <= bound * jnp.float32(1.01) + near) & (a >= bound * jnp.float32(0.99) - near)
         # padding lanes: their rows of M32 are zero, so f_t = f_h = 0 there
         f = _rechecked(part.M32, Tc, f, flag & (part.XT[:, -1][:, :, None] > 0))
     # one float32 sum per fold: predicted positives + 1024 true positives
     # + 2^19 per decision within the bound (only its presence is used)
     one, big, zero = jnp.float32(1), jnp.float32(2.0**19), jnp.float32(0)
     code = jnp.where(f > zero, one + jnp.float32(1024) * positive, zero)
-    code = code + jnp.where(jnp.abs(f) <= bound[:, None, :], big, zero)
+    code = code + jnp.where(jnp.abs(f) <= bound, big, zero)
     valid = part.XT[:, -1]  # (K, m) 1 on real slots
     tot = jnp.einsum("km,kmr->kr", valid, code, precision=_F32)
     unsure = jnp.any(tot >= 2.0**19, axis=0)  # (R,)

@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 
+import jax
 import numpy as np
 import pytest
 
@@ -105,18 +106,21 @@ def test_ctrl_c_stops_a_long_run_within_seconds():
 def test_first_progress_report_comes_early_and_often():
     # Issue 18.12: m = 10^6, 10^5 draws ran 11.8 s before the first report. Here a
     # single block of the old engine (m = 2e5), which reported once, at the end.
+    # An accelerator runs these draws in well under a second (an H200: three chunks, the
+    # last one the rest), so 10x the draws there for the chunks to grow past the third.
     d = np.random.default_rng(1).normal(0.0, 1.0, 200_000)
+    n = 100_000 if jax.default_backend() == "cpu" else 1_000_000
     t0 = time.perf_counter()
     calls = []
     r = signflip_test(
         d,
-        n_resamples=100_000,
+        n_resamples=n,
         key=0,
         progress=lambda done, total: calls.append((done, time.perf_counter() - t0)),
     )
-    assert calls[0][0] == 0 and calls[-1][0] == 100_000 == r.n_resamples
+    assert calls[0][0] == 0 and calls[-1][0] == n == r.n_resamples
     assert calls[0][1] < 10, calls  # the start is reported before compilation
-    middle = [t for done, t in calls if 0 < done < 100_000]
+    middle = [t for done, t in calls if 0 < done < n]
     assert len(middle) >= 3, calls  # then every chunk (the old engine: once, at the end)
     gaps = np.diff([t for done, t in calls if done > 0])
     assert gaps.max() < 3.0, calls  # chunks aim at 0.5 s once compiled

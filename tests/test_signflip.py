@@ -283,18 +283,23 @@ def test_jax_key_and_seed_recorded():
 def test_progress_callback_reports_chunks_and_keeps_result_bit_identical():
     d = np.random.default_rng(9).normal(0.1, 1, (2, 50))
     calls = []
-    # 300,000 draws make several blocks (2^17 lanes shared by the 2 hypotheses): one chunk each.
-    plain = signflip_test(d, n_resamples=300_000, key=4, correction="maxT")
+    # Several blocks, one chunk each: 300,000 draws on a CPU (2^17 lanes shared by the 2
+    # hypotheses); an accelerator's blocks are larger (2^19 draws), so three of them there.
+    from jaxtests import _profile
+
+    profile = _profile.current()
+    n = max(300_000, 3 * profile.schedule.fused_draws(50, 2, 10**9, False, profile.platform))
+    plain = signflip_test(d, n_resamples=n, key=4, correction="maxT")
     r = signflip_test(
         d,
-        n_resamples=300_000,
+        n_resamples=n,
         key=4,
         correction="maxT",
         progress=lambda done, total: calls.append((done, total)),
     )
     np.testing.assert_array_equal(r.n_extreme, plain.n_extreme)
     np.testing.assert_array_equal(r.pvalue_adjusted, plain.pvalue_adjusted)
-    assert len(calls) >= 3 and calls[-1] == (300_000, 300_000)
+    assert len(calls) >= 3 and calls[-1] == (n, n)
     assert all(a[0] < b[0] for a, b in itertools.pairwise(calls))
     # Sequential stopping also reports (done jumps to the total once every test stopped).
     s = signflip_test(d[0] * 0.01, sequential=10, n_resamples=50_000, key=1)

@@ -16,7 +16,7 @@ device.
 The family is chosen once per call from the platform of the devices
 :func:`jaxtests._engine.drive` uses (the registry of
 :mod:`jaxtests.kernels.families`: "words" on the CPU, "dense" elsewhere;
-"dense32" becomes a GPU's default only once a GPU has measured it faster),
+"dense32" no platform's: an H200 ran it 1.2-4x slower than "dense", bench/RESULTS.md),
 and travels down as an object, a static argument of the programs.
 ``JAXTESTS_EVALUATORS=dense``, ``=dense32`` or ``=words`` overrides it (so every
 family runs, and is tested, on any backend). A family's host-side choices are its entry in

@@ -4,7 +4,8 @@ Run on whatever accelerator JAX sees (a GPU), in one process: jaxtests on the de
 call and best warm call), a hand-written dense JAX kernel in float32 and float64 (per block of
 8,192 draws: ``jax.random.bits`` words unpacked with shifts, ``where(bit, d, -d).sum``, ``|T| >=
 |t|`` counted; XLA fuses it into one kernel per block) and its "tree" variant (each word's terms
-by a float32 tree, word sums in float64: the arithmetic of the "dense32" family), torch
+by a float32 tree, word sums in float64: the first "dense32" family's arithmetic) and its
+"bytes" and "nibbles" variants (a float64 table lookup per 8 or 4 instances), torch
 (``where`` and matmul variants) when it is installed, jaxtests with each accelerator family
 forced (``--families``, default "dense,dense32": same key, so the p-value must not change), and
 jaxtests on the host CPU (``JAX_PLATFORMS=cpu``, a subprocess).
@@ -22,6 +23,7 @@ figures in bench/RESULTS.md with the device's name.
 """
 
 import argparse
+import functools
 import json
 import os
 import subprocess
@@ -70,9 +72,9 @@ def _hand_block(key, d, t_obs, block):
 
 
 def _hand_block_tree(key, d, t_obs, block):
-    # The "dense32" family's arithmetic in the hand kernel's blocks: each word's 32 terms by a
-    # five-level float32 tree of elementwise adds, the word sums in float64 (a shape to measure
-    # against the flat float32 reduction, whose bound is gamma_{32 W} instead of gamma_6).
+    # The first "dense32" family's arithmetic in the hand kernel's blocks: each word's 32 terms
+    # by a five-level float32 tree of elementwise adds, the word sums in float64 (on an H200 it
+    # ran 3x slower than the flat float32 reduction, whose bound is gamma_{32 W}, not gamma_6).
     n_words = -(-d.shape[-1] // 32)
     dw = jnp.pad(d, (0, 32 * n_words - d.shape[-1])).reshape(n_words, 32)
     words = jax.random.bits(key, (block, n_words), jnp.uint32)
@@ -84,15 +86,40 @@ def _hand_block_tree(key, d, t_obs, block):
     return jnp.sum(jnp.abs(t) >= jnp.abs(t_obs), dtype=jnp.int32)
 
 
-def hand_dense(d, n_draws, dtype, tree=False):
+def _hand_block_tables(key, d, t_obs, block, nb):
+    # A table per group of nb instances (2^nb sums of its selected values, float64, added in
+    # bit order): one gather and one add per nb instances instead of nb selects and adds (the
+    # words family's byte tables, in the dense shape). The sums' bound is within the dense
+    # family's gamma_{32 W} (gamma_{32 W / nb + nb - 1}): an idea for the dense sums to measure.
+    n_words = -(-d.shape[-1] // 32)
+    per = 32 // nb
+    dw = jnp.pad(d, (0, 32 * n_words - d.shape[-1])).reshape(n_words * per, 1, nb)
+    v = jnp.arange(2**nb, dtype=jnp.uint32)
+    vb = ((v[:, None] >> jnp.arange(nb, dtype=jnp.uint32)) & 1) == 1  # (2^nb, nb)
+    terms = jnp.where(vb[None], dw, -dw)
+    table = terms[..., 0]
+    for k in range(1, nb):
+        table = table + terms[..., k]
+    table = table.reshape(-1)  # (groups 2^nb,)
+    words = jax.random.bits(key, (block, n_words), jnp.uint32)
+    pieces = (words[:, :, None] >> (jnp.arange(per, dtype=jnp.uint32) * nb)) & (2**nb - 1)
+    idx = pieces.reshape(block, -1).astype(jnp.int32) + jnp.arange(n_words * per) * 2**nb
+    t = jnp.sum(jnp.take(table, idx, mode="clip"), axis=1)
+    return jnp.sum(jnp.abs(t) >= jnp.abs(t_obs), dtype=jnp.int32)
+
+
+def hand_dense(d, n_draws, dtype, tree=False, tables=0):
     """The hand-written dense kernel: ``n_draws`` sign flips of ``d`` in ``dtype``; a count.
 
     ``tree``: each word's terms by a float32 tree, word sums in float64 (``dtype`` float32).
+    ``tables``: a table lookup per ``tables`` instances (8: bytes, 4: nibbles).
     """
     d = jnp.asarray(d, dtype)
     block = min(BLOCK, n_draws)
     n_blocks = max(1, n_draws // block)
     one_block = _hand_block_tree if tree else _hand_block
+    if tables:
+        one_block = functools.partial(_hand_block_tables, nb=tables)
 
     @jax.jit
     def run(key, d):
@@ -333,6 +360,8 @@ def main():
             for label, dtype in (("hand f32", jnp.float32), ("hand f64", jnp.float64)):
                 variants[label] = timed(hand_dense(d, n, dtype))[1]
             variants["hand f32 tree"] = timed(hand_dense(d, n, jnp.float32, tree=True))[1]
+            for label, nb in (("hand f64 bytes", 8), ("hand f64 nibbles", 4)):
+                variants[label] = timed(hand_dense(d, n, jnp.float64, tables=nb))[1]
         # jaxtests with each accelerator family forced: same key, so the same p-value.
         main_p = next((r["pvalue"] for r in rows if r["workload"] == name), None)
         before = os.environ.get("JAXTESTS_EVALUATORS")

@@ -7,16 +7,15 @@ it is several times faster than a dense kernel; ``"dense"`` generates a whole
 block's words at once and sums ``where(bit, d, 0)`` in one fused float64
 reduction, with no loop whose trip count grows with the data, shaped for GPUs
 (a long sequence of small kernels there is what made the word loop slow);
-``"dense32"`` is the dense shape on the float32 copy of the data (each word's
-terms in float32, the word sums in float64), the arithmetic of a hand-written
-float32 kernel. All are banded against the same ordered float64 sum, so a
-given key gives bit-identical counts and p-values with any of them, on any
-device.
+``"dense32"`` is the dense shape reading float32 byte tables of the data (one
+lookup per 8 instances, the entries added in float64). All are banded against
+the same ordered float64 sum, so a given key gives bit-identical counts and
+p-values with any of them, on any device.
 
 The family is chosen once per call from the platform of the devices
 :func:`jaxtests._engine.drive` uses (the registry of
 :mod:`jaxtests.kernels.families`: "words" on the CPU, "dense" elsewhere;
-"dense32" no platform's: an H200 ran it 1.2-4x slower than "dense", bench/RESULTS.md),
+"dense32" no platform's until a GPU measures its byte tables faster than "dense"),
 and travels down as an object, a static argument of the programs.
 ``JAXTESTS_EVALUATORS=dense``, ``=dense32`` or ``=words`` overrides it (so every
 family runs, and is tested, on any backend). A family's host-side choices are its entry in

@@ -216,13 +216,17 @@ class Dense(Family):
 
 @dataclasses.dataclass(frozen=True)
 class Dense32(Family):
-    """:class:`Dense`'s shape on the float32 copy: the rate of a hand-written float32 kernel.
+    """:class:`Dense`'s shape with float32 byte tables: a lookup per 8 instances.
 
-    :func:`~kresampling.dense_sums32`: each word's 32 terms added in float32
-    by a fixed tree, the word sums in float64, one fused reduction per chunk
-    (no loop over words), within :func:`dense32_err` of the ordered float64
-    sums: about ``6 u sum|d|`` (``u = 2^-24``), so at ``m = 10^4`` a few
-    lanes in 10^5 go to the float64 recheck. A block is ``chunks`` chunks of
+    :func:`~kresampling.dense_sums32`: each byte of a draw's words selects an
+    entry of a float32 table of the float32 copy's byte sums
+    (:func:`~kresampling.byte_tables32`, made once per block), the entries
+    added in float64, one fused reduction per chunk (no loop over words),
+    within :func:`dense32_err` of the ordered float64 sums: about ``2 u
+    sum|d|`` (``u = 2^-24``), so at ``m = 10^4`` a few lanes in 10^5 go to the
+    float64 recheck. The tables take 4 KB per word and hypothesis (8 KB while
+    made). (Its first shape, a float32 tree of 32 terms per word,
+    ran 2x slower than :class:`Dense` on an H200.) A block is ``chunks`` chunks of
     a dense block's size (:mod:`jaxtests._profile`), summed one after the
     other, so the recheck (a loop over the data's words on any device) runs
     once per ``chunks`` dense blocks, on single lanes gathered from all of them
@@ -245,10 +249,11 @@ class Dense32(Family):
         mask = None if count_mask is None else count_mask[: d.shape[1]]
         stride = stride or d.shape[1]
         n = local.shape[0]
+        tables = kresampling.byte_tables32(d)  # once per block, for all its chunks
 
         def one(kl):
             k, loc = kl
-            return kresampling.dense_sums32(k[:, 0], k[:, 1], loc, d, stride, mask)
+            return kresampling.dense_sums32(k[:, 0], k[:, 1], loc, tables, stride, mask)
 
         # Small blocks (a test of a few thousand draws) stay one chunk.
         k = self.chunks if n % self.chunks == 0 and n // self.chunks >= 1024 else 1
@@ -282,7 +287,8 @@ def for_platform(platform):
 
 
 # Words on the CPU (several times faster there than a dense kernel); dense on accelerators
-# ("dense32" becomes a GPU's default only once a GPU has measured it faster).
+# ("dense32" becomes a GPU's default only once a GPU has measured it faster: its first shape
+# ran 2x slower than dense on an H200; its byte tables are not yet measured there).
 WORDS = register(WordLoop(), ("cpu",))
 DENSE = register(Dense(), (_ANY,))
 DENSE32 = register(Dense32())

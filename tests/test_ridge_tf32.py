@@ -198,17 +198,22 @@ def test_stream_counts_with_emulated_tf32_and_recheck_equal_todays(kind, share, 
         assert any(np.any(a != b) for a, b in zip(today, got, strict=True)), mode
 
 
-def test_breast_cancer_counts_with_emulated_tf32_equal_todays():
-    # the benchmark's data (30 features of scales 1e-3 to 4e3): about 1% of the lanes
-    # are rechecked (a 32nd would be gathered)
+def _breast_cancer(R):
+    """The benchmark's data, its 5-fold partition and ``R`` label vectors in fold-slot order."""
     from jaxtests import datasets
 
     X, y = datasets.load_breast_cancer()
     sizes = (114, 114, 114, 114, 113)
     part = jax.tree.map(jnp.asarray, krp.ridge_partition(X, sizes, 1.0, xp=np))
-    R = 1024
     words = klabels.draw_binary_labels(jax.random.key(6), R, int((y > 0).sum()), sizes)
     labels = klabels.unpack_labels(words).reshape(len(sizes), klabels.label_slots(sizes), R)
+    return X, part, labels
+
+
+def test_breast_cancer_counts_with_emulated_tf32_equal_todays():
+    # the benchmark's data (30 features of scales 1e-3 to 4e3): about 1% of the lanes
+    # are rechecked (a 32nd would be gathered)
+    _, part, labels = _breast_cancer(1024)
     today = _counts(part, labels, None)
     for mode in MODES:
         got = _counts(part, labels, functools.partial(_emulated, mode=mode))
@@ -314,14 +319,8 @@ def test_breast_cancer_few_vectors_are_decided_again_and_counts_are_float64s(mon
     # 3,942 of these 4,096 label vectors within it: an H200 spent 0.45 s of 10^5 permutations
     # deciding them again in float64, 8 at a time); the counts stay float64's: those of every
     # vector decided in float64 (a bound made huge).
-    from jaxtests import datasets
-
-    X, y = datasets.load_breast_cancer()
-    sizes = (114, 114, 114, 114, 113)
-    part = jax.tree.map(jnp.asarray, krp.ridge_partition(X, sizes, 1.0, xp=np))
     R = 4096
-    words = klabels.draw_binary_labels(jax.random.key(6), R, int((y > 0).sum()), sizes)
-    labels = klabels.unpack_labels(words).reshape(len(sizes), klabels.label_slots(sizes), R)
+    X, part, labels = _breast_cancer(R)
     unsure, count = [], krp.running_count
 
     def spy(u):

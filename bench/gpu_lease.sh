@@ -5,7 +5,7 @@
 #   host    the same with the host CPU side and the cold starts (a longer run)
 #   tests   the test files that exercise device-dependent code, on the GPU
 #   tf32    bench/bench_ridge_tf32.py: the ridge stream's decisions in TF32 and in HIGHEST
-#   hlo     the float32 dense sums compiled for the device: their reductions (two, not merged)
+#   hlo     the float32 dense sums compiled for the device: their gathers and reductions
 #   trace   bench/gpu_trace.py: a warm ridge permutation_test_score under JAX's profiler
 #   first   bench/bench_gpu_first.py: first calls in fresh processes, compile time per program
 #           (1000 hypotheses under each family, block budget and autotuning; m = 10^4)
@@ -34,9 +34,9 @@ from jaxtests.kernels import resampling as kr
 L, W = 4096, 313
 k0 = jnp.arange(L, dtype=jnp.uint32); loc = k0
 d = jnp.asarray(np.random.default_rng(0).normal(size=(1, W, 32)), jnp.float32)
-c = jax.jit(lambda a, l, d: kr.dense_sums32(a, a + 7, l, d, W)).lower(k0, loc, d).compile()
+c = jax.jit(lambda a, l, d: kr.dense_sums32(a, a + 7, l, kr.byte_tables32(d), W)).lower(k0, loc, d).compile()
 print(jax.devices()[0].device_kind)
-print('\n'.join(ln.strip()[:160] for ln in c.as_text().splitlines() if ' reduce(' in ln or 'fusion(' in ln))
+print('\n'.join(ln.strip()[:160] for ln in c.as_text().splitlines() if ' reduce(' in ln or ' gather(' in ln or 'fusion(' in ln))
 " 2>&1 | tee "$OUT/hlo.log" ;;
     trace) timeout "${TRACE_S:-90}" python3 bench/gpu_trace.py ridge "$OUT" 2>&1 | tail -14 ;;
     first) for v in "h1000" "h1000 --several 23" "h1000 --several 21" "h1000 --family dense32" \

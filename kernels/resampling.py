@@ -211,8 +211,9 @@ def byte_tables32(d):
 
     Entry ``[h, j, b, v]`` is the sum of ``d[h, j, 8 b + k]`` over the set bits
     ``k`` of ``v``, added in bit order in float64 and rounded once to float32:
-    the same bits on every device. The words family's byte tables, in the dense
-    shape. Pure; no validation.
+    the same bits on every device: :func:`byte_tables` (the words family's)
+    sums by a product whose order and precision (TF32 on a GPU) are each
+    backend's own. Pure; no validation.
     """
     n_h, n_words, _ = d.shape
     g = d.astype(jnp.float64).reshape(n_h, n_words, 4, 1, 8)

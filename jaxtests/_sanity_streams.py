@@ -21,7 +21,9 @@ targets, groups and ``permute="train"``; those permutations are drawn on the hos
 
 Every label vector is whole before its fit, and the fits (all but the kernel
 machines') see the rows padded to a fine ladder of sizes (at most 1/8 more) with weight
-0, so a new row count in a bucket compiles nothing.
+0, so a new row count in a bucket compiles nothing. The sort-free draws and the ridge
+stream take the fold sizes traced (their slot masks and key and rank widths): their
+programs depend on the folds' number and slots (32 a step) only.
 """
 
 import dataclasses
@@ -264,17 +266,19 @@ _ridge_partition = jax.jit(
 
 
 @functools.partial(jax.jit, static_argnames=("rows", "shape"))
-def _label_words(words, n_pos, masks, *, rows, shape):
+def _label_words(words, n_pos, masks, widths, *, rows, shape):
     """Packed bits ``(W, rows)`` of a label block under its key words (:func:`_block_words`).
 
-    The fold sizes are traced (``masks``, :func:`~jaxtests.kernels.labels.slot_masks`) and
-    ``shape`` is their :class:`~jaxtests.kernels.labels.LabelShape`: a new row count of the
-    same shape compiles nothing, with the same draws.
+    The fold sizes are traced (``masks`` and ``widths``, their
+    :func:`~jaxtests.kernels.labels.slot_masks` and
+    :func:`~jaxtests.kernels.labels.label_widths`) and ``shape`` is their
+    :class:`~jaxtests.kernels.labels.LabelShape`: a new row count of the same shape
+    compiles nothing, with the same draws.
     """
-    return klabels.draw_binary_labels_from_words(words, rows, n_pos, shape, masks)
+    return klabels.draw_binary_labels_from_words(words, rows, n_pos, shape, masks, widths)
 
 
-def _block_labels(words, n_pos, masks, inverse, *, rows, shape):
+def _block_labels(words, n_pos, masks, widths, inverse, *, rows, shape):
     """``(rows, n)`` ±1 label vectors (float64, numpy) of the block of key words ``words``.
 
     ``inverse[i]`` is instance ``i``'s slot: the bits are unpacked and put in instance
@@ -283,7 +287,7 @@ def _block_labels(words, n_pos, masks, inverse, *, rows, shape):
     packed = _aot.call(
         _label_words,
         "sanity_streams._label_words",
-        (words, n_pos, masks),
+        (words, n_pos, masks, widths),
         {"rows": rows, "shape": shape},
         work=rows * len(inverse),
     )
@@ -295,16 +299,15 @@ def _block_labels(words, n_pos, masks, inverse, *, rows, shape):
 class _RidgeStream:
     """Static layout of the ridge label stream (a jit static: hashable, compared by value).
 
-    ``shape``: the draws' :class:`~jaxtests.kernels.labels.LabelShape`; ``used``: the
-    label slots read (the largest fold rounded up to 8); ``rows``: label vectors per
-    block; ``max_blocks``: blocks per compiled call; ``tf32``: the decisions in TF32
-    with a recheck (:func:`_tf32_decisions`). The fold sizes, their slot masks
-    and the positives' counts are traced: other sizes of the same layout, and other
-    labels, reuse the program, with the same draws.
+    ``shape``: the draws' :class:`~jaxtests.kernels.labels.LabelShape` (every slot is
+    read: a count of the slots in use would compile per fold size); ``rows``: label
+    vectors per block; ``max_blocks``: blocks per compiled call; ``tf32``: the decisions
+    in TF32 with a recheck (:func:`_tf32_decisions`). The fold sizes, their slot masks
+    and key widths and the positives' counts are traced: other sizes of the same shape,
+    and other labels, reuse the program, with the same draws.
     """
 
     shape: klabels.LabelShape
-    used: int
     rows: int
     scoring: tuple
     max_blocks: int = _CALL_BLOCKS
@@ -312,9 +315,8 @@ class _RidgeStream:
 
     @classmethod
     def of(cls, sizes, rows, scoring, platform="cpu"):
-        used = min(klabels.label_slots(sizes), 8 * -(-max(sizes) // 8))
         shape = klabels.label_shape(sizes)
-        return cls(shape, used, rows, scoring, tf32=_tf32_decisions(platform))
+        return cls(shape, rows, scoring, tf32=_tf32_decisions(platform))
 
 
 def _tf32_decisions(platform):
@@ -364,12 +366,13 @@ def _block_words(key, start, n_blocks, max_blocks):
 
 
 def _ridge_binary_stream(
-    part, key, start, n_blocks, n_pos, sizes, masks, *, stream, observed=None, work=None
+    part, key, start, n_blocks, n_pos, sizes, masks, widths, *, stream, observed=None, work=None
 ):
     """Scores ``(max_blocks * rows, S)`` of label blocks ``start .. start + n_blocks - 1``.
 
-    ``sizes : (K,)`` the fold sizes (float64), ``masks`` their
-    :func:`~jaxtests.kernels.labels.slot_masks`. Rows past ``n_blocks * rows`` are
+    ``sizes : (K,)`` the fold sizes (float64), ``masks`` and ``widths`` their
+    :func:`~jaxtests.kernels.labels.slot_masks` and
+    :func:`~jaxtests.kernels.labels.label_widths`. Rows past ``n_blocks * rows`` are
     left zero. The blocks' key words are derived first (:func:`_block_words`), so
     the compiled stream (:func:`_ridge_stream`) holds no threefry. ``observed``:
     the observed labels' confusion counts ``(4, K)`` (tp, fn, fp, tn per fold);
@@ -385,7 +388,7 @@ def _ridge_binary_stream(
     out, obs = _aot.call(
         _ridge_stream,
         "sanity_streams._ridge_stream",
-        (part, words, np.int32(n_blocks), n_pos, sizes, masks, counts),
+        (part, words, np.int32(n_blocks), n_pos, sizes, masks, widths, counts),
         {"stream": stream},
         work=work or n_blocks * stream.rows * max(np.size(a) for a in jax.tree.leaves(part)),
     )
@@ -393,7 +396,7 @@ def _ridge_binary_stream(
 
 
 @functools.partial(jax.jit, static_argnames="stream")
-def _ridge_stream(part, words, n_blocks, n_pos, sizes, masks, observed, *, stream):
+def _ridge_stream(part, words, n_blocks, n_pos, sizes, masks, widths, observed, *, stream):
     """:func:`_ridge_binary_stream` of the blocks of key words ``words : (max_blocks, 4)``.
 
     Also the scores ``(1, S)`` of confusion counts ``observed : (4, K)``, by the
@@ -401,19 +404,21 @@ def _ridge_stream(part, words, n_blocks, n_pos, sizes, masks, observed, *, strea
     scores need none of their own. The block count is traced, so the loop body is
     the same code for any number of blocks.
     """
-    rows, used = stream.rows, stream.used
+    rows = stream.rows
     K, m = stream.shape.groups, stream.shape.slots
     size = sizes[:, None]
 
     def body(i, out):
         words_i = lax.dynamic_index_in_dim(words, i, keepdims=False)
-        packed = klabels.draw_binary_labels_from_words(words_i, rows, n_pos, stream.shape, masks)
+        packed = klabels.draw_binary_labels_from_words(
+            words_i, rows, n_pos, stream.shape, masks, widths
+        )
         # a conditional on a traced (always true) predicate stores the labels
         # once: XLA would otherwise re-derive them inside each consumer
         labels = lax.cond(
             i >= 0,
-            lambda w: klabels.unpack_labels(w).reshape(K, m, rows)[:, :used],
-            lambda w: jnp.zeros((K, used, rows), jnp.float32),
+            lambda w: klabels.unpack_labels(w).reshape(K, m, rows),
+            lambda w: jnp.zeros((K, m, rows), jnp.float32),
             packed,
         )
         decision_fn = kridge_partition.tf32_decisions if stream.tf32 else None
@@ -616,16 +621,17 @@ def _scores(plan, progress):
         layout = _RidgeStream.of(sizes, rows, fit.scoring, platform)
         fold_sizes = to_device(np.asarray(sizes, np.float64))
         masks = to_device(klabels.slot_masks(sizes))
+        widths = to_device(klabels.label_widths(sizes))
 
         # labels scored times the partition's size: the stream's compile tier (jaxtests._aot)
         work = B * max(np.size(a) for a in jax.tree.leaves(part))
 
         starts = _mine(range(0, n_blocks, per_call))
-        streams = copies_for(starts, part, fold_sizes, masks)
+        streams = copies_for(starts, part, fold_sizes, masks, widths)
 
         def start_stream(i, b0, nb=None):
             nonlocal obs
-            p, s, m = streams[i % len(streams)]
+            p, s, m, wd = streams[i % len(streams)]
             nb = min(per_call, n_blocks - b0) if nb is None else nb
             first = counts is not None and obs is None  # the observed scores, once
             out = _ridge_binary_stream(
@@ -636,6 +642,7 @@ def _scores(plan, progress):
                 n_pos,
                 s,
                 m,
+                wd,
                 stream=layout,
                 observed=counts if first else None,
                 work=work,
@@ -664,11 +671,19 @@ def _scores(plan, progress):
     # traced (one program per label shape) and they are put in instance order on the host
     words = _block_words(key, blocks[0], len(blocks), len(blocks)) if blocks else None
     shape = klabels.label_shape(sizes)
-    copies = copies_for(blocks, data, to_device(klabels.slot_masks(sizes)), to_device(n_pos))
+    copies = copies_for(
+        blocks,
+        data,
+        to_device(klabels.slot_masks(sizes)),
+        to_device(klabels.label_widths(sizes)),
+        to_device(n_pos),
+    )
 
     def start_block(i, blk):
-        on, masks, pos = copies[i % len(copies)]
-        Y = _block_labels(words[blk - blocks[0]], pos, masks, inverse, rows=rows, shape=shape)
+        on, masks, widths, pos = copies[i % len(copies)]
+        Y = _block_labels(
+            words[blk - blocks[0]], pos, masks, widths, inverse, rows=rows, shape=shape
+        )
         return start_chunks(Y[: min(rows, B - blk * rows)], on)
 
     dealt(blocks, copies, start_block, lambda started: land(scores_of(started)))

@@ -34,6 +34,7 @@ __all__ = [
     "label_key_words",
     "label_shape",
     "label_slots",
+    "label_widths",
     "radix_select",
     "ranked_rows",
     "running_count",
@@ -90,12 +91,22 @@ def radix_select(planes, valid, n_pos):
     per plane, most significant first, keeps XLA from re-deriving the chain of
     masks inside every reduction. Pure; no validation.
     """
-    b, S, w, R = planes.shape
+
+    def plane(j):
+        return lax.dynamic_index_in_dim(planes, j, keepdims=False)
+
+    return _radix_select(plane, planes.shape[0], planes.shape[1:], valid, n_pos)
+
+
+def _radix_select(plane, b, shape, valid, n_pos):
+    """:func:`radix_select` of the ``b`` planes ``plane(j)`` of ``shape = (S, w, R)``;
+    ``b`` may be traced (the planes then are made in the loop, none stored)."""
+    S, w, R = shape
     n_pos = jnp.asarray(n_pos, _U32)[:, None]
 
     def level(j, st):
         below, n_below, tie = st
-        zero = tie & ~lax.dynamic_index_in_dim(planes, j, keepdims=False)
+        zero = tie & ~plane(j)
         c0 = jnp.sum(_popcount(zero), axis=1, dtype=_U32)
         low = n_below + c0 >= n_pos
         below = jnp.where(low[:, None], below, below | zero)
@@ -117,20 +128,25 @@ def label_slots(sizes):
 
 
 class LabelShape(NamedTuple):
-    """What a draw's program depends on: ``groups`` of ``slots`` slots, and the bit
-    lengths of the total and of the largest group size (the key and rank widths)."""
+    """What a draw's program depends on: ``groups`` of ``slots`` slots. The key and rank
+    widths (:func:`label_widths`) are traced: other sizes of the shape compile nothing."""
 
     groups: int
     slots: int
-    n_bits: int
-    max_bits: int
 
 
 def label_shape(sizes):
     """The :class:`LabelShape` of group sizes ``sizes``."""
-    return LabelShape(
-        len(sizes), label_slots(sizes), int(sum(sizes)).bit_length(), int(max(sizes)).bit_length()
-    )
+    return LabelShape(len(sizes), label_slots(sizes))
+
+
+def label_widths(sizes):
+    """``(2,)`` int32: the bit lengths of the total and of the largest group size.
+
+    A pool of ``n`` positions draws keys of ``bit_length(n) + 6`` bits
+    (:func:`label_key_bits`) and tie ranks from ``bit_length(n)``-bit chunks.
+    """
+    return np.array([int(sum(sizes)).bit_length(), int(max(sizes)).bit_length()], np.int32)
 
 
 def slot_masks(sizes):
@@ -143,7 +159,7 @@ def slot_masks(sizes):
     return (slots.astype(np.uint64) << np.arange(32, dtype=np.uint64)).sum(1).astype(np.uint32)
 
 
-def draw_binary_labels(key, n_rows, n_pos, sizes, masks=None):
+def draw_binary_labels(key, n_rows, n_pos, sizes, masks=None, widths=None):
     """Uniformly random label vectors with ``n_pos`` positives, without sorting.
 
     The ``n = sum(sizes)`` positions sit in ``K = len(sizes)`` groups (folds) of
@@ -185,10 +201,10 @@ def draw_binary_labels(key, n_rows, n_pos, sizes, masks=None):
     validation; ``0 <= n_pos <= pool size``.
 
     ``sizes`` may be a :class:`LabelShape` with the :func:`slot_masks` as ``masks``
-    (traced): one program then serves every set of sizes of that shape, with the
-    same draws.
+    and the :func:`label_widths` as ``widths`` (both traced): one program then
+    serves every set of sizes of that shape, with the same draws.
     """
-    return draw_binary_labels_from_words(label_key_words(key), n_rows, n_pos, sizes, masks)
+    return draw_binary_labels_from_words(label_key_words(key), n_rows, n_pos, sizes, masks, widths)
 
 
 def label_key_words(key):
@@ -202,7 +218,7 @@ def label_key_words(key):
     )
 
 
-def draw_binary_labels_from_words(words, n_rows, n_pos, sizes, masks=None):
+def draw_binary_labels_from_words(words, n_rows, n_pos, sizes, masks=None, widths=None):
     """:func:`draw_binary_labels` under the key words ``words = label_key_words(key)``.
 
     For key words derived outside the program (on the host, say): the same
@@ -210,6 +226,7 @@ def draw_binary_labels_from_words(words, n_rows, n_pos, sizes, masks=None):
     """
     shape = sizes if isinstance(sizes, LabelShape) else label_shape(sizes)
     valid = slot_masks(sizes) if masks is None else masks
+    n_bits, max_bits = label_widths(sizes) if widths is None else (widths[0], widths[1])
     K, m = shape.groups, shape.slots
     W = K * m // 32
     # an int (one pool), or one count per group; traced counts are fine (no program per count)
@@ -219,10 +236,15 @@ def draw_binary_labels_from_words(words, n_rows, n_pos, sizes, masks=None):
         raise ValueError(f"n_pos holds {S} counts for {K} groups")
     w = W // S
     # label_key_bits of the largest pool: the bit length of its size, plus 6
-    b = (shape.max_bits if S > 1 else shape.n_bits) + 6
+    b = (max_bits if S > 1 else n_bits) + 6
     k0, k1, t0, t1 = (words[j] for j in range(4))
-    planes = krandom.keyed_words(k0, k1, lax.iota(_U32, b * W * n_rows)).reshape(b, S, w, n_rows)
-    below, n_below, tie = radix_select(planes, valid.reshape(S, w), pool)
+
+    def plane(j):  # plane j's words: counters j W n_rows + (s w + v) n_rows + row
+        start = jnp.asarray(j).astype(_U32) * _U32(W * n_rows)
+        words = krandom.keyed_words(k0, k1, start + lax.iota(_U32, W * n_rows))
+        return words.reshape(S, w, n_rows)
+
+    below, n_below, tie = _radix_select(plane, b, (S, w, n_rows), valid.reshape(S, w), pool)
 
     counts = _popcount(tie)  # (S, w, R)
     # inclusive prefix counts over words by a triangular float32 product (exact:
@@ -236,7 +258,7 @@ def draw_binary_labels_from_words(words, n_rows, n_pos, sizes, masks=None):
     s = pool[:, None] - n_below
     include = s <= g - s
     todo = jnp.where(include, s, g - s)
-    L = max(1, shape.n_bits)  # rank draws of L bits cover [0, g) since g <= n
+    L = jnp.maximum(1, jnp.asarray(n_bits, jnp.int32))  # L-bit rank draws cover [0, g): g <= n
     per = 32 // L
     pools = jnp.arange(S, dtype=_U32)[:, None]
 
@@ -256,13 +278,15 @@ def draw_binary_labels_from_words(words, n_rows, n_pos, sizes, masks=None):
         mask = jnp.maximum(remaining, _U32(1)) - _U32(1)
         for sh in (1, 2, 4, 8, 16):
             mask = mask | (mask >> _U32(sh))  # next power of two minus one
-        rank = jnp.zeros(remaining.shape, _U32)
-        ok = jnp.zeros(remaining.shape, bool)
-        for c in range(per):
-            cand = (word >> _U32(L * c)) & mask
+
+        def candidate(c, st):  # the word's c-th L-bit chunk, low bits first
+            rank, ok = st
+            cand = (word >> (L * c).astype(_U32)) & mask
             take = ~ok & (cand < remaining)  # rejection: exactly uniform on [0, remaining)
-            rank = jnp.where(take, cand, rank)
-            ok = ok | take
+            return jnp.where(take, cand, rank), ok | take
+
+        zeros = jnp.zeros(remaining.shape, _U32)
+        rank, ok = lax.fori_loop(0, per, candidate, (zeros, zeros > 0))
         act = (todo > 0) & ok
         after = (cum > rank[:, None]) & act[:, None]  # words from the one holding the pick on
         sel = after & (cum - counts <= rank[:, None])

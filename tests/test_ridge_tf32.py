@@ -248,6 +248,7 @@ def _stream_lowered(platform, tf32):
         jnp.asarray([int((y > 0).sum())], jnp.uint32),
         jnp.asarray(sizes, jnp.float64),
         jnp.asarray(klabels.slot_masks(sizes)),
+        jnp.asarray(klabels.label_widths(sizes)),
         jnp.zeros((4, len(sizes))),
     )
     traced = _sanity_streams._ridge_stream.trace(*args, stream=stream)

@@ -159,6 +159,7 @@ def _generic_scores(model, X, y, key, cv, B, scoring):
         _sanity_streams._block_words(perm_key, 0, 1, 1)[0],
         np.array([(y[t] > 0).sum() for t in test], np.uint32),  # stratified: per fold
         klabels.slot_masks(sizes),
+        klabels.label_widths(sizes),
         slot[np.argsort(order)],
         rows=rows,
         shape=klabels.label_shape(sizes),
@@ -208,6 +209,26 @@ def test_other_labels_of_the_same_size_compile_nothing(data):
         assert (counter.traces, counter.compiles) == (0, 0), cv
 
 
+@pytest.mark.usefixtures("optimized_programs")
+def test_a_new_row_count_of_the_same_label_shape_compiles_nothing(data):
+    # 148 rows (folds of 29-30) and 75 (folds of 15) share the label shape, 5 folds of 32
+    # slots, not the key and rank widths (the bit lengths of the pools' sizes): these are
+    # traced, so the ridge stream is not compiled again (it was: 1.6 s for breast cancer's
+    # 569 rows after 500), for one pool or one per fold
+    from jaxtests._monitoring import CompileCounter
+
+    big, small = (30, 30, 30, 29, 29), (15,) * 5
+    assert klabels.label_shape(big) == klabels.label_shape(small)
+    assert (klabels.label_widths(big) != klabels.label_widths(small)).all()
+    X, y = data
+    kw = dict(n_permutations=64, key=3, scoring=SCORING)
+    for cv in (5, KFold(5, stratified=False)):
+        permutation_test_score(models.ridge_classifier(), X, y, cv=cv, **kw)
+        with CompileCounter() as counter:
+            permutation_test_score(models.ridge_classifier(), X[:75], y[:75], cv=cv, **kw)
+        assert (counter.traces, counter.compiles) == (0, 0), cv
+
+
 def test_ridge_repair_loop_changes_nothing(data):
     # a bound inflated past every decision sends all 1,024 label vectors of the
     # block through the float64 repair loop (8 at a time): scores must not change
@@ -220,7 +241,11 @@ def test_ridge_repair_loop_changes_nothing(data):
     one = jnp.asarray(1, jnp.int32)
     zero = jnp.asarray(0, jnp.int32)
     stream = _sanity_streams._RidgeStream.of(sizes, 1024, SCORING)
-    folds = (jnp.asarray(sizes, jnp.float64), jnp.asarray(klabels.slot_masks(sizes)))
+    folds = (
+        jnp.asarray(sizes, jnp.float64),
+        jnp.asarray(klabels.slot_masks(sizes)),
+        jnp.asarray(klabels.label_widths(sizes)),
+    )
     normal = _sanity_streams._ridge_binary_stream(
         part, perm_key, zero, one, n_pos, *folds, stream=stream
     )

@@ -638,7 +638,8 @@ class CVResult(FoldTests, InstanceTests):
 
 def _cross_validate_iv(models, X, y, cv, repeats, stratified, key):
     items = _normalise_models(models)
-    tasks = {model_task(m, name) for name, m in items}
+    keys = [name for name, _ in items] if isinstance(models, dict) else range(len(items))
+    tasks = {model_task(m, f"`models`[{k!r}]") for k, (_, m) in zip(keys, items, strict=True)}
     if len(tasks) > 1:
         raise ValueError("`models` mixes classifiers and regressors; compare like with like.")
     task = tasks.pop()

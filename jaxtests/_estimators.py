@@ -17,16 +17,26 @@ def is_builtin(model):
     return isinstance(model, _models.Model)
 
 
-def model_task(model, name):
-    """``"classification"`` or ``"regression"`` for a built-in or scikit-learn model."""
+def model_task(model, where):
+    """``"classification"`` or ``"regression"`` for a built-in or scikit-learn model.
+
+    ``where``: the argument as an error message names it (``"`model`"``,
+    ``"`models`['rbf']"``).
+    """
     if is_builtin(model):
         return model.task
     if not (
         hasattr(model, "fit") and (hasattr(model, "predict") or hasattr(model, "decision_function"))
     ):
+        hint = (
+            f" {model!r} names no model: build one with jaxtests.models (e.g. "
+            "jaxtests.models.ridge_classifier()) or pass a scikit-learn estimator."
+            if isinstance(model, str)
+            else ""
+        )
         raise TypeError(
-            f"`models`: {name!r} is neither a jaxtests.models spec nor an estimator with "
-            f"fit/predict (got {type(model).__name__})."
+            f"{where} is neither a jaxtests.models spec nor an estimator with "
+            f"fit/predict (got {type(model).__name__}).{hint}"
         )
     est_type = getattr(model, "_estimator_type", None)
     if est_type is None:

@@ -132,7 +132,7 @@ def _permutation_test_score_iv(
 ):
     """Validate the arguments of :func:`permutation_test_score`; return the :class:`_Plan`."""
     [(_, model)] = _normalise_models({"model": model})
-    task = model_task(model, "model")
+    task = model_task(model, "`model`")
     classification = task == "classification"
     X = np.asarray(as_float_array(X, "X", ndim=2))
     classes = None

@@ -11,7 +11,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from jaxtests import datasets, models
+from jaxtests import datasets, models, permutation_test_score
 from jaxtests._cv import cross_validate
 from jaxtests._splitters import FiveByTwo, KFold, RandomSplits
 
@@ -156,8 +156,15 @@ def test_validation_messages(pima):
         cross_validate(models.lda(), X, y)
     with pytest.raises(ValueError, match="`models` is empty"):
         cross_validate({}, X, y)
-    with pytest.raises(TypeError, match=r"neither a jaxtests\.models spec"):
+    with pytest.raises(TypeError, match=r"`models`\['a'\] is neither a jaxtests\.models spec"):
         cross_validate({"a": object()}, X, y)
+    # a name is not a model: the argument and position named, and where models come from
+    with pytest.raises(
+        TypeError, match=r"`models`\[1\] .*'lda' names no model: .*jaxtests\.models"
+    ):
+        cross_validate([models.lda(), "lda"], X, y)
+    with pytest.raises(TypeError, match=r"^`model` is neither .*'ridge' names no model"):
+        permutation_test_score("ridge", X, y)
     with pytest.raises(ValueError, match="mixes classifiers and regressors"):
         cross_validate([models.lda(), models.ridge()], X, y)
     with pytest.raises(ValueError, match="`X` has 200 rows but `y` has 199"):

@@ -99,8 +99,8 @@ def radix_select(planes, valid, n_pos):
 
 
 def _radix_select(plane, b, shape, valid, n_pos):
-    """:func:`radix_select` of the ``b`` planes ``plane(j)`` of ``shape = (S, w, R)``;
-    ``b`` may be traced (the planes then are made in the loop, none stored)."""
+    """:func:`radix_select` of the first ``b`` (static or traced) planes ``plane(j)`` of
+    ``shape = (S, w, R)``."""
     S, w, R = shape
     n_pos = jnp.asarray(n_pos, _U32)[:, None]
 
@@ -239,10 +239,15 @@ def draw_binary_labels_from_words(words, n_rows, n_pos, sizes, masks=None, width
     b = (max_bits if S > 1 else n_bits) + 6
     k0, k1, t0, t1 = (words[j] for j in range(4))
 
-    def plane(j):  # plane j's words: counters j W n_rows + (s w + v) n_rows + row
-        start = jnp.asarray(j).astype(_U32) * _U32(W * n_rows)
-        words = krandom.keyed_words(k0, k1, start + lax.iota(_U32, W * n_rows))
-        return words.reshape(S, w, n_rows)
+    # the planes a pool of this shape can need, made at once (one kernel; made in the loop
+    # they cost a fifth more): plane j's words are the counters j W n_rows + (s w + v) n_rows
+    # + row, and the loop reads the first b
+    b_max = int(m if S > 1 else K * m).bit_length() + 6
+    planes = krandom.keyed_words(k0, k1, lax.iota(_U32, b_max * W * n_rows))
+    planes = planes.reshape(b_max, S, w, n_rows)
+
+    def plane(j):
+        return lax.dynamic_index_in_dim(planes, j, keepdims=False)
 
     below, n_below, tie = _radix_select(plane, b, (S, w, n_rows), valid.reshape(S, w), pool)
 

@@ -113,3 +113,15 @@ def test_a_line_or_file_past_the_bounds_is_refused_without_reading_it(
             f"jaxtests: error: {tmp_path / name}: more than 100 characters, more than jaxtests "
             "reads; split the file, or keep only the columns the test needs.\n"
         )
+
+
+def test_signflip_names_the_cell_that_is_not_a_number(tmp_path, capsys):
+    # a column with a word in it was read as class names, and the test said "`d` must be an
+    # array of real numbers, got dtype <U3": the file, line and column say where
+    from jaxtests._cli import main
+
+    path = tmp_path / "d.csv"
+    path.write_text("a,b\n0.1,0.2\n0.3,x\n0.2,0.4\n")
+    assert main(["signflip", str(path), "--column", "b"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"jaxtests: error: {path}, line 3, column 'b': non-numeric value 'x'.\n"

@@ -118,6 +118,10 @@ def run(args):
         if column is None:
             raise BadInput(f"{path}: several columns {header}; choose one with --column.")
         _, d = load_csv(path, label=column, features=[])
+        if d.dtype.kind != "f":  # read as class names: the first cell that is not a number
+            _, rows = read_csv_rows(path)
+            i = header.index(column)
+            d = np.array([parse_number(path, line, column, cells[i]) for line, cells in rows])
         what = f"column {column!r}"
     if d.size < 2:
         raise BadInput(f"{path}: {what} has {d.size} difference(s); the test needs at least 2.")

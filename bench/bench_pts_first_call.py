@@ -27,13 +27,15 @@ import jaxtests as jt
 from jaxtests import _sanity_streams as ss
 from jaxtests._monitoring import CompileCounter
 imported = time.perf_counter() - t0
-# the ridge stream's program (named _ridge_stream since this session), its arguments kept
-name = "_ridge_stream" if hasattr(ss, "_ridge_stream") else "_ridge_binary_stream"
-program, kept = getattr(ss, name), []
-def keep(*a, **k):
-    kept.append((a, k))
-    return program(*a, **k)
-setattr(ss, name, keep)
+# the ridge stream's program, its arguments kept: a spy on jaxtests._aot.call (the program
+# itself must stay a jitted function, whose twin the quick compile tier makes)
+from jaxtests import _aot
+program, kept, real_call = ss._ridge_stream, [], _aot.call
+def keep(fn, name, args, static=None, *rest, **kw):
+    if fn is program:
+        kept.append((args, static or {}))
+    return real_call(fn, name, args, static, *rest, **kw)
+_aot.call = keep
 programs = []
 def listen(event, duration, **kw):
     if event == "/jax/core/compile/backend_compile_duration":

@@ -97,6 +97,30 @@ def test_ttest_paired_binomial_for_ternary_differences():
     )
 
 
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_binomial_closed_form_is_the_exact_rational(alternative):
+    # the tails were cephes' bdtr/bdtrc, a few ulps off: 0.4531249999999996 for 29/64 where
+    # "auto" and "exact" disagreed; now the float nearest the exact sums of C(n, j) / 2^n
+    # (scipy.stats.binomtest and exact enumeration give these values)
+    from fractions import Fraction
+    from math import comb
+
+    from jaxtests import signflip_test
+
+    for d in ([1, -1, 1, 1, 0, 1, -1, 1], [1] * 12 + [-1] * 3, [2] * 15 + [-2] * 4 + [0]):
+        d = np.asarray(d, float)
+        k, n = int(np.sum(d > 0)), int(np.sum(d != 0))
+        le = Fraction(sum(comb(n, j) for j in range(k + 1)), 2**n)
+        ge = Fraction(sum(comb(n, j) for j in range(k, n + 1)), 2**n)
+        ref = {"less": le, "greater": ge, "two-sided": min(Fraction(1), 2 * min(le, ge))}
+        closed = signflip_test(d, alternative=alternative)
+        assert closed.method == "binomial"
+        assert float(closed.pvalue) == float(ref[alternative])
+        assert float(closed.pvalue) == float(
+            signflip_test(d, alternative=alternative, method="exact").pvalue
+        )
+
+
 # ----------------------------------------------------------------------------------------
 # hotelling_t2
 # ----------------------------------------------------------------------------------------

@@ -370,7 +370,10 @@ def signflip_test(
     ties at ``t = 0`` are kept: ``mean|d|`` for "mean", the statistic of a
     fixed rearrangement for callables) plus a bound on the float64 rounding of
     the resampled sums. The seed's slide counts ``T > t``; here ``T >= t``
-    (scipy's).
+    (scipy's). That bound follows ``sum|d|``: where the differences span about
+    13 orders of magnitude or more (``1e12`` beside ``1``), distinct statistics
+    closer than it count as ties and the p-value is larger than scipy's
+    (conservative, never smaller).
 
     Non-finite statistics (e.g. a callable dividing by a spread that is 0 for
     some patterns): an infinite observed ``t`` is tied exactly, so a

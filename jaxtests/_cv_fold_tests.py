@@ -272,7 +272,10 @@ class FoldTests:
     def _measures_iv(measures):
         if isinstance(measures, str) or not hasattr(measures, "__iter__"):
             raise TypeError("`measures` must be a sequence of measure names, e.g. ('tpr', 'fpr').")
-        return tuple(measures)
+        measures = tuple(measures)
+        if len(set(measures)) != len(measures):
+            raise ValueError(f"`measures` must be distinct, got {list(measures)}.")
+        return measures
 
     @x64
     def _measure_matrix(self, name, measures):

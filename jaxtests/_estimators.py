@@ -25,6 +25,16 @@ def model_task(model, where):
     """
     if is_builtin(model):
         return model.task
+    if isinstance(model, type):  # the class's fit/predict are there, unbound
+        raise TypeError(
+            f"{where} is the class {model.__name__}, not an estimator: pass an instance, "
+            f"{model.__name__}()."
+        )
+    if callable(model) and getattr(model, "__module__", None) == _models.__name__:
+        raise TypeError(
+            f"{where} is the function jaxtests.models.{model.__name__}; call it: "
+            f"models.{model.__name__}()."
+        )
     if not (
         hasattr(model, "fit") and (hasattr(model, "predict") or hasattr(model, "decision_function"))
     ):

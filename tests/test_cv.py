@@ -165,6 +165,12 @@ def test_validation_messages(pima):
         cross_validate([models.lda(), "lda"], X, y)
     with pytest.raises(TypeError, match=r"^`model` is neither .*'ridge' names no model"):
         permutation_test_score("ridge", X, y)
+    # a class for an instance said "__sklearn_tags__() missing 1 required positional argument"
+    with pytest.raises(TypeError, match=r"^`models`\['lr'\] is the class LogisticRegression.*"
+                       r"LogisticRegression\(\)\.$"):  # fmt: skip
+        cross_validate({"lr": LogisticRegression, "lda": models.lda()}, X, y)
+    with pytest.raises(TypeError, match=r"^`model` is the function .*models\.lda\(\)\.$"):
+        permutation_test_score(models.lda, X, y)
     with pytest.raises(ValueError, match="mixes classifiers and regressors"):
         cross_validate([models.lda(), models.ridge()], X, y)
     with pytest.raises(ValueError, match="`X` has 200 rows but `y` has 199"):
@@ -198,6 +204,9 @@ def test_validation_messages(pima):
         r.ttest_5x2cv("lda", "lda")
     with pytest.raises(TypeError, match="`measures` must be a sequence"):
         r.hotelling_t2("lda", "lda", measures="tpr")
+    # the test's own check said "`names` must be distinct": the user wrote `measures`
+    with pytest.raises(ValueError, match=r"^`measures` must be distinct, got \['tpr', 'tpr'\]"):
+        r.hotelling_t2("lda", "lda", measures=("tpr", "tpr"))
 
 
 # ---------------------------------------------------------------- issues 13 and 18

@@ -388,6 +388,14 @@ def test_manova_batched_and_singular(rng):
         manova(np.ones((3, 4)))
     with pytest.raises(ValueError, match="`names` must be distinct"):
         manova(x[0], names=["a", "a", "b"])
+    # a measure constant within every algorithm, at 1 or at the algorithm's index: E's
+    # rounding residue (4.6e-32) passed for variation, and Wilks' Lambda came out 0.37
+    # (helper-24's audit; a measure of zeros was refused)
+    for const in (np.ones((4, 6)), np.repeat(np.arange(4.0)[:, None], 6, 1)):
+        y = x[0].copy()
+        y[..., 2] = const
+        with pytest.raises(ValueError, match=r"scatter matrix E of `x` is singular"):
+            manova(y)
 
 
 # ----------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from jaxtests._posthoc import posthoc
 from jaxtests._precision import x64
 from jaxtests._signflip import signflip_test
 from jaxtests._ttests import ftest_5x2cv, ttest_5x2cv, ttest_corrected, ttest_paired
+from jaxtests._validation import as_names
 
 __all__ = ["FoldTests"]
 
@@ -273,9 +274,7 @@ class FoldTests:
         if isinstance(measures, str) or not hasattr(measures, "__iter__"):
             raise TypeError("`measures` must be a sequence of measure names, e.g. ('tpr', 'fpr').")
         measures = tuple(measures)
-        if len(set(measures)) != len(measures):
-            raise ValueError(f"`measures` must be distinct, got {list(measures)}.")
-        return measures
+        return as_names(measures, len(measures), "measures")  # distinct, or named
 
     @x64
     def _measure_matrix(self, name, measures):

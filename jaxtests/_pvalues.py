@@ -116,12 +116,11 @@ def sign_test(pos, nz, alternative):
     cephes' ``bdtr`` is off by a few ulps, e.g. 0.4531249999999996 for 29/64), beyond
     that ``scipy.special.bdtr``/``bdtrc`` (relative error about 1e-15).
     """
-    pos = np.asarray(pos)
-    nz = np.asarray(nz)
-    p_ge = np.ones(np.broadcast_shapes(pos.shape, nz.shape))
+    pos, nz = np.broadcast_arrays(np.asarray(pos), np.asarray(nz))
+    p_ge = np.ones(pos.shape)
     p_le = p_ge.copy()
-    for i in np.ndindex(p_ge.shape):
-        k, n = int(np.broadcast_to(pos, p_ge.shape)[i]), int(np.broadcast_to(nz, p_ge.shape)[i])
+    for i in np.ndindex(pos.shape):  # one per hypothesis (never per resample)
+        k, n = int(pos[i]), int(nz[i])
         if n == 0:
             continue
         if n <= SIGN_TEST_EXACT_N:

@@ -78,12 +78,13 @@ def label_key_bits(n):
     return int(n).bit_length() + 6
 
 
-def radix_select(planes, valid, n_pos):
+def radix_select(planes, valid, n_pos, b=None):
     """Split each segment's positions by bit-sliced keys at its ``n_pos``-th smallest key.
 
-    ``planes : (b, S, w, R)`` uint32: ``S`` segments of ``w`` words; bit ``i`` of
+    ``planes : (b_max, S, w, R)`` uint32: ``S`` segments of ``w`` words; bit ``i`` of
     word ``v`` of segment ``s`` in plane ``j`` is bit ``b - 1 - j`` (most
-    significant first) of the key of position ``32 v + i`` of that segment;
+    significant first) of the key of position ``32 v + i`` of that segment; only the
+    first ``b`` planes are read (``b``: all of them by default, or a traced count);
     ``valid : (S, w)`` uint32 masks of the positions in use; ``n_pos : (S,)``.
     Returns ``(below, n_below, tie)``: the packed sets ``{key < v}`` ``(S, w,
     R)``, their sizes ``(S, R)`` and the tie groups ``{key = v}``, where ``v``
@@ -91,22 +92,12 @@ def radix_select(planes, valid, n_pos):
     per plane, most significant first, keeps XLA from re-deriving the chain of
     masks inside every reduction. Pure; no validation.
     """
-
-    def plane(j):
-        return lax.dynamic_index_in_dim(planes, j, keepdims=False)
-
-    return _radix_select(plane, planes.shape[0], planes.shape[1:], valid, n_pos)
-
-
-def _radix_select(plane, b, shape, valid, n_pos):
-    """:func:`radix_select` of the first ``b`` (static or traced) planes ``plane(j)`` of
-    ``shape = (S, w, R)``."""
-    S, w, R = shape
+    _, S, w, R = planes.shape
     n_pos = jnp.asarray(n_pos, _U32)[:, None]
 
     def level(j, st):
         below, n_below, tie = st
-        zero = tie & ~plane(j)
+        zero = tie & ~lax.dynamic_index_in_dim(planes, j, keepdims=False)
         c0 = jnp.sum(_popcount(zero), axis=1, dtype=_U32)
         low = n_below + c0 >= n_pos
         below = jnp.where(low[:, None], below, below | zero)
@@ -119,7 +110,7 @@ def _radix_select(plane, b, shape, valid, n_pos):
         jnp.zeros((S, R), _U32),
         jnp.broadcast_to(jnp.asarray(valid, _U32)[:, :, None], (S, w, R)),
     )
-    return lax.fori_loop(0, b, level, init)
+    return lax.fori_loop(0, planes.shape[0] if b is None else b, level, init)
 
 
 def label_slots(sizes):
@@ -245,11 +236,7 @@ def draw_binary_labels_from_words(words, n_rows, n_pos, sizes, masks=None, width
     b_max = int(m if S > 1 else K * m).bit_length() + 6
     planes = krandom.keyed_words(k0, k1, lax.iota(_U32, b_max * W * n_rows))
     planes = planes.reshape(b_max, S, w, n_rows)
-
-    def plane(j):
-        return lax.dynamic_index_in_dim(planes, j, keepdims=False)
-
-    below, n_below, tie = _radix_select(plane, b, (S, w, n_rows), valid.reshape(S, w), pool)
+    below, n_below, tie = radix_select(planes, valid.reshape(S, w), pool, b)
 
     counts = _popcount(tie)  # (S, w, R)
     # inclusive prefix counts over words by a triangular float32 product (exact:
